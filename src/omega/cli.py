@@ -1,0 +1,153 @@
+"""The ``omega`` command: one console script with a subcommand per job.
+
+Each subcommand's work lives in its own module, imported only when that subcommand runs,
+so ``omega show`` needs nothing beyond the standard library.
+
+>>> build_parser().parse_args(["show", "game.txt"]).command
+'show'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from omega import __version__
+
+
+class UsageError(Exception):
+    """Bad arguments or input: printed as one line on standard error, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # argparse prints the whole usage block; the contract is one clear line.
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _ranged(low: int, high: int, what: str) -> argparse._ActionType:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} {text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be from {low} to {high}, got {value}")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``omega`` command (all subcommands)."""
+    parser = _Parser(prog="omega", description="Play and study Omega, the hex game of multiplied groups.")
+    parser.add_argument("--version", action="version", version=f"omega {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    serve = sub.add_parser("serve", help="run the web app")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=_ranged(0, 65535, "port"), default=8000)
+    serve.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
+    serve.add_argument("--ai-workers", type=_positive_int, default=1, help="processes for computer players")
+
+    play = sub.add_parser("play", help="play a game in the terminal")
+    play.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
+    play.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
+    play.add_argument("--pie", action="store_true", help="use the pie rule (2 players)")
+    play.add_argument("--ai", action="append", default=[], metavar="SEAT=BOT",
+                      help="a computer player in a seat (0-based), e.g. --ai 1=mcts:level=3")
+    play.add_argument("--save", metavar="FILE", help="write the record to FILE when the game ends")
+    play.add_argument("--no-color", action="store_true", help="plain text board")
+
+    show = sub.add_parser("show", help="show the board, scores and groups of a recorded game")
+    show.add_argument("record", metavar="RECORD_FILE", help="a text or JSON record ('-' for standard input)")
+    show.add_argument("--turn", type=_ranged(0, 10**6, "turn"), default=None, help="show the position after this many entries")
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--no-color", action="store_true")
+
+    bench = sub.add_parser("bench", help="measure the engine kernel's playout speed")
+    bench.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
+    bench.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
+    bench.add_argument("--seconds", type=_positive_float, default=3.0)
+    bench.add_argument("--json", action="store_true")
+
+    match = sub.add_parser("match", help="bots play each other")
+    match.add_argument("bot_a", metavar="BOT_A")
+    match.add_argument("bot_b", metavar="BOT_B")
+    match.add_argument("--games", type=_positive_int, default=100)
+    match.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
+    match.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
+    match.add_argument("--seed", type=int, default=0)
+    match.add_argument("--jobs", type=_positive_int, default=None, help="parallel games (default: one per core)")
+    match.add_argument("--pie", action="store_true")
+    match.add_argument("--json", action="store_true")
+
+    sub.add_parser("engine", help="the line protocol on standard input/output (docs/protocol.md)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``omega`` command; returns the exit status.
+
+    >>> main(["play", "--players", "7"])
+    2
+    """
+    try:
+        args = build_parser().parse_args(argv)
+        return _dispatch(args)
+    except UsageError as e:
+        print(str(e).splitlines()[0] if str(e) else "omega: bad arguments", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    # Imported here so each subcommand pays only for what it uses.
+    if args.command == "serve":
+        from omega.server.run import serve_main
+
+        return serve_main(args)
+    if args.command in ("play", "show"):
+        from omega import terminal
+
+        return terminal.play_main(args) if args.command == "play" else terminal.show_main(args)
+    if args.command == "bench":
+        from omega.bench import bench_main
+
+        return bench_main(args)
+    if args.command == "match":
+        from omega.arena import match_main
+
+        return match_main(args)
+    if args.command == "engine":
+        from omega.engine import engine_main
+
+        return engine_main()
+    raise UsageError(f"omega: unknown command {args.command!r}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
