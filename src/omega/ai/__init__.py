@@ -1,0 +1,45 @@
+"""Computer players. Make one from a spec with :func:`make_bot`.
+
+>>> from omega import Game
+>>> bot = make_bot("random:seed=1")
+>>> game = Game(); game.play(bot.choose(game)); game.turns_played
+1
+"""
+
+from __future__ import annotations
+
+from omega.ai import random_bot as _random_bot  # noqa: F401  (registers "random")
+from omega.ai.base import Bot, create, parse_spec, registered
+
+__all__ = ["Bot", "bot_for_level", "make_bot", "parse_spec", "registered"]
+
+LEVELS = range(1, 6)
+
+
+def make_bot(spec: str) -> Bot:
+    """The bot a spec names: ``random``, ``greedy``, ``mcts:time=1.0``, ``mcts:level=3,seed=2``.
+
+    Raises ValueError with a clear message for an unknown name or a bad option.
+    """
+    _load_optional_bots()
+    return create(spec)
+
+
+def bot_for_level(level: int, seed: int | None = None) -> Bot:
+    """The computer player of a web-app level (1 = quick and beatable, 5 = strongest)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be from 1 to 5, got {level!r}")
+    spec = f"mcts:level={level}" + (f",seed={seed}" if seed is not None else "")
+    return make_bot(spec)
+
+
+def _load_optional_bots() -> None:
+    # The search bots need NumPy and Numba; import them on first use only.
+    import importlib
+
+    for module in ("omega.ai.greedy", "omega.ai.mcts"):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name != module:
+                raise
