@@ -34,6 +34,11 @@ def cell_count(size: int) -> int:
     return 3 * size * (size - 1) + 1
 
 
+def _check_size(size: object) -> None:
+    if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
+        raise ValueError(f"board size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+
+
 class Board:
     """The immutable geometry of one board side: cell names, indices and neighbours.
 
@@ -47,8 +52,7 @@ class Board:
     __slots__ = ("size", "cells", "coords", "neighbours", "_index")
 
     def __init__(self, size: int) -> None:
-        if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
-            raise ValueError(f"board size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+        _check_size(size)
         self.size = size
         span = 2 * size - 1
         coords = [
@@ -71,14 +75,16 @@ class Board:
         )
 
     @staticmethod
-    @cache
     def of(size: int) -> Board:
         """The shared board of side ``size`` (built once, then cached).
 
         >>> Board.of(5) is Board.of(5)
         True
         """
-        return Board(size)
+        # Checked before the cache so that an unhashable or non-int size gets the same
+        # ValueError as Board(size) rather than a TypeError from the cache.
+        _check_size(size)
+        return _shared_board(size)
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -130,6 +136,11 @@ class Board:
         'e5'
         """
         return f"{chr(96 + self.size)}{self.size}"
+
+
+@cache
+def _shared_board(size: int) -> Board:
+    return Board(size)
 
 
 def parse_cell(name: str, size: int) -> str:

@@ -38,7 +38,7 @@ JSON_VERSION = 1
 
 _STRUCTURAL = ("Players", "Size", "Pie")
 _TAG_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)")
-_ENTRY_RE = re.compile(r"(?:(\d+)\s*[.)]\s*)?(.*)")
+_ENTRY_RE = re.compile(r"(?:([0-9]+)\s*[.)]\s*)?(.*)")
 _WINS_RE = re.compile(r"\b(white|black|red|blue)\s+wins\b", re.IGNORECASE)
 
 
@@ -115,26 +115,30 @@ def parse_record(text: str) -> Record:
         raise ValueError("a record is text")
     raw_tags: dict[str, tuple[str, int]] = {}
     entries: list[tuple[int, str]] = []
-    in_header = True
+    first_line = 0
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            if raw_tags:
-                in_header = False
-            continue
-        tag = _TAG_RE.fullmatch(line) if in_header else None
-        if tag:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue  # blank lines and whole-line comments may go anywhere
+        first_line = first_line or number
+        tag = _TAG_RE.fullmatch(line)
+        if tag and not entries:
             key = tag.group(1)
             canonical = key.capitalize() if key.capitalize() in _STRUCTURAL or key.lower() == "result" else key
             if canonical in raw_tags:
                 raise ValueError(f"line {number}: tag {canonical} is given twice")
+            # A tag value is kept whole: '#' is an ordinary character there (a name such as
+            # "Player #2" must survive a round trip), so no end-of-line comment on tag lines.
             raw_tags[canonical] = (tag.group(2).strip(), number)
             continue
-        in_header = False
-        entries.append((number, line))
+        if tag:
+            raise ValueError(f"line {number}: tag {tag.group(1)} comes after the first entry (tags belong in the header)")
+        entries.append((number, line.split("#", 1)[0].strip()))
+    if first_line == 0:
+        raise ValueError("line 1: the record is empty (it needs at least 'Players: N' and 'Size: N' lines)")
 
-    players = _int_tag(raw_tags, "Players", 2, 4)
-    size = _int_tag(raw_tags, "Size", 2, 13)
+    players = _int_tag(raw_tags, "Players", 2, 4, first_line)
+    size = _int_tag(raw_tags, "Size", 2, 13, first_line)
     pie_value, pie_line = raw_tags.get("Pie", ("no", 0))
     if pie_value.lower() not in ("yes", "no", "on", "off", "true", "false"):
         raise ValueError(f"line {pie_line}: Pie must be yes or no, got {pie_value!r}")
@@ -166,11 +170,12 @@ def parse_record(text: str) -> Record:
     return Record(game=game, tags=tags)
 
 
-def _int_tag(tags: dict[str, tuple[str, int]], name: str, low: int, high: int) -> int:
+def _int_tag(tags: dict[str, tuple[str, int]], name: str, low: int, high: int, first_line: int) -> int:
     if name not in tags:
-        raise ValueError(f"the record has no {name} tag (the header needs '{name}: N')")
+        raise ValueError(f"line {first_line}: the header has no {name} tag (it needs a '{name}: N' line)")
     value, line = tags[name]
-    if not value.isdigit() or not low <= int(value) <= high:
+    # ASCII digits only: str.isdigit() also accepts characters such as '²' that int() rejects.
+    if not re.fullmatch(r"[0-9]{1,3}", value) or not low <= int(value) <= high:
         raise ValueError(f"line {line}: {name} must be a number from {low} to {high}, got {value!r}")
     return int(value)
 
