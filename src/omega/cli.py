@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--jobs", type=_positive_int, default=None, help="parallel games (default: one per core)")
     match.add_argument("--pie", action="store_true")
     match.add_argument("--json", action="store_true")
+    match.add_argument("--record-dir", metavar="DIR", default=None, help="save each game's text record in DIR")
 
     sub.add_parser("engine", help="the line protocol on standard input/output (docs/protocol.md)")
     return parser
