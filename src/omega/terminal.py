@@ -1,0 +1,530 @@
+"""The terminal front end: ``omega show`` (look at a record) and ``omega play`` (hot-seat game).
+
+Everything here is plain text on standard input/output, so it works the same when a person
+types and when a script pipes the input in.  Colours (ANSI) are used only on a terminal,
+and never with ``--no-color`` or the ``NO_COLOR`` environment variable.
+
+>>> from omega import Game
+>>> g = Game(size=2); g.play(["a1", "c3"])
+>>> print(render_board(g))
+       1   2
+ a   W   .   3
+ b .   .   .
+ c   .   B
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import IO, TYPE_CHECKING, Any
+
+from omega.game import SWAP, Color, Game, IllegalMove
+from omega.record import Record, factors_text, from_json, parse_record, to_json
+
+if TYPE_CHECKING:  # the AI package is imported only when a game has a computer player
+    from omega.ai.base import Bot
+
+__all__ = [
+    "LETTERS", "render_board", "score_lines", "status_line", "ranking_lines", "tie_break_text",
+    "groups_lines", "show_main", "play_main",
+]
+
+#: One letter per colour for plain-text boards (Blue is ``U`` so it differs from Black).
+LETTERS = {Color.WHITE: "W", Color.BLACK: "B", Color.RED: "R", Color.BLUE: "U"}
+EMPTY = "."
+
+# Bold bright white, bold grey (readable on dark and light backgrounds), red, blue.
+_ANSI = {Color.WHITE: "\x1b[1;97m", Color.BLACK: "\x1b[1;90m", Color.RED: "\x1b[1;91m", Color.BLUE: "\x1b[1;94m"}
+_DIM = "\x1b[2m"
+_RESET = "\x1b[0m"
+
+_CELL_WIDTH = 4  # as in the rules page's picture: each row is shifted half a cell (2 columns)
+
+
+def use_color(stream: IO[str], no_color_flag: bool) -> bool:
+    """Whether to print ANSI colours on ``stream``: a terminal, no ``--no-color``, no ``NO_COLOR``.
+
+    >>> import io
+    >>> use_color(io.StringIO(), False)
+    False
+    """
+    return stream.isatty() and not no_color_flag and not os.environ.get("NO_COLOR")
+
+
+def _paint(text: str, color: Color | None, ansi: bool) -> str:
+    if not ansi:
+        return text
+    return f"{_ANSI[color] if color is not None else _DIM}{text}{_RESET}"
+
+
+def render_board(game: Game, color: bool = False) -> str:
+    """The board as text: hex layout, row letters on the left, column numbers along the top
+    and right edges (a column runs down and to the left), stones as W/B/R/U, ``.`` if empty.
+
+    >>> from omega import Game
+    >>> g = Game(size=3); g.play(["c3", "a1"])
+    >>> print(render_board(g))
+             1   2   3
+     a     B   .   .   4
+     b   .   .   .   .   5
+     c .   .   W   .   .
+     d   .   .   .   .
+     e     .   .   .
+    """
+    n = game.size
+    rows = 2 * n - 1
+    margin = 3  # " a " before the cells
+
+    def x_of(r: int, c: int) -> int:
+        # Column c moves half a cell left per row down; row n's first cell sits at the margin.
+        return margin + _CELL_WIDTH // 2 * (2 * c - r + n - 2)
+
+    lines: list[str] = []
+    top = [" "] * (x_of(1, n) + 3)
+    for c in range(1, n + 1):
+        label = str(c)
+        pos = x_of(1, c) + _CELL_WIDTH // 2
+        top[pos:pos + len(label)] = label
+    lines.append("".join(top).rstrip())
+    for r in range(1, rows + 1):
+        first, last = max(1, r - n + 1), min(rows, r + n - 1)
+        parts = [f" {chr(96 + r)} ", " " * (x_of(r, first) - margin)]
+        cells: list[str] = []
+        for c in range(first, last + 1):
+            stone = game.stone(f"{chr(96 + r)}{c}")
+            cells.append(_paint(LETTERS[stone], stone, color) if stone is not None else _paint(EMPTY, None, color))
+        parts.append((" " * (_CELL_WIDTH - 1)).join(cells))
+        if r < n:  # the column that starts on the next row is labelled at this row's end
+            parts.append(" " * (_CELL_WIDTH - 1) + str(n + r))
+        lines.append("".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def _holder(game: Game, color: Color, names: dict[int, str] | None = None) -> str:
+    player = game.player_of(color)
+    name = (names or {}).get(player)
+    return f"player {player}" + (f", {name}" if name else "")
+
+
+def score_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
+    """One line per colour in play: who holds it and its score as factors.
+
+    >>> from omega import Game
+    >>> g = Game(); g.play(["e5", "a1"]); g.play(["e4", "c1"])
+    >>> print("\\n".join(score_lines(g)))
+    White (player 0): 2 = 2
+    Black (player 1): 1 x 1 = 1
+    """
+    return [f"{c.label} ({_holder(game, c, names)}): {factors_text(game, c)}" for c in game.colors]
+
+
+def groups_lines(game: Game) -> list[str]:
+    """Every colour's groups, largest first, each as its size and sorted cells.
+
+    >>> from omega import Game
+    >>> g = Game(); g.play(["e5", "a1"]); g.play(["e4", "c1"])
+    >>> print("\\n".join(groups_lines(g)))
+    White groups: [2] e4 e5
+    Black groups: [1] a1 | [1] c1
+    """
+    out = []
+    for c in game.colors:
+        groups = sorted(game.groups(c), key=lambda g: (-len(g), sorted(g, key=game.board.index)))
+        text = " | ".join(f"[{len(g)}] " + " ".join(sorted(g, key=game.board.index)) for g in groups)
+        out.append(f"{c.label} groups: {text or '(none)'}")
+    return out
+
+
+def tie_break_text(game: Game) -> str | None:
+    """Why the winner won on equal scores, when the top score is shared (game over only).
+
+    >>> from omega import Game
+    >>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"]); tie_break_text(g)
+    'Tie-break: White and Black both score 1; Black wins as the colour later in turn order.'
+    """
+    if not game.is_over:
+        return None
+    scores = game.scores()
+    ranking = game.ranking()
+    best = scores[ranking[0]]
+    tied = [c for c in game.colors if scores[c] == best]
+    if len(tied) < 2:
+        return None
+    names = " and ".join(c.label for c in tied) if len(tied) == 2 else ", ".join(c.label for c in tied[:-1]) + f" and {tied[-1].label}"
+    both = "both" if len(tied) == 2 else "all"
+    return f"Tie-break: {names} {both} score {best}; {ranking[0].label} wins as the colour later in turn order."
+
+
+def ranking_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
+    """The final ranking, best first, with each colour's factors.
+
+    >>> from omega import Game
+    >>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"])
+    >>> print("\\n".join(ranking_lines(g)))
+    1. Black (player 1): 1 x 1 = 1
+    2. White (player 0): 1 x 1 = 1
+    """
+    return [
+        f"{place}. {c.label} ({_holder(game, c, names)}): {factors_text(game, c)}"
+        for place, c in enumerate(game.ranking(), start=1)
+    ]
+
+
+def status_line(game: Game, names: dict[int, str] | None = None) -> str:
+    """Whose turn it is (colour, player, round, empty cells), or the winner.
+
+    >>> from omega import Game
+    >>> status_line(Game())
+    'White to move (player 0), round 1; 61 empty cells'
+    """
+    if game.is_over:
+        winner = game.winner
+        assert winner is not None
+        return f"Game over: {winner.label} ({_holder(game, winner, names)}) wins with {game.score(winner)}"
+    color = game.to_move
+    assert color is not None
+    return f"{color.label} to move ({_holder(game, color, names)}), round {game.round}; {game.empty_count} empty cells"
+
+
+def _last_turn_line(game: Game) -> str | None:
+    if not game.history:
+        return None
+    last = game.history[-1]
+    if last == SWAP:
+        return "Last action: swap (players 0 and 1 exchanged colours)"
+    return "Last turn: " + ", ".join(f"{Color(i).label} {cell}" for i, cell in enumerate(last))
+
+
+# -- omega show -------------------------------------------------------------------------------
+
+
+class _InputError(Exception):
+    """A bad file or record: one line on standard error, exit status 2."""
+
+
+def _read_record(path: str) -> Record:
+    where = "standard input" if path == "-" else path
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise _InputError(f"cannot read {where}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise _InputError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        # A JSON record is an object; a text record never starts with '{'.
+        return from_json(text) if text.lstrip().startswith("{") else parse_record(text)
+    except ValueError as e:
+        raise _InputError(f"{where}: {_one_line(str(e))}") from None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) or "bad input"
+
+
+def _position(record: Record, turn: int | None) -> Game:
+    full = record.game
+    if turn is None:
+        return full
+    if turn > len(full.history):
+        raise _InputError(f"--turn {turn} is past the end of the record ({len(full.history)} entries)")
+    game = Game(players=full.players, size=full.size, pie_rule=full.pie_rule)
+    for action in full.history[:turn]:
+        game.apply(action)
+    return game
+
+
+def show_json(game: Game, record: Record, entries: int) -> dict[str, Any]:
+    """The JSON object ``omega show --json`` prints: the JSON record plus the position's details.
+
+    >>> from omega import Game
+    >>> g = Game(); g.play(["e5", "a1"])
+    >>> data = show_json(g, Record(game=g), 1)
+    >>> data["to_move"], data["factors"]["White"], data["groups"]["Black"]
+    ('Black', '1 = 1', [['a1']])
+    """
+    data = to_json(game, record.tags)
+    data.update({
+        "entries_shown": len(game.history),
+        "entries_total": entries,
+        "to_move": game.to_move.label if game.to_move is not None else None,
+        "current_player": game.current_player,
+        "round": game.round,
+        "empty_cells": game.empty_count,
+        "players_of": {c.label: game.player_of(c) for c in game.colors},
+        "stones": {cell: c.label for cell, c in sorted(game.stones().items(), key=lambda kv: game.board.index(kv[0]))},
+        "factors": {c.label: factors_text(game, c) for c in game.colors},
+        "groups": {
+            c.label: [sorted(g, key=game.board.index) for g in sorted(game.groups(c), key=lambda g: (-len(g), min(map(game.board.index, g))))]
+            for c in game.colors
+        },
+        "tie_break": tie_break_text(game),
+    })
+    return data
+
+
+def show_main(args: argparse.Namespace) -> int:
+    """``omega show RECORD_FILE [--turn K] [--json] [--no-color]``; returns the exit status."""
+    try:
+        record = _read_record(args.record)
+        game = _position(record, args.turn)
+    except _InputError as e:
+        print(f"omega show: {e}", file=sys.stderr)
+        return 2
+    entries = len(record.game.history)
+    if len(game.history) < entries:
+        # The Result tag describes the end of the game, not the earlier position shown.
+        record = Record(game=record.game, tags={k: v for k, v in record.tags.items() if k != "Result"})
+    if args.json:
+        print(json.dumps(show_json(game, record, entries)))
+        return 0
+    ansi = use_color(sys.stdout, args.no_color)
+    pie = ", pie rule" if game.pie_rule else ""
+    head = f"Omega: {game.players} players, side {game.size}{pie}; after {len(game.history)} of {entries} entries"
+    for key, value in record.tags.items():
+        head += f"\n{key}: {value}"
+    out = [head, "", render_board(game, ansi), ""]
+    last = _last_turn_line(game)
+    if last:
+        out.append(last)
+    out += score_lines(game)
+    out += groups_lines(game)
+    out.append(status_line(game))
+    if game.is_over:
+        out.append("Ranking:")
+        out += ["  " + line for line in ranking_lines(game)]
+        tie = tie_break_text(game)
+        if tie:
+            out.append(tie)
+    print("\n".join(out))
+    return 0
+
+
+# -- omega play -------------------------------------------------------------------------------
+
+HELP = """\
+Type your turn as one cell per colour, in colour order ({order}), e.g. `{example}`.
+Cells are a row letter and a column number (e5); commas or spaces between them; any case.
+Commands:
+  swap        take over White's position (pie rule, right after the first turn)
+  undo        take back the last turn (and the computer players' turns after yours)
+  board       show the board again
+  save FILE   write the game record to FILE
+  help        this text
+  quit        stop (the record is saved if --save was given)"""
+
+
+def _parse_seats(specs: Sequence[str], players: int) -> dict[int, str]:
+    seats: dict[int, str] = {}
+    for spec in specs:
+        seat_text, eq, bot = spec.partition("=")
+        if not eq or not bot.strip():
+            raise _InputError(f"--ai {spec!r} must look like SEAT=BOT, e.g. --ai 1=random")
+        if not seat_text.strip().isdigit() or not 0 <= int(seat_text) < players:
+            raise _InputError(f"--ai seat {seat_text!r} must be a player number from 0 to {players - 1}")
+        seat = int(seat_text)
+        if seat in seats:
+            raise _InputError(f"--ai seat {seat} is given twice")
+        seats[seat] = bot.strip()
+    return seats
+
+
+def _make_bots(seats: dict[int, str]) -> dict[int, Bot]:
+    if not seats:
+        return {}
+    from omega.ai import make_bot  # lazily: the search bots pull in NumPy and Numba
+
+    bots: dict[int, Bot] = {}
+    for seat, spec in seats.items():
+        try:
+            bots[seat] = make_bot(spec)
+        except ValueError as e:
+            raise _InputError(f"--ai {seat}={spec}: {_one_line(str(e))}") from None
+    return bots
+
+
+class _Session:
+    """One terminal game: the loop of showing, reading and applying actions."""
+
+    def __init__(self, game: Game, bots: dict[int, Bot], save: str | None, ansi: bool,
+                 read: Callable[[str], str], echo: bool) -> None:
+        self.game = game
+        self.bots = bots
+        self.save_path = save
+        self.ansi = ansi
+        self.read = read
+        self.echo = echo  # piped input is not echoed by the terminal: print it for a readable transcript
+        self.names = {seat: bot.name for seat, bot in bots.items()}
+
+    def say(self, text: str = "") -> None:
+        print(text, flush=True)
+
+    def show(self) -> None:
+        g = self.game
+        self.say()
+        self.say(render_board(g, self.ansi))
+        last = _last_turn_line(g)
+        if last:
+            self.say(last)
+        for line in score_lines(g, self.names):
+            self.say(line)
+        self.say(status_line(g, self.names))
+        if g.can_swap:
+            self.say("(pie rule: you may type `swap` to take White's position)")
+
+    def order_text(self) -> str:
+        return ", ".join(c.label for c in self.game.colors)
+
+    def example(self) -> str:
+        return " ".join(self.game.empty_cells()[: self.game.players])
+
+    def tags(self) -> dict[str, str]:
+        tags = {"Event": "omega play", "Date": date.today().isoformat()}
+        for c in self.game.colors:
+            tags[c.label] = _holder(self.game, c, self.names)
+        return tags
+
+    def write_record(self, path: str) -> bool:
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.game.record(self.tags()))
+        except OSError as e:
+            self.say(f"Could not save to {path}: {e.strerror or e}")
+            return False
+        self.say(f"Saved the record to {path}")
+        return True
+
+    def finish(self, status: int) -> int:
+        if self.save_path:
+            self.write_record(self.save_path)
+        return status
+
+    def run(self) -> int:
+        g = self.game
+        self.show()
+        while not g.is_over:
+            player = g.current_player
+            assert player is not None
+            bot = self.bots.get(player)
+            if bot is not None:
+                self.bot_turn(bot, player)
+                continue
+            color = g.to_move
+            assert color is not None
+            try:
+                line = self.read(f"{color.label} (player {player}), cells for {self.order_text()}> ")
+            except EOFError:
+                self.say()
+                self.say("End of input: the game is left unfinished.")
+                return self.finish(0)
+            if self.echo:
+                self.say(line)
+            if self.command(line) == "quit":
+                self.say("Game stopped.")
+                return self.finish(0)
+        self.say("Final ranking:")  # show() above already printed the board and the winner
+        for line in ranking_lines(g, self.names):
+            self.say(line)
+        tie = tie_break_text(g)
+        if tie:
+            self.say(tie)
+        return self.finish(0)
+
+    def bot_turn(self, bot: Bot, player: int) -> None:
+        g = self.game
+        action = bot.choose(g)
+        g.apply(action)  # a bot that breaks the rules is a bug: let IllegalMove surface
+        text = "swap" if action == SWAP else " ".join(action)
+        self.say(f"Player {player} ({bot.name}) plays: {text}")
+        self.show()
+
+    def command(self, line: str) -> str:
+        """Act on one line of input; returns ``"quit"`` to stop, else ``""``."""
+        g = self.game
+        words = line.replace(",", " ").split()
+        if not words:
+            self.say(f"Type {g.players} cells in colour order ({self.order_text()}), e.g. `{self.example()}`, or `help`.")
+            return ""
+        head = words[0].lower()
+        if head in ("quit", "exit", "q") and len(words) == 1:
+            return "quit"
+        if head in ("help", "?", "h") and len(words) == 1:
+            self.say(HELP.format(order=self.order_text(), example=self.example()))
+            return ""
+        if head in ("board", "show") and len(words) == 1:
+            self.show()
+            return ""
+        if head == "save":
+            if len(words) == 2:
+                self.write_record(line.split(None, 1)[1].strip())
+            elif len(words) == 1 and self.save_path:
+                self.write_record(self.save_path)
+            else:
+                self.say("Usage: save FILE (one file name without spaces)")
+            return ""
+        if head == "undo" and len(words) == 1:
+            self.undo()
+            return ""
+        if head == SWAP and len(words) == 1:
+            try:
+                g.swap()
+            except IllegalMove as e:
+                self.say(f"Cannot swap: {e}.")
+                return ""
+            self.say("Swapped: player 1 now holds White, player 0 holds Black.")
+            self.show()
+            return ""
+        if len(words) == 1 and not g.board.is_cell(words[0]):
+            self.say(f"Unknown command {words[0]!r}; type `help` for the commands.")
+            return ""
+        try:
+            g.play(words)
+        except IllegalMove as e:
+            self.say(f"Illegal turn: {e}. Type {g.players} cells in colour order ({self.order_text()}), e.g. `{self.example()}`.")
+            return ""
+        self.show()
+        return ""
+
+    def undo(self) -> None:
+        g = self.game
+        if not g.history:
+            self.say("Nothing to undo.")
+            return
+        g.undo()
+        # Undoing into a computer player's turn would only make it play again at once, so
+        # take back its turns too, back to the last position where a person was to move.
+        while g.history and g.current_player in self.bots:
+            g.undo()
+        self.say("Undone.")
+        self.show()
+
+
+def play_main(args: argparse.Namespace) -> int:
+    """``omega play [--players N] [--size S] [--pie] [--ai SEAT=BOT ...] [--save FILE]``."""
+    try:
+        if args.pie and args.players != 2:
+            raise _InputError("--pie is a 2-player option")
+        bots = _make_bots(_parse_seats(args.ai, args.players))
+    except _InputError as e:
+        print(f"omega play: {e}", file=sys.stderr)
+        return 2
+    game = Game(players=args.players, size=args.size, pie_rule=args.pie)
+    echo = not sys.stdin.isatty()
+
+    def read(prompt: str) -> str:
+        return input(prompt)
+
+    session = _Session(game, bots, args.save, use_color(sys.stdout, args.no_color), read, echo)
+    try:
+        return session.run()
+    except KeyboardInterrupt:
+        print("\nInterrupted.", flush=True)
+        return session.finish(130)
