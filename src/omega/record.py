@@ -87,7 +87,7 @@ def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
         _check_tag(key, value)
         if key.capitalize() in _STRUCTURAL or key.lower() == "result":
             continue  # these are derived from the game itself
-        lines.append(f"{key}: {value}")
+        lines.append(f"{key}: {value.strip()}")  # read back stripped, so written stripped
     if game.is_over:
         lines.append(f"Result: {result_text(game)}")
     lines.append("")
@@ -99,7 +99,9 @@ def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
 def _check_tag(key: str, value: str) -> None:
     if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", key):
         raise ValueError(f"tag name {key!r} must be a letter followed by letters, digits, '-' or '_'")
-    if not isinstance(value, str) or "\n" in value or "\r" in value:
+    # str.splitlines() (used when reading) also breaks at \x0b, \x0c, \x1c-\x1e, \x85,
+    # \u2028 and \u2029, so any of those would split the tag when the record is read back.
+    if not isinstance(value, str) or "".join(value.splitlines()) != value:
         raise ValueError(f"tag {key} must be one line of text")
 
 
