@@ -43,7 +43,7 @@ PER_STONE = math.log(3.0) / 3.0
 def _group_value(s: int, growable: bool, logt: Any) -> float:
     if s < 3 and growable:
         return s * PER_STONE
-    return logt[s]
+    return float(logt[s])
 
 
 @njit(cache=True, nogil=True)
