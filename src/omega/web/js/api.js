@@ -1,0 +1,155 @@
+// The page talks to the server only through docs/server-api.md: JSON over HTTP with the
+// seat token (or spectator key) as a Bearer token, and one WebSocket per table.
+
+/** An error answer from the server ({"error": {"code", "message"}}) or a network failure. */
+export class ApiError extends Error {
+  constructor(code, message, status = 0) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** A random id for idempotent actions; crypto.getRandomValues works without HTTPS too. */
+export function randomId() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** One HTTP call; resolves to the JSON body or rejects with an ApiError. */
+export async function api(method, path, { token = null, body = undefined } = {}) {
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+  } catch {
+    throw new ApiError("network", "Cannot reach the server. Check your connection and try again.");
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(
+      error.code || `http_${response.status}`,
+      error.message || `The server answered ${response.status} ${response.statusText}.`,
+      response.status,
+    );
+  }
+  return data;
+}
+
+/** Fetch a file with the token and hand it to the browser as a download. */
+export async function download(path, token, filename) {
+  let response;
+  try {
+    response = await fetch(path, { headers: { Authorization: `Bearer ${token}` }, cache: "no-store" });
+  } catch {
+    throw new ApiError("network", "Cannot reach the server to download the record.");
+  }
+  if (!response.ok) throw new ApiError(`http_${response.status}`, `Download failed (${response.status}).`);
+  const url = URL.createObjectURL(await response.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// Close codes after which retrying cannot help (bad token, unknown table).
+const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
+
+/**
+ * The live feed of one table: reconnects by itself with exponential backoff and asks for
+ * the events after the last version it saw (`since`), so no update is lost or repeated.
+ */
+export class LiveFeed {
+  constructor({ tableId, token, version, onMessage, onStatus }) {
+    this.tableId = tableId;
+    this.token = token;
+    this.version = version; // () => last version applied, or null
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.ws = null;
+    this.attempt = 0;
+    this.timer = null;
+    this.pinger = null;
+    this.stopped = false;
+    this.wake = () => {
+      if (!this.stopped && (!this.ws || this.ws.readyState > 1)) this.connectNow();
+    };
+    window.addEventListener("online", this.wake);
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.wake();
+    });
+  }
+
+  start() {
+    this.connectNow();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+  }
+
+  connectNow() {
+    clearTimeout(this.timer);
+    if (this.ws && this.ws.readyState <= 1) return;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const params = new URLSearchParams({ token: this.token });
+    const since = this.version();
+    if (since !== null && since !== undefined && since >= 0) params.set("since", String(since));
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}?${params}`);
+    this.ws = ws;
+    this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.onStatus("live");
+      clearInterval(this.pinger);
+      // Proxies drop idle sockets; a small ping keeps this one open.
+      this.pinger = setInterval(() => this.send({ type: "ping" }), 25_000);
+    };
+    ws.onmessage = (e) => {
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    };
+    ws.onclose = (e) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws || this.stopped) return;
+      if (FATAL_CLOSE.has(e.code)) {
+        this.onStatus("refused");
+        return;
+      }
+      this.attempt += 1;
+      // 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so many pages do not return at once.
+      const delay = Math.min(10_000, 500 * 2 ** (this.attempt - 1)) * (0.75 + Math.random() * 0.5);
+      this.onStatus("reconnecting");
+      this.timer = setTimeout(() => this.connectNow(), delay);
+    };
+  }
+
+  send(message) {
+    if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(message));
+  }
+}

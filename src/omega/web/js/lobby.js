@@ -1,0 +1,189 @@
+// The lobby (/): create a table, reopen the tables this device remembers, join by link.
+
+import { api } from "./api.js";
+import { copyButton, fill, h, swatch } from "./dom.js";
+import { COLORS } from "./geometry.js";
+import * as store from "./store.js";
+
+const cellsOf = (n) => 3 * n * (n - 1) + 1;
+
+export function startLobby(root) {
+  const form = {
+    players: 2,
+    size: 5,
+    pie: false,
+    seats: [
+      { kind: "human", level: 2 },
+      { kind: "computer", level: 2 },
+      { kind: "computer", level: 2 },
+      { kind: "computer", level: 2 },
+    ],
+    me: 0,
+  };
+  const seatsBox = h("div", { class: "seats" });
+  const pieRow = h("label", { class: "toggle pie-row" });
+  const error = h("div", { class: "message error", role: "alert", hidden: true });
+  const nameInput = h("input", { type: "text", id: "name", maxlength: "40", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
+  const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
+  const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });
+  for (let n = 5; n <= 10; n++) sizeSelect.append(h("option", { value: String(n) }, `${n} (${cellsOf(n)} cells)`));
+  sizeSelect.addEventListener("change", () => (form.size = Number(sizeSelect.value)));
+  const createBtn = h("button", { type: "submit", class: "btn confirm big" }, "Create table");
+
+  function drawPlayers() {
+    fill(playersSeg, [2, 3, 4].map((n) => {
+      const input = h("input", { type: "radio", name: "players", value: String(n), checked: form.players === n });
+      input.addEventListener("change", () => {
+        form.players = n;
+        if (form.me >= n) form.me = 0;
+        draw();
+      });
+      return h("label", { class: form.players === n ? "on" : "" }, input, ` ${n} players`);
+    }));
+  }
+
+  function drawSeats() {
+    const rows = [];
+    for (let i = 0; i < form.players; i++) {
+      const seat = form.seats[i];
+      const kind = h("select", { "aria-label": `Seat ${i + 1} player`, "data-seat": String(i), class: "seat-kind" },
+        h("option", { value: "human", selected: seat.kind === "human" }, "Human"),
+        h("option", { value: "computer", selected: seat.kind === "computer" }, "Computer"));
+      kind.addEventListener("change", () => {
+        seat.kind = kind.value;
+        if (seat.kind !== "human" && form.me === i) form.me = form.seats.slice(0, form.players).findIndex((s) => s.kind === "human");
+        if (seat.kind === "human" && form.me < 0) form.me = i;
+        draw();
+      });
+      const level = h("select", { "aria-label": `Seat ${i + 1} level`, class: "seat-level", "data-seat": String(i), disabled: seat.kind !== "computer" },
+        [1, 2, 3, 4, 5].map((l) => h("option", { value: String(l), selected: seat.level === l }, `level ${l}`)));
+      level.addEventListener("change", () => (seat.level = Number(level.value)));
+      const me = h("input", { type: "radio", name: "me", "aria-label": `I play seat ${i + 1}`, checked: form.me === i, disabled: seat.kind !== "human" });
+      me.addEventListener("change", () => {
+        form.me = i;
+        draw();
+      });
+      rows.push(h("div", { class: "seat-row" },
+        swatch(COLORS[i]), h("span", { class: "cname" }, COLORS[i]), kind,
+        seat.kind === "computer" ? level : h("label", { class: "me" }, me, " me"),
+      ));
+    }
+    fill(seatsBox, rows);
+  }
+
+  function drawPie() {
+    const box = h("input", { type: "checkbox", id: "pie", checked: form.pie && form.players === 2, disabled: form.players !== 2 });
+    box.addEventListener("change", () => (form.pie = box.checked));
+    fill(pieRow, box, " Pie rule", h("span", { class: "muted" }, form.players === 2 ? " — the second player may swap colours after the first turn" : " (2 players only)"));
+  }
+
+  function draw() {
+    drawPlayers();
+    drawSeats();
+    drawPie();
+    createBtn.disabled = !form.seats.slice(0, form.players).some((s) => s.kind === "human");
+  }
+
+  async function create(e) {
+    e.preventDefault();
+    error.hidden = true;
+    const name = nameInput.value.trim() || "Player";
+    store.setName(nameInput.value.trim());
+    const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
+    const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name };
+    if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
+    createBtn.disabled = true;
+    try {
+      const t = await api("POST", "/api/tables", { body });
+      store.rememberTable({
+        id: t.id, token: t.token, seat: t.seat, invites: t.invites, spectator_key: t.spectator_key,
+        players: form.players, size: form.size, pie: body.pie_rule, status: t.state ? t.state.status : "playing",
+      });
+      location.assign(`/t/${t.id}#seat=${t.token}`);
+    } catch (err) {
+      error.textContent = err.message;
+      error.hidden = false;
+      createBtn.disabled = false;
+    }
+  }
+
+  const joinInput = h("input", { type: "text", id: "join", placeholder: "Paste an invite or spectator link", autocomplete: "off" });
+  function join(e) {
+    e.preventDefault();
+    const text = joinInput.value.trim();
+    const m = /\/t\/([A-Za-z0-9_-]+)(#(?:seat|watch)=[A-Za-z0-9_-]+)?/.exec(text);
+    if (m) location.assign(`/t/${m[1]}${m[2] || ""}`);
+    else {
+      error.textContent = "That does not look like a table link (…/t/<id>#seat=… or #watch=…).";
+      error.hidden = false;
+    }
+  }
+
+  const list = h("ul", { class: "my-tables" });
+  async function drawTables() {
+    const known = store.tables();
+    if (!known.length) {
+      fill(list, h("li", { class: "muted" }, "Tables you create or join appear here."));
+      return;
+    }
+    fill(list, known.map((t) => tableRow(t, null)));
+    // Refresh the status of the most recent ones (a handful of small requests).
+    await Promise.all(known.slice(0, 12).map(async (t, i) => {
+      try {
+        const st = await api("GET", `/api/tables/${encodeURIComponent(t.id)}`, { token: t.token || t.watch });
+        store.rememberTable({ ...t, status: st.status });
+        list.children[i].replaceWith(tableRow({ ...t, status: st.status }, st));
+      } catch (err) {
+        if (err.code === "not_found" && list.children[i]) list.children[i].classList.add("gone");
+      }
+    }));
+  }
+
+  function tableRow(t, st) {
+    const href = `/t/${t.id}#${t.token ? `seat=${t.token}` : `watch=${t.watch}`}`;
+    let status = t.status === "over" ? "finished" : "playing";
+    if (st && st.status === "playing" && t.seat !== null && t.seat !== undefined && st.game.current_seat === t.seat) status = "your turn";
+    const copies = [];
+    if (t.invites) {
+      for (const [i, tok] of Object.entries(t.invites)) {
+        if (Number(i) === t.seat) continue;
+        copies.push(h("span", { class: "copy-item" }, swatch(COLORS[Number(i)]), copyButton(`${location.origin}/t/${t.id}#seat=${tok}`, `Invite ${COLORS[Number(i)]}`)));
+      }
+    }
+    if (t.spectator_key) copies.push(copyButton(`${location.origin}/t/${t.id}#watch=${t.spectator_key}`, "Spectator link"));
+    const forget = h("button", { type: "button", class: "btn small ghost", title: "Forget this table on this device" }, "Forget");
+    forget.addEventListener("click", () => {
+      store.forgetTable(t);
+      drawTables();
+    });
+    return h("li", { class: `table-row ${status.replace(" ", "-")}`, "data-table": t.id },
+      h("a", { href, class: "open" }, `Table ${t.id}`),
+      h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${t.token ? "" : " · watching"} `),
+      h("span", { class: "status" }, status),
+      h("div", { class: "row copies" }, copies, forget));
+  }
+
+  fill(root, h("div", { class: "lobby" },
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted" }, "place every colour, multiply your groups")),
+    h("main", { class: "lobby-grid" },
+      h("section", { class: "card" },
+        h("h1", {}, "New table"),
+        h("form", { class: "create", onsubmit: create },
+          h("div", { class: "field" }, h("span", { class: "label" }, "Players"), playersSeg),
+          h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
+          h("div", { class: "field" }, pieRow),
+          h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),
+          h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput),
+          error,
+          createBtn)),
+      h("section", { class: "card" },
+        h("h2", {}, "Join by link"),
+        h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, "Open")),
+        h("h2", {}, "Your tables"),
+        list),
+      h("section", { class: "card rules" },
+        h("h2", {}, "How to play"),
+        h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
+  draw();
+  drawTables();
+}
