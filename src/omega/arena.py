@@ -516,18 +516,18 @@ def match_main(args: argparse.Namespace) -> int:
 
     Exit status 0, or 2 with one line on standard error for a bad spec or bad rules.
     """
-    from omega.cli import UsageError
-
+    # Usage errors are printed here rather than raised as omega.cli.UsageError: under
+    # "python -m omega.cli" that class exists twice (__main__ and omega.cli).
     try:
         check_match_args(args.bot_a, args.bot_b, args.games, args.size, args.players, args.pie)
     except ValueError as e:
-        raise UsageError(f"omega match: {e}") from None
+        return _usage_error(str(e))
     record_dir = getattr(args, "record_dir", None)
     if record_dir is not None:
         try:
             Path(record_dir).mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UsageError(f"omega match: cannot use --record-dir {record_dir}: {e.strerror}") from None
+            return _usage_error(f"cannot use --record-dir {record_dir}: {e.strerror}")
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         match = run_match(
@@ -542,3 +542,8 @@ def match_main(args: argparse.Namespace) -> int:
     else:
         print(format_table(match))
     return 0
+
+
+def _usage_error(message: str) -> int:
+    print(f"omega match: {' '.join(message.split())}", file=sys.stderr)
+    return 2
