@@ -151,4 +151,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    # Run the importable omega.cli rather than this __main__ copy, so that UsageError
+    # raised by subcommand modules (which import omega.cli) is the class main() catches.
+    from omega.cli import main as _main
+
+    sys.exit(_main())
