@@ -97,7 +97,7 @@ def _new_node(cells: Any, ncur: int, node_first: Any, node_count: Any, node_n: A
         e_aw[f] = 0.0
     meta[0] = node + 1
     meta[1] = edge + ncur
-    return node
+    return int(node)
 
 
 @njit(cache=True, nogil=True)
