@@ -1,0 +1,147 @@
+"""Pushing table events to sockets: an in-process hub, and PostgreSQL LISTEN/NOTIFY between
+server processes that share one database.
+
+Every committed event reaches the sockets of the process that made it straight from the hub.
+With PostgreSQL the same transaction also sends ``NOTIFY omega_events, 'server:table:version'``;
+every other process hears it, reads the new events from the database and gives them to its
+own hub.  A socket never depends on a notification's content, only on the event log, so a
+lost or late notification costs latency, never correctness.
+
+>>> hub = Hub(); sub = hub.add("t1", seat=0)
+>>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {})]); sub.queue.qsize()
+1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Delivery", "Subscriber", "Hub", "PgListener", "CHANNEL"]
+
+log = logging.getLogger("omega.server")
+CHANNEL = "omega_events"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One event for sockets: its version, the public event and the table state after it
+    (without ``you``, which each socket adds for its viewer)."""
+
+    version: int
+    event: dict[str, Any]
+    state: dict[str, Any]
+
+
+class Subscriber:
+    """One socket's inbox.  A bounded queue: a reader that falls behind is marked
+    ``overflow`` and gets one full sync instead of an ever-growing backlog."""
+
+    def __init__(self, table_id: str, seat: int | None, maxsize: int = 256) -> None:
+        self.table_id = table_id
+        self.seat = seat
+        self.queue: asyncio.Queue[Delivery | None] = asyncio.Queue(maxsize)
+        self.overflow = False
+
+    def offer(self, item: Delivery | None) -> None:
+        """Queue ``item`` without ever waiting (``None`` only wakes the reader)."""
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self.overflow = True
+
+
+class Hub:
+    """The sockets of this process, by table."""
+
+    def __init__(self) -> None:
+        self._subs: dict[str, set[Subscriber]] = {}
+
+    def add(self, table_id: str, seat: int | None) -> Subscriber:
+        """A new inbox for a socket on ``table_id``."""
+        sub = Subscriber(table_id, seat)
+        self._subs.setdefault(table_id, set()).add(sub)
+        return sub
+
+    def remove(self, sub: Subscriber) -> None:
+        """Forget a closed socket."""
+        subs = self._subs.get(sub.table_id)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del self._subs[sub.table_id]
+
+    def has(self, table_id: str) -> bool:
+        """Whether any socket of this process watches ``table_id``."""
+        return table_id in self._subs
+
+    def sockets(self, table_id: str) -> int:
+        """Open sockets on ``table_id``."""
+        return len(self._subs.get(table_id, ()))
+
+    def count(self) -> int:
+        """Open sockets."""
+        return sum(len(s) for s in self._subs.values())
+
+    def deliver(self, table_id: str, items: list[Delivery]) -> None:
+        """Give events (in version order) to every socket of the table."""
+        for sub in self._subs.get(table_id, ()):
+            for item in items:
+                sub.offer(item)
+
+    def resync_all(self) -> None:
+        """After a lost notification link: every socket gets a full sync."""
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.overflow = True
+                sub.offer(None)
+
+
+class PgListener:
+    """Listens on PostgreSQL for other processes' events and calls ``on_event(table, version)``."""
+
+    def __init__(self, conninfo: str, server_id: str, on_event: Callable[[str, int], None],
+                 on_reconnect: Callable[[], None]) -> None:
+        self.conninfo = conninfo
+        self.server_id = server_id
+        self.on_event = on_event
+        self.on_reconnect = on_reconnect
+        self.ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start listening in the background."""
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    # Events committed while we were not listening are in the log: resync.
+                    self.on_reconnect()
+                    self.ready.set()
+                    async for note in conn.notifies():
+                        server, _, rest = note.payload.partition(":")
+                        table_id, _, version = rest.rpartition(":")
+                        if server != self.server_id and table_id and version.isdigit():
+                            self.on_event(table_id, int(version))
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the database restarted or the network broke: retry
+                self.ready.clear()
+                log.warning("event listener lost its connection (%s); retrying", e)
+                await asyncio.sleep(1.0)

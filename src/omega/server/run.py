@@ -1,0 +1,45 @@
+"""``omega serve``: run the web app with uvicorn.
+
+>>> import argparse
+>>> _database(argparse.Namespace(db="sqlite:///x.db"))
+'sqlite:///x.db'
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from omega.server.storage import default_url
+
+__all__ = ["serve_main"]
+
+
+def _database(args: argparse.Namespace) -> str:
+    return str(args.db) if args.db else default_url()
+
+
+def serve_main(args: argparse.Namespace) -> int:
+    """Serve until interrupted; exit status 2 for a bad database URL."""
+    import uvicorn
+    from sqlalchemy.exc import ArgumentError
+
+    from omega.server.app import create_app
+    from omega.server.limits import Limits
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    url = _database(args)
+    try:
+        app = create_app(url, ai_workers=args.ai_workers)
+    except (ArgumentError, ValueError) as e:
+        print(f"omega serve: bad database URL {url!r}: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        print(f"omega serve: missing driver for {url!r}: {e}", file=sys.stderr)
+        return 2
+    # Log the database without its password.
+    logging.getLogger("omega.server").info("database %s", app.state.service.repo.engine.url)
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=Limits().ws_max_frame,
+                log_level="info", access_log=False, lifespan="on")
+    return 0

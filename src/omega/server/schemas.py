@@ -1,0 +1,209 @@
+"""Pydantic models of every request body and WebSocket message the server accepts.
+
+Anything that does not fit is refused with ``bad_request`` before it reaches a table.
+
+>>> parse_action_body(b'{"type": "turn", "cells": ["e5", "a1"], "request_id": "r1"}').cells
+['e5', 'a1']
+>>> try:
+...     parse_action_body(b'{"type": "turn", "cells": "e5", "request_id": "r1"}')
+... except ApiError as e:
+...     print(e.code, "|", e.message)
+bad_request | bad request: turn.cells: Input should be a valid array
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
+
+from omega.server.tables import (
+    MAX_SIZE,
+    MIN_SIZE,
+    NAME_MAX,
+    ActionT,
+    ApiError,
+    ResignAction,
+    SwapAction,
+    TurnAction,
+)
+
+__all__ = [
+    "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage",
+    "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
+]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+Cell = Annotated[str, StringConstraints(min_length=1, max_length=4)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _check_name(value: str) -> str:
+    value = value.strip()
+    if not 1 <= len(value) <= NAME_MAX or _CONTROL.search(value):
+        raise ValueError(f"a name is 1 to {NAME_MAX} printable characters")
+    return value
+
+
+class HumanSeat(_Strict):
+    """A seat for a person (who gets a secret invite token)."""
+
+    kind: Literal["human"]
+
+
+class ComputerSeat(_Strict):
+    """A seat the computer plays at ``level`` 1 (quick) to 5 (strongest)."""
+
+    kind: Literal["computer"]
+    level: Annotated[int, Field(ge=1, le=5)]
+
+
+Seat = Annotated[HumanSeat | ComputerSeat, Field(discriminator="kind")]
+
+
+class CreateTable(_Strict):
+    """``POST /api/tables``."""
+
+    players: Annotated[int, Field(ge=2, le=4)]
+    size: Annotated[int, Field(ge=MIN_SIZE, le=MAX_SIZE)] = 5
+    pie_rule: bool = False
+    seats: list[Seat] | None = None
+    creator_seat: Annotated[int, Field(ge=0, le=3)] | None = None
+    name: str | None = None
+
+    _name = field_validator("name")(lambda v: None if v is None else _check_name(v))
+
+
+class _TurnBody(_Strict):
+    type: Literal["turn"]
+    cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
+    request_id: RequestId
+    version: Annotated[int, Field(ge=0)] | None = None
+
+
+class _SwapBody(_Strict):
+    type: Literal["swap"]
+    request_id: RequestId
+    version: Annotated[int, Field(ge=0)] | None = None
+
+
+class _ResignBody(_Strict):
+    type: Literal["resign"]
+    request_id: RequestId
+    version: Annotated[int, Field(ge=0)] | None = None
+
+
+ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody, Field(discriminator="type")]
+
+
+class NameBody(_Strict):
+    """``POST /api/tables/{id}/name``."""
+
+    name: str
+    _name = field_validator("name")(_check_name)
+
+
+class _TurnInner(_Strict):
+    type: Literal["turn"]
+    cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
+
+
+class _SwapInner(_Strict):
+    type: Literal["swap"]
+
+
+class _ResignInner(_Strict):
+    type: Literal["resign"]
+
+
+class _WsAction(_Strict):
+    type: Literal["action"]
+    request_id: RequestId
+    action: Annotated[_TurnInner | _SwapInner | _ResignInner, Field(discriminator="type")]
+    version: Annotated[int, Field(ge=0)] | None = None
+
+
+class _WsPing(_Strict):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[_WsAction | _WsPing, Field(discriminator="type")]
+
+_create = TypeAdapter(CreateTable)
+_action = TypeAdapter(ActionBody)
+_name_body = TypeAdapter(NameBody)
+_client = TypeAdapter(ClientMessage)
+
+
+def _bad(e: ValidationError) -> ApiError:
+    first = e.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return ApiError("bad_request", f"bad request: {where}: {first['msg']}" if where
+                    else f"bad request: {first['msg']}")
+
+
+def parse_create(body: bytes) -> CreateTable:
+    """The create-table request, checked as a whole (seats, creator seat, pie rule)."""
+    try:
+        req = _create.validate_json(body)
+    except ValidationError as e:
+        raise _bad(e) from None
+    if req.pie_rule and req.players != 2:
+        raise ApiError("bad_request", "bad request: the pie rule is a 2-player option")
+    seats: list[HumanSeat | ComputerSeat] = (
+        req.seats if req.seats is not None else [HumanSeat(kind="human") for _ in range(req.players)])
+    if len(seats) != req.players:
+        raise ApiError("bad_request", f"bad request: seats must list exactly {req.players} seats")
+    humans = [i for i, s in enumerate(seats) if s.kind == "human"]
+    if not humans:
+        raise ApiError("bad_request", "bad request: at least one seat must be human")
+    if req.creator_seat is not None and req.creator_seat not in humans:
+        raise ApiError("bad_request", "bad request: creator_seat must be a human seat")
+    req.seats = seats
+    return req
+
+
+def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody:
+    """``POST /api/tables/{id}/actions``."""
+    try:
+        return _action.validate_json(body)
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def parse_name(body: bytes) -> str:
+    """``POST /api/tables/{id}/name``: the new display name."""
+    try:
+        return _name_body.validate_json(body).name
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def parse_client_message(text: str | bytes) -> _WsAction | _WsPing:
+    """A message a WebSocket client sent."""
+    try:
+        return _client.validate_json(text)
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def to_action(body: _TurnBody | _SwapBody | _ResignBody | _TurnInner | _SwapInner | _ResignInner) -> ActionT:
+    """The table action a validated body asks for."""
+    if isinstance(body, (_TurnBody, _TurnInner)):
+        return TurnAction(cells=tuple(body.cells))
+    if isinstance(body, (_SwapBody, _SwapInner)):
+        return SwapAction()
+    return ResignAction()

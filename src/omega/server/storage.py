@@ -1,0 +1,400 @@
+"""Where tables live: SQLAlchemy 2 models and the few transactions the server needs.
+
+A table is one ``tables`` row (settings, current version, who is to move), its ``seats``
+(hashed tokens) and its ``events`` (the action log, one row per version).  The game itself
+is never stored as a position: it is what the events make of an empty board, so a stored
+event is the one truth about an acknowledged turn.
+
+Writes to one table are serialised by a row lock (PostgreSQL ``SELECT ... FOR UPDATE``) or
+by SQLite's single writer (``BEGIN IMMEDIATE``), and the event's primary key
+``(table_id, version)`` refuses a second writer of the same version in any case.
+
+>>> repo = Repository(make_engine("sqlite://"))
+>>> repo.migrate()
+>>> repo.load("nope") is None
+True
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.pool import StaticPool
+
+from omega.server.tables import Event, SeatConfig, TableConfig
+
+__all__ = [
+    "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow",
+    "Repository", "Writer", "StoredTable", "make_engine", "default_url",
+]
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the server's tables."""
+
+
+class TableRow(Base):
+    """One game table: its settings and where its event log stands."""
+
+    __tablename__ = "tables"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    players: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    pie_rule: Mapped[bool] = mapped_column(Boolean)
+    spectator_hash: Mapped[str] = mapped_column(String(64))
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(16), default="playing")
+    # Denormalised from the events so restarts find pending computer turns with one query.
+    to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ai_pending: Mapped[bool] = mapped_column(Boolean, default=False)
+    ai_claim_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    ai_claim_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    __table_args__ = (Index("ix_tables_ai_pending", "ai_pending"),)
+
+
+class SeatRow(Base):
+    """A seat: human (with the SHA-256 of its secret token) or computer (with a level)."""
+
+    __tablename__ = "seats"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class EventRow(Base):
+    """One change of a table, numbered by the table's version after it."""
+
+    __tablename__ = "events"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    data: Mapped[str] = mapped_column(Text)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    fingerprint: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    __table_args__ = (UniqueConstraint("table_id", "request_id", name="uq_events_request"),)
+
+
+class ServerRow(Base):
+    """A running server process; a stale heartbeat means it died."""
+
+    __tablename__ = "servers"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class PresenceRow(Base):
+    """How many sockets a server process holds open for a seat."""
+
+    __tablename__ = "presence"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    server_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+
+
+def default_url() -> str:
+    """``OMEGA_DATABASE_URL`` or an SQLite file ``./data/omega.sqlite3``."""
+    return os.environ.get("OMEGA_DATABASE_URL") or f"sqlite:///{Path('data') / 'omega.sqlite3'}"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL mode and its directory created.
+
+    ``postgresql://`` URLs use psycopg 3.
+    """
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    database = parsed.database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False},
+                               pool_size=8, max_overflow=8)
+    else:
+        engine = create_engine(parsed, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" hook below say how a transaction starts.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # NORMAL: a commit is in the WAL (OS page cache) before it returns, so killing the
+        # process loses nothing acknowledged; only a power cut could lose the last commits.
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        # Writers take the write lock up front: a deferred transaction that later upgrades
+        # its read lock can deadlock against another writer and fail with "database is locked".
+        immediate = conn.get_execution_options().get("sqlite_immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _event_from_row(row: Any) -> Event:
+    return Event(kind=row.kind, data=json.loads(row.data), version=row.version, seat=row.seat,
+                 request_id=row.request_id, fingerprint=row.fingerprint)
+
+
+@dataclass
+class StoredTable:
+    """A table as loaded from the database."""
+
+    config: TableConfig
+    seat_hashes: list[str | None]
+    spectator_hash: str
+    events: list[Event]
+
+
+class Writer:
+    """The open write transaction of one table (see :meth:`Repository.write`)."""
+
+    def __init__(self, conn: Connection, table_id: str, version: int, notify: bool) -> None:
+        self.conn = conn
+        self.table_id = table_id
+        self.version = version
+        self._notify = notify
+        self.appended: list[Event] = []
+
+    def events_after(self, version: int) -> list[Event]:
+        """Stored events after ``version`` (to catch a cached table up)."""
+        rows = self.conn.execute(
+            select(EventRow).where(EventRow.table_id == self.table_id, EventRow.version > version)
+            .order_by(EventRow.version)
+        )
+        return [_event_from_row(r) for r in rows]
+
+    def append(self, events: Sequence[Event], *, status: str, to_move_seat: int | None,
+               ai_pending: bool) -> list[Event]:
+        """Store ``events`` as the next versions and move the table row on."""
+        numbered = []
+        now = _now()
+        for e in events:
+            self.version += 1
+            e = e.with_version(self.version)
+            numbered.append(e)
+            self.conn.execute(insert(EventRow).values(
+                table_id=self.table_id, version=e.version, kind=e.kind, data=json.dumps(e.data),
+                seat=e.seat, request_id=e.request_id, fingerprint=e.fingerprint, created_at=now,
+            ))
+        self.conn.execute(
+            update(TableRow).where(TableRow.id == self.table_id).values(
+                version=self.version, status=status, to_move_seat=to_move_seat, ai_pending=ai_pending)
+        )
+        self.appended.extend(numbered)
+        return numbered
+
+    def presence_add(self, seat: int, server_id: str, delta: int) -> int:
+        """Count a socket opening (+1) or closing (-1); returns the seat's total over all servers."""
+        row = self.conn.execute(
+            select(PresenceRow.count).where(PresenceRow.table_id == self.table_id, PresenceRow.seat == seat,
+                                            PresenceRow.server_id == server_id)
+        ).scalar_one_or_none()
+        if row is None:
+            if delta > 0:
+                self.conn.execute(insert(PresenceRow).values(
+                    table_id=self.table_id, seat=seat, server_id=server_id, count=delta))
+        elif row + delta <= 0:
+            self.conn.execute(delete(PresenceRow).where(
+                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id))
+        else:
+            self.conn.execute(update(PresenceRow).where(
+                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id,
+            ).values(count=row + delta))
+        total = self.conn.execute(
+            select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
+                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat)
+        ).scalar_one()
+        return int(total)
+
+    def notify(self, payload: str) -> None:
+        """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
+        if self._notify:
+            self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
+
+
+class Repository:
+    """The server's storage: all methods are blocking (run them off the event loop)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.is_postgres = engine.dialect.name == "postgresql"
+
+    @property
+    def url(self) -> str:
+        """The database URL, password included (for the PostgreSQL listener)."""
+        return self.engine.url.render_as_string(hide_password=False)
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest Alembic revision (safe with several processes)."""
+        from alembic import command
+        from alembic.config import Config
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            if self.is_postgres:
+                # Several processes may start at once: one migrates, the others wait here.
+                conn.execute(text("SELECT pg_advisory_xact_lock(4242001)"))
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def create_table(self, config: TableConfig, seat_hashes: Sequence[str | None], spectator_hash: str,
+                     ai_pending: bool) -> None:
+        """Store a new table at version 0."""
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            conn.execute(insert(TableRow).values(
+                id=config.id, created_at=datetime.fromisoformat(config.created_at), players=config.players,
+                size=config.size, pie_rule=config.pie_rule, spectator_hash=spectator_hash, version=0,
+                status="playing", to_move_seat=0, ai_pending=ai_pending,
+            ))
+            for i, (seat, h) in enumerate(zip(config.seats, seat_hashes, strict=True)):
+                conn.execute(insert(SeatRow).values(
+                    table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h))
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """A table with all its events, or None."""
+        with self.engine.connect() as conn, conn.begin():
+            row = conn.execute(select(TableRow).where(TableRow.id == table_id)).one_or_none()
+            if row is None:
+                return None
+            seats = conn.execute(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.idx)).all()
+            events = conn.execute(
+                select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
+        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+        config = TableConfig(
+            id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
+            created_at=created.isoformat().replace("+00:00", "Z"),
+            seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
+        )
+        return StoredTable(config, [s.token_hash for s in seats], row.spectator_hash,
+                           [_event_from_row(e) for e in events])
+
+    def version(self, table_id: str) -> int | None:
+        """The table's current version (None if there is no such table)."""
+        with self.engine.connect() as conn:
+            v = conn.execute(select(TableRow.version).where(TableRow.id == table_id)).scalar_one_or_none()
+            conn.rollback()
+        return v
+
+    def events_after(self, table_id: str, version: int) -> list[Event]:
+        """The table's events after ``version``, in order."""
+        with self.engine.connect() as conn, conn.begin():
+            rows = conn.execute(select(EventRow).where(EventRow.table_id == table_id, EventRow.version > version)
+                                .order_by(EventRow.version))
+            return [_event_from_row(r) for r in rows]
+
+    @contextmanager
+    def write(self, table_id: str) -> Iterator[Writer | None]:
+        """A write transaction holding the table's lock; yields None if there is no such table.
+
+        Commits when the block ends normally, rolls back on an exception.
+        """
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            query = select(TableRow.version).where(TableRow.id == table_id)
+            if self.is_postgres:
+                query = query.with_for_update()
+            version = conn.execute(query).scalar_one_or_none()
+            yield None if version is None else Writer(conn, table_id, version, self.is_postgres)
+
+    # -- servers, presence and computer turns ---------------------------------------------
+
+    def register_server(self, server_id: str) -> None:
+        """Record this process as alive."""
+        now = _now()
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
+
+    def heartbeat(self, server_id: str) -> None:
+        """Say this process is still alive."""
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=_now()))
+
+    def dead_servers(self, me: str, max_age: float | None) -> list[str]:
+        """Servers other than ``me`` whose heartbeat is older than ``max_age`` seconds
+        (all of them when ``max_age`` is None: a single-process database)."""
+        with self.engine.connect() as conn, conn.begin():
+            query = select(ServerRow.id).where(ServerRow.id != me)
+            if max_age is not None:
+                query = query.where(ServerRow.heartbeat_at < _now() - timedelta(seconds=max_age))
+            return list(conn.execute(query).scalars())
+
+    def presence_of(self, server_id: str) -> list[tuple[str, int]]:
+        """(table, seat) pairs where ``server_id`` counted open sockets."""
+        with self.engine.connect() as conn, conn.begin():
+            rows = conn.execute(select(PresenceRow.table_id, PresenceRow.seat)
+                                .where(PresenceRow.server_id == server_id))
+            return [(r[0], r[1]) for r in rows]
+
+    def forget_server(self, server_id: str) -> None:
+        """Remove a dead server's row (after its presence was cleared)."""
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
+            conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
+
+    def pending_computer_tables(self) -> list[str]:
+        """Tables where a computer is to move."""
+        with self.engine.connect() as conn, conn.begin():
+            return list(conn.execute(select(TableRow.id).where(TableRow.ai_pending.is_(True),
+                                                                TableRow.status == "playing")).scalars())
+
+    def claim_computer_turn(self, table_id: str, version: int, server_id: str) -> bool:
+        """Claim the computer turn pending at ``version``; True for exactly one claimer
+        unless the holder of an earlier claim is dead (no row in ``servers``)."""
+        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            alive = select(ServerRow.id).where(ServerRow.id == TableRow.ai_claim_owner).exists()
+            result = conn.execute(
+                update(TableRow)
+                .where(TableRow.id == table_id, TableRow.version == version, TableRow.ai_pending.is_(True),
+                       (TableRow.ai_claim_version.is_(None)) | (TableRow.ai_claim_version != version)
+                       | (TableRow.ai_claim_owner == server_id) | ~alive)
+                .values(ai_claim_version=version, ai_claim_owner=server_id)
+            )
+            return bool(result.rowcount == 1)
