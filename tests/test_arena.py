@@ -320,3 +320,11 @@ def test_progress_bar_only_on_a_terminal() -> None:
     assert "\r[" in text
     assert "3/3 games" in text
     assert "#" * 30 in text  # a full bar at the end
+
+
+def test_a_search_bot_from_the_registry_beats_random_in_worker_processes() -> None:
+    # greedy comes from the bot registry like any spec; its workers load it by name.
+    match = run_match("greedy", "random", games=8, size=4, seed=3, jobs=2)
+    assert match.games == 8
+    assert match.wins["a"] >= 6, match.to_json()
+    assert match.by_color["White"]["games"] == match.by_color["Black"]["games"] == 4

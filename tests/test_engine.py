@@ -307,6 +307,7 @@ def test_ids_are_echoed_on_success_and_failure(engine: EngineProcess) -> None:
     assert engine.ask("7 play c3 c3") == "?7 cell c3 is given twice in one turn"
     assert engine.ask("99 frobnicate") == "?99 unknown command: frobnicate"
     assert engine.ask("5") == "?5 no command after the id"
+    engine.ok("time_per_turn 0.2")  # the default bot (the strongest registered) is quick
     assert engine.ask("3 genmove").startswith("=3 ")
     assert engine.ask("42 quit") == "=42 "
     assert engine.finish()[0] == 0
@@ -371,3 +372,13 @@ def test_quit_stops_reading(engine: EngineProcess) -> None:
     assert engine.read_answer() == "= "
     assert engine.finish() == (0, "")
     assert engine.lines.get(timeout=ANSWER_TIMEOUT) == b""  # nothing answered after quit
+
+
+def test_genmove_with_the_greedy_bot(engine: EngineProcess) -> None:
+    engine.ok("boardsize 4")
+    engine.ok("bot greedy:seed=2")
+    mirror = Game(players=2, size=4)
+    for _ in range(4):
+        cells = engine.ok("genmove").split()
+        mirror.play(cells)  # legal on the reference rules
+    assert engine.ok("record").endswith("\n".join(f"{i}. {' '.join(a)}" for i, a in enumerate(mirror.history, 1)))
