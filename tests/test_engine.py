@@ -382,3 +382,40 @@ def test_genmove_with_the_greedy_bot(engine: EngineProcess) -> None:
         cells = engine.ok("genmove").split()
         mirror.play(cells)  # legal on the reference rules
     assert engine.ok("record").endswith("\n".join(f"{i}. {' '.join(a)}" for i, a in enumerate(mirror.history, 1)))
+
+
+def _doc_sessions() -> list[list[tuple[str, str]]]:
+    """The example sessions of docs/protocol.md: (command, answer) pairs, verbatim."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+    sessions = []
+    for block in text.split("```")[1::2]:
+        lines = block.split("\n")[1:]  # drop the fence's language line
+        if not lines or not lines[0].startswith("> "):
+            continue
+        pairs: list[tuple[str, str]] = []
+        for line in lines:
+            if line.startswith("> "):
+                pairs.append((line[2:], ""))
+            elif pairs:
+                command, answer = pairs[-1]
+                pairs[-1] = (command, answer + line + "\n")
+        sessions.append(pairs)
+    return sessions
+
+
+def test_the_documented_sessions_are_real() -> None:
+    sessions = _doc_sessions()
+    assert len(sessions) == 2
+    # The session with the (seeded) random bot replays verbatim.
+    process = EngineProcess()
+    for command, answer in sessions[1]:
+        assert process.ask(command) + "\n\n" == answer, command
+    assert process.finish() == (0, "")
+    # The MCTS session: its record and final score agree with the rules.
+    answers = dict(sessions[0])
+    game = Game.from_record(answers["record"].removeprefix("= ").strip())
+    scores = game.scores()
+    assert game.is_over and game.winner is not None
+    assert answers["final_score"] == (
+        f"= White {scores[Color.WHITE]}, Black {scores[Color.BLACK]}; {game.winner.label} wins\n\n"
+    )
