@@ -1,0 +1,230 @@
+"""Helpers of the server tests: a throwaway PostgreSQL 15 cluster, live uvicorn servers on
+127.0.0.1, ``omega serve`` subprocesses and small HTTP/WebSocket clients."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from omega.server.ai_worker import spec_bot
+from omega.server.app import create_app
+from omega.server.limits import Limits
+from omega.server.service import Settings
+
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PgCluster:
+    """A PostgreSQL cluster in a temporary directory, run by the ``postgres`` user."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="omega-pg-"))
+        self.data = self.dir / "data"
+        self.port = free_port()
+        as_pg = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if as_pg:
+            shutil.chown(self.dir, "postgres")
+        subprocess.run([*as_pg, str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
+                        "--no-sync"], check=True, capture_output=True)
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c max_connections=300 -c shared_buffers=32MB")
+        subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
+                        str(self.dir / "log"), "-w", "-t", "60", "start"], check=True, capture_output=True)
+        self._as_pg = as_pg
+
+    def url(self, database: str) -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        import psycopg
+
+        name = "t_" + secrets.token_hex(6)
+        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+                             autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+        return self.url(name)
+
+    def stop(self) -> None:
+        subprocess.run([*self._as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w",
+                        "stop"], capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class LiveServer:
+    """A real uvicorn server on a free 127.0.0.1 port, in a thread of the test process."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(512)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        config = uvicorn.Config(app, log_level="warning", ws_max_size=Limits().ws_max_frame, lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+        self.sock.close()
+
+
+def make_server(url: str, *, bot: str | None = "random", limits: Limits | None = None,
+                settings: Settings | None = None) -> LiveServer:
+    factory = spec_bot(bot) if bot is not None else None
+    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings))
+
+
+class Api:
+    """A small synchronous client of the HTTP API."""
+
+    def __init__(self, base: str) -> None:
+        self.http = httpx.Client(base_url=base, timeout=30)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        body.setdefault("players", 2)
+        r = self.http.post("/api/tables", json=body)
+        assert r.status_code == 201, r.text
+        return dict(r.json())
+
+    def get(self, table_id: str, token: str | None) -> httpx.Response:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return self.http.get(f"/api/tables/{table_id}", headers=headers)
+
+    def state(self, table_id: str, token: str) -> dict[str, Any]:
+        r = self.get(table_id, token)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def act(self, table_id: str, token: str | None, action: dict[str, Any], request_id: str | None = None,
+            version: int | None = None) -> httpx.Response:
+        body = dict(action)
+        body["request_id"] = request_id or secrets.token_hex(8)
+        if version is not None:
+            body["version"] = version
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return self.http.post(f"/api/tables/{table_id}/actions", json=body, headers=headers)
+
+    def turn(self, table_id: str, token: str, cells: list[str], **kw: Any) -> dict[str, Any]:
+        r = self.act(table_id, token, {"type": "turn", "cells": cells}, **kw)
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+
+def error_code(r: httpx.Response) -> str:
+    return str(r.json()["error"]["code"])
+
+
+class Socket:
+    """A WebSocket client that reads JSON messages with a timeout."""
+
+    def __init__(self, ws_url: str, table_id: str, token: str | None, since: int | None = None) -> None:
+        query = []
+        if token is not None:
+            query.append(f"token={token}")
+        if since is not None:
+            query.append(f"since={since}")
+        self.conn: ClientConnection = connect(f"{ws_url}/ws/tables/{table_id}?{'&'.join(query)}",
+                                              open_timeout=30, max_size=2**22).__enter__()
+
+        self.received: list[dict[str, Any]] = []
+
+    def recv(self, timeout: float = 20) -> dict[str, Any]:
+        """The next message (every message is also kept in ``received``)."""
+        msg = dict(json.loads(self.conn.recv(timeout=timeout)))
+        self.received.append(msg)
+        return msg
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        self.conn.send(message if isinstance(message, str) else json.dumps(message))
+
+    def until(self, pred: Any, timeout: float = 30) -> dict[str, Any]:
+        """The first message satisfying ``pred`` (earlier ones are dropped)."""
+        while True:
+            msg = self.recv(timeout)
+            if pred(msg):
+                return msg
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def random_turn(state: dict[str, Any], rng: Any) -> list[str]:
+    """Random legal cells for the game in ``state`` (by the server's own view)."""
+    from omega import Game
+
+    game = Game(players=state["players"], size=state["size"])
+    empty = [c for c in game.cells if c not in state["game"]["stones"]]
+    return list(rng.sample(empty, state["players"]))
+
+
+class ServeProcess:
+    """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line."""
+
+    def __init__(self, db: str, port: int | None = None, extra_env: dict[str, str] | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        env = {**os.environ, **(extra_env or {})}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.log: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.log.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def ready(self, timeout: float = 60) -> None:
+        while True:
+            line = self.lines.get(timeout=timeout)
+            if line is None:
+                raise AssertionError("omega serve exited:\n" + "".join(self.log))
+            if "Uvicorn running on" in line:
+                return
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.kill()

@@ -1,0 +1,183 @@
+"""WebSocket round trips against a live uvicorn server with the ``websockets`` client."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any
+
+import pytest
+from server_helpers import Api, LiveServer, Socket, random_turn
+from websockets.exceptions import ConnectionClosed
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _events(sock: Socket, until_version: int) -> list[dict[str, Any]]:
+    """Every event the socket received, reading on until ``until_version``."""
+    while True:
+        out = [m for m in sock.received if m["type"] == "event"]
+        if out and out[-1]["version"] >= until_version:
+            return out
+        sock.recv()
+
+
+def test_events_have_consecutive_versions(server: LiveServer, api: Api) -> None:
+    t = api.create(players=2, name="Ann")
+    tid, p0, p1 = t["id"], t["invites"]["0"], t["invites"]["1"]
+    a, b = Socket(server.ws_url, tid, p0), Socket(server.ws_url, tid, p1)
+    try:
+        sync = a.recv()
+        assert sync["type"] == "sync" and sync["state"]["you"] == {"seat": 0}
+        assert b.recv()["type"] == "sync"
+        rng = random.Random(5)
+        sockets = [a, b]
+        state = api.state(tid, p0)
+        for n in range(6):
+            seat = state["game"]["current_seat"]
+            rid = f"ws-{n}"
+            sockets[seat].send({"type": "action", "request_id": rid,
+                                "action": {"type": "turn", "cells": random_turn(state, rng)}})
+            ack = sockets[seat].until(lambda m, rid=rid: m["type"] in ("ack", "error") and m["request_id"] == rid)
+            assert ack["type"] == "ack", ack
+            state = api.state(tid, p0)
+            assert ack["version"] <= state["version"]
+        final = api.state(tid, p0)["version"]
+        seen_a = _events(a, final)
+        seen_b = _events(b, final)
+        for seen, seat in ((seen_a, 0), (seen_b, 1)):
+            versions = [m["version"] for m in seen]
+            assert versions == list(range(versions[0], final + 1)), versions
+            assert all(m["state"]["version"] == m["version"] and m["state"]["you"] == {"seat": seat} for m in seen)
+            turns = [m["event"]["cells"] for m in seen if m["event"]["kind"] == "turn"]
+            assert turns == final_history(api, tid, p0)
+        assert {m["event"]["kind"] for m in seen_a} >= {"presence", "turn"}
+        a.send({"type": "ping"})
+        assert a.until(lambda m: m["type"] != "event")["type"] == "pong"
+    finally:
+        a.close()
+        b.close()
+
+
+def final_history(api: Api, tid: str, token: str) -> list[Any]:
+    return list(api.state(tid, token)["game"]["history"])
+
+
+def test_reconnect_with_since(server: LiveServer, api: Api) -> None:
+    t = api.create(players=2)
+    tid, p0, p1 = t["id"], t["invites"]["0"], t["invites"]["1"]
+    rng = random.Random(2)
+    sock = Socket(server.ws_url, tid, p1)
+    first = sock.recv()
+    assert first["type"] == "sync"
+    seen = first["version"]
+    sock.close()
+    state = api.state(tid, p0)
+    for _ in range(4):
+        token = p0 if state["game"]["current_seat"] == 0 else p1
+        state = api.turn(tid, token, random_turn(state, rng))["state"]
+    now = api.state(tid, p0)["version"]
+    sock = Socket(server.ws_url, tid, p1, since=seen)
+    try:
+        missed = [sock.recv() for _ in range(now - seen)]
+        assert [m["type"] for m in missed] == ["event"] * (now - seen)
+        assert [m["version"] for m in missed] == list(range(seen + 1, now + 1))
+        assert [m["event"]["cells"] for m in missed if m["event"]["kind"] == "turn"] == state["game"]["history"]
+        # Each replayed event carries the state as it was then.
+        assert [len(m["state"]["game"]["history"]) for m in missed if m["event"]["kind"] == "turn"] == [1, 2, 3, 4]
+        # Then the live feed continues gap-free (our own presence event comes next).
+        live = sock.until(lambda m: m["type"] == "event")
+        assert live["version"] == now + 1 and live["event"]["kind"] == "presence"
+    finally:
+        sock.close()
+    for since in (10**6, 10**12):  # unknown version: a full sync
+        sock = Socket(server.ws_url, tid, p1, since=since)
+        try:
+            msg = sock.recv()
+            assert msg["type"] == "sync" and msg["state"]["game"]["history"] == state["game"]["history"]
+        finally:
+            sock.close()
+
+
+def test_spectator_and_bad_tokens(server: LiveServer, api: Api) -> None:
+    t = api.create(players=2)
+    tid = t["id"]
+    spy = Socket(server.ws_url, tid, t["spectator_key"])
+    try:
+        sync = spy.recv()
+        assert sync["type"] == "sync" and sync["state"]["you"] == {"seat": None}
+        spy.send({"type": "action", "request_id": "x", "action": {"type": "turn", "cells": ["e5", "a1"]}})
+        err = spy.until(lambda m: m["type"] == "error")
+        assert err["request_id"] == "x" and err["error"]["code"] == "forbidden"
+        api.turn(tid, t["token"], ["e5", "a1"])
+        ev = spy.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn")
+        assert ev["event"]["cells"] == ["e5", "a1"] and ev["event"]["color"] == "White"
+        assert api.state(tid, t["token"])["game"]["history"] == [["e5", "a1"]]
+    finally:
+        spy.close()
+    for token, code, close in ((None, "auth_required", 4401), ("wrong", "forbidden", 4403)):
+        sock = Socket(server.ws_url, tid, token)
+        msg = sock.recv()
+        assert msg["type"] == "error" and msg["error"]["code"] == code
+        with pytest.raises(ConnectionClosed) as info:
+            sock.recv()
+        assert info.value.rcvd is not None and info.value.rcvd.code == close
+    sock = Socket(server.ws_url, "nosuchtable", t["token"])
+    assert sock.recv()["error"]["code"] == "not_found"
+
+
+def test_bad_messages_change_nothing(server: LiveServer, api: Api) -> None:
+    t = api.create(players=2)
+    sock = Socket(server.ws_url, t["id"], t["token"])
+    try:
+        sock.recv()
+        for raw, rid in (("not json", None), ('{"type": "action"}', None), ("[]", None),
+                         ('{"type": "action", "request_id": "r1", "action": {"type": "fly"}}', "r1"),
+                         ('{"type": "action", "request_id": "r2", "action": {"type": "turn", "cells": ["e5"]}}', "r2"),
+                         ('{"type": "action", "request_id": "r3", "action": {"type": "turn", "cells": ["e5", "a1"]},'
+                          ' "version": 999}', "r3")):
+            sock.send(raw)
+            err = sock.until(lambda m: m["type"] == "error")
+            assert err["request_id"] == rid, (raw, err)
+            expected = {"r2": "illegal_move", "r3": "stale_version"}.get(rid or "", "bad_request")
+            assert err["error"]["code"] == expected, (raw, err)
+        assert api.state(t["id"], t["token"])["game"]["history"] == []
+    finally:
+        sock.close()
+
+
+def test_flood_and_oversize_are_refused_without_hurting_others(server: LiveServer, api: Api) -> None:
+    flood_table = api.create(players=2)
+    calm_table = api.create(players=2)
+    flooder = Socket(server.ws_url, flood_table["id"], flood_table["token"])
+    calm = Socket(server.ws_url, calm_table["id"], calm_table["invites"]["1"])
+    try:
+        flooder.recv()
+        calm.recv()
+        flooder.send(json.dumps({"type": "ping", "pad": "x" * 5000}))
+        err = flooder.until(lambda m: m["type"] == "error")
+        assert err["error"]["code"] == "too_large"
+        for _ in range(200):
+            flooder.send({"type": "ping"})
+        # While the flooder is refused, the calm table's move arrives promptly.
+        start = time.monotonic()
+        api.turn(calm_table["id"], calm_table["token"], ["e5", "a1"])
+        ev = calm.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn", timeout=5)
+        assert ev["event"]["cells"] == ["e5", "a1"] and time.monotonic() - start < 5
+        answers = []
+        while len(answers) < 200:
+            m = flooder.recv()
+            if m["type"] in ("pong", "error"):
+                answers.append(m)
+        pongs = sum(m["type"] == "pong" for m in answers)
+        limited = [m for m in answers if m["type"] == "error"]
+        assert 20 <= pongs < 100 and limited and {m["error"]["code"] for m in limited} == {"rate_limited"}
+        # The flooder's own socket is still open and, after a pause, served again.
+        flooder.conn.close_timeout = 1
+        time.sleep(1.1)  # the rate limit is per second: let the bucket refill
+        flooder.send({"type": "ping"})
+        assert flooder.until(lambda m: m["type"] in ("pong", "error"))["type"] == "pong"
+    finally:
+        flooder.close()
+        calm.close()
