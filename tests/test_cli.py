@@ -348,3 +348,24 @@ def test_colour_letters_when_not_a_terminal() -> None:
     assert " c .   .   W   .   ." in board_after
     assert all(ch not in result.stdout for ch in "\x1b")
     assert Color.parse("u") is Color.BLUE  # Blue's letter on the board is U
+
+
+def test_save_to_a_name_with_spaces(tmp_path: Path) -> None:
+    target = tmp_path / "my game.txt"
+    result = omega("play", stdin=f"e5 a1\nsave {target}\nquit\n")
+    assert f"Saved the record to {target}" in result.stdout
+    assert Game.from_record(target.read_text()).history == (("e5", "a1"),)
+
+
+def test_show_into_a_closed_pipe_is_quiet() -> None:
+    # Like `omega show game.txt | head -0`: nobody reads the output. The read end is closed
+    # before the process starts, so its first write fails with EPIPE every time.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run([*OMEGA, "show", str(ROOT / "docs" / "example-game.txt")], env=ENV,
+                                stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 0
+    assert result.stderr == ""

@@ -222,3 +222,8 @@ def test_docs_records_example_parses_and_matches_its_result() -> None:
     assert record.game.record(record.tags) == full[0]  # the example is exactly what the engine writes
     json_blocks = re.findall(r"```json\n(.*?)```", doc, flags=re.DOTALL)
     assert json_blocks and from_json(json_blocks[0]).game == record.game
+
+
+def test_byte_order_mark_is_ignored() -> None:
+    record = parse_record("\ufeffPlayers: 2\nSize: 3\n\n1. a1 a2\n")
+    assert record.game.history == (("a1", "a2"),)

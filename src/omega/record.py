@@ -115,6 +115,7 @@ def parse_record(text: str) -> Record:
     """
     if not isinstance(text, str):
         raise ValueError("a record is text")
+    text = text.removeprefix("\ufeff")  # a byte-order mark some editors put first
     raw_tags: dict[str, tuple[str, int]] = {}
     entries: list[tuple[int, str]] = []
     first_line = 0

@@ -271,6 +271,21 @@ def show_json(game: Game, record: Record, entries: int) -> dict[str, Any]:
     return data
 
 
+def _closed_pipe_safe(main: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    # `omega show game.txt | head` closes the pipe early: that is not an error worth a traceback.
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return main(args)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush stays quiet
+            return 0
+
+    run.__doc__ = main.__doc__
+    return run
+
+
+@_closed_pipe_safe
 def show_main(args: argparse.Namespace) -> int:
     """``omega show RECORD_FILE [--turn K] [--json] [--no-color]``; returns the exit status."""
     try:
@@ -463,12 +478,12 @@ class _Session:
             self.show()
             return ""
         if head == "save":
-            if len(words) == 2:
-                self.write_record(line.split(None, 1)[1].strip())
-            elif len(words) == 1 and self.save_path:
+            if len(words) > 1:
+                self.write_record(line.strip()[len("save"):].strip())  # the rest of the line, spaces and all
+            elif self.save_path:
                 self.write_record(self.save_path)
             else:
-                self.say("Usage: save FILE (one file name without spaces)")
+                self.say("Usage: save FILE")
             return ""
         if head == "undo" and len(words) == 1:
             self.undo()
@@ -507,6 +522,7 @@ class _Session:
         self.show()
 
 
+@_closed_pipe_safe
 def play_main(args: argparse.Namespace) -> int:
     """``omega play [--players N] [--size S] [--pie] [--ai SEAT=BOT ...] [--save FILE]``."""
     try:
