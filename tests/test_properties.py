@@ -205,3 +205,37 @@ def test_copy_is_independent(game: Game, data: st.DataObject) -> None:
     if game.history:
         game.undo()
         assert twin.history[: len(game.history)] == game.history
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(
+    st.text(max_size=200),
+    st.lists(st.sampled_from(["Players: 2", "Players: 3", "Size: 3", "Size: 5", "Pie: yes", "Result: White wins",
+                              "1. e5 a1", "a1 b2", "c3,c4", "swap", "2. swap", "# note", "", "Event: x",
+                              "a1 a2 a3", "b1 b2 b3 b4", "e5 e5", "x9 y9"]), max_size=12).map("\n".join),
+))
+def test_any_text_is_a_record_or_a_value_error(text: str) -> None:
+    try:
+        game = Game.from_record(text)
+    except ValueError as e:
+        message = str(e)
+        assert message and "\n" not in message
+        assert message.startswith(("line ", "record JSON")), message
+    else:
+        assert Game.from_record(game.record()) == game
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | st.text(max_size=5) | st.sampled_from(["e5", "a1", "swap", "b2"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    max_leaves=12,
+), st.integers(2, 4), st.integers(2, 6), st.booleans())
+def test_any_json_is_a_record_or_a_value_error(actions: Any, players: int, size: int, pie: bool) -> None:
+    data = {"format": "omega-record", "version": 1, "players": players, "size": size, "pie_rule": pie, "actions": actions}
+    try:
+        record = from_json(data)
+    except ValueError as e:
+        assert str(e).startswith("record JSON")
+    else:
+        assert from_json(to_json(record.game)).game == record.game

@@ -494,13 +494,16 @@ class Game:
 
     @classmethod
     def from_record(cls, text: str) -> Game:
-        """The game a text record describes; ValueError saying where and why if it is bad.
+        """The game a record describes (text form, or the JSON form's text); ValueError
+        saying where and why if it is bad.
 
         >>> Game.from_record("Players: 2\\nSize: 5\\n\\n1. e5 a1\\n").stone("a1")
         <Color.BLACK: 1>
         """
-        from omega.record import parse_record
+        from omega.record import from_json, parse_record
 
+        if isinstance(text, str) and text.lstrip().startswith("{"):  # a text record never starts with '{'
+            return from_json(text).game
         return parse_record(text).game
 
     # -- helpers ----------------------------------------------------------------------
