@@ -328,3 +328,15 @@ def test_a_search_bot_from_the_registry_beats_random_in_worker_processes() -> No
     assert match.games == 8
     assert match.wins["a"] >= 6, match.to_json()
     assert match.by_color["White"]["games"] == match.by_color["Black"]["games"] == 4
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_equal_bots_score_one_nth(players: int) -> None:
+    # BOT_B holds players - 1 seats, so equal bots give BOT_A about 1/N of the wins (not 1/2).
+    games = 240 * players
+    match = run_match("random", "random", games=games, size=4, players=players, seed=11, jobs=2)
+    # A 99.9% interval (z = 3.29): a fixed seed, but not one picked to pass at 95%.
+    low, high = wilson_interval(match.wins["a"], games, z=3.29)
+    assert low < 1 / players < high
+    if players > 2:
+        assert high < 1 / 2

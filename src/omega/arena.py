@@ -422,7 +422,7 @@ def run_match(
     check_match_args(spec_a, spec_b, games, size, players, pie)
     if record_dir is not None:
         Path(record_dir).mkdir(parents=True, exist_ok=True)
-    workers = max(1, min(jobs if jobs is not None else (os.cpu_count() or 1), games))
+    workers = max(1, min(jobs if jobs is not None else _cores(), games))
     match = MatchResult(spec_a, spec_b, players, size, pie, seed, workers)
     job_list = [
         GameJob(i, spec_a, spec_b, size, players, pie, seed, None if record_dir is None else str(record_dir))
@@ -436,6 +436,13 @@ def run_match(
     match.results.sort(key=lambda r: r.index)
     match.wall_seconds = time.perf_counter() - started
     return match
+
+
+def _cores() -> int:
+    # The cores this process may run on (a container or taskset may allow fewer than exist).
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _play_all(jobs: list[GameJob], workers: int) -> Iterator[GameResult]:
