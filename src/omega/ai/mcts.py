@@ -292,8 +292,8 @@ class MctsBot:
         self.last: SearchResult | None = None
 
     def cancel(self) -> None:
-        """Ask a running search (on another thread) to stop after its current chunk; the
-        bot then plays the best turn found so far."""
+        """Stop the running search (from another thread) after its current chunk, or the
+        next one if none is running; the bot then plays the best turn found so far."""
         self._cancel.set()
 
     def choose(self, game: Game) -> Action:
@@ -315,7 +315,6 @@ class MctsBot:
         """Search ``state`` (at the start of a turn) and return the chosen turn."""
         if state.over or state.step != 0:
             raise ValueError("search starts at the start of a turn of a game in progress")
-        self._cancel.clear()
         t = state.tables
         empties = state.empties()
         tree = self._tree_for(len(empties))
@@ -344,6 +343,7 @@ class MctsBot:
             if self.time is not None:
                 chunk = max(16, min(chunk, int(rate * (deadline - now))))
         seconds = _time.perf_counter() - start
+        self._cancel.clear()
         cells, value = self._pick(state, tree, balanced)
         self.last = SearchResult(cells=cells, value=value, iterations=done, seconds=seconds)
         return self.last
