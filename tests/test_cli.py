@@ -190,6 +190,9 @@ def test_show_colours_only_on_a_terminal(tmp_path: Path) -> None:
     path.write_text(DOC_RECORD)
     coloured = run_on_terminal(["show", str(path)], ENV)
     assert "\x1b[1;97mW\x1b[0m" in coloured and "\x1b[1;90mB\x1b[0m" in coloured
+    # The last turn (White a1, Black e3) is underlined: one stone of each colour.
+    assert coloured.count("\x1b[1;97m\x1b[4mW") == 1 and coloured.count("\x1b[1;90m\x1b[4mB") == 1
+    assert coloured.split("\n a ")[1].split("\n")[0].startswith("    \x1b[1;97m\x1b[4mW")  # a1
     assert "\x1b[" not in run_on_terminal(["show", str(path), "--no-color"], ENV)
     assert "\x1b[" not in run_on_terminal(["show", str(path)], {**ENV, "NO_COLOR": "1"})
 

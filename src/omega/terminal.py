@@ -56,15 +56,17 @@ def use_color(stream: IO[str], no_color_flag: bool) -> bool:
     return stream.isatty() and not no_color_flag and not os.environ.get("NO_COLOR")
 
 
-def _paint(text: str, color: Color | None, ansi: bool) -> str:
+def _paint(text: str, color: Color | None, ansi: bool, fresh: bool = False) -> str:
     if not ansi:
         return text
-    return f"{_ANSI[color] if color is not None else _DIM}{text}{_RESET}"
+    underline = "\x1b[4m" if fresh else ""
+    return f"{_ANSI[color] if color is not None else _DIM}{underline}{text}{_RESET}"
 
 
 def render_board(game: Game, color: bool = False) -> str:
     """The board as text: hex layout, row letters on the left, column numbers along the top
     and right edges (a column runs down and to the left), stones as W/B/R/U, ``.`` if empty.
+    With ``color``, stones get ANSI colours and those of the last turn are underlined.
 
     >>> from omega import Game
     >>> g = Game(size=3); g.play(["c3", "a1"])
@@ -84,6 +86,8 @@ def render_board(game: Game, color: bool = False) -> str:
         # Column c moves half a cell left per row down; row n's first cell sits at the margin.
         return margin + _CELL_WIDTH // 2 * (2 * c - r + n - 2)
 
+    last_action = game.history[-1] if game.history else ()
+    fresh = set(last_action) if last_action != SWAP else set()
     lines: list[str] = []
     top = [" "] * (x_of(1, n) + 3)
     for c in range(1, n + 1):
@@ -96,8 +100,12 @@ def render_board(game: Game, color: bool = False) -> str:
         parts = [f" {chr(96 + r)} ", " " * (x_of(r, first) - margin)]
         cells: list[str] = []
         for c in range(first, last + 1):
-            stone = game.stone(f"{chr(96 + r)}{c}")
-            cells.append(_paint(LETTERS[stone], stone, color) if stone is not None else _paint(EMPTY, None, color))
+            name = f"{chr(96 + r)}{c}"
+            stone = game.stone(name)
+            if stone is None:
+                cells.append(_paint(EMPTY, None, color))
+            else:
+                cells.append(_paint(LETTERS[stone], stone, color, fresh=name in fresh))
         parts.append((" " * (_CELL_WIDTH - 1)).join(cells))
         if r < n:  # the column that starts on the next row is labelled at this row's end
             parts.append(" " * (_CELL_WIDTH - 1) + str(n + r))
