@@ -323,6 +323,9 @@ def test_two_bots_play_a_whole_game_without_input(tmp_path: Path) -> None:
     result = omega("play", "--players", "4", "--size", "4", "--ai", "0=random:seed=1", "--ai", "1=random:seed=2",
                    "--ai", "2=random:seed=3", "--ai", "3=random:seed=4", "--save", str(save))
     assert result.returncode == 0
+    assert "Blue (player 3, random:seed=4): " in result.stdout
+    final_board = result.stdout.split("Last turn:")[-2].rsplit(" a ", 1)[1]
+    assert final_board.count("U") == 8 and final_board.count("W") == 8  # 8 stones of each colour
     game = Game.from_record(save.read_text())
     assert game.is_over and game.turns_played == 8  # 37 // 16 = 2 rounds of 4 turns
     assert game.empty_count == 37 % 16

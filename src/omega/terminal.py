@@ -16,6 +16,7 @@ and never with ``--no-color`` or the ``NO_COLOR`` environment variable.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -542,6 +543,9 @@ def play_main(args: argparse.Namespace) -> int:
         return 2
     game = Game(players=args.players, size=args.size, pie_rule=args.pie)
     echo = not sys.stdin.isatty()
+    if not echo:
+        with contextlib.suppress(ImportError):  # platforms without GNU readline just lack editing
+            import readline  # noqa: F401  (importing it gives input() line editing and history)
 
     def read(prompt: str) -> str:
         return input(prompt)
