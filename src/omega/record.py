@@ -80,7 +80,17 @@ def result_text(game: Game) -> str:
 
 
 def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
-    """The text record of ``game`` with optional extra ``tags`` (see ``docs/records.md``)."""
+    """The text record of ``game`` with optional extra ``tags`` (see ``docs/records.md``).
+
+    >>> g = Game(players=3, size=4); g.play(["d4", "a1", "g7"])
+    >>> print(format_record(g, {"Event": "test"}), end="")
+    Players: 3
+    Size: 4
+    Pie: no
+    Event: test
+    <BLANKLINE>
+    1. d4 a1 g7
+    """
     lines = [f"Players: {game.players}", f"Size: {game.size}", f"Pie: {'yes' if game.pie_rule else 'no'}"]
     extra = dict(tags or {})
     for key, value in extra.items():
