@@ -1,0 +1,163 @@
+"""``omega serve`` as real processes: SIGKILL at any moment loses no acknowledged turn, pending
+computer turns are played after a restart, and two processes on one PostgreSQL database push
+each other's events."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_helpers import Api, PgCluster, ServeProcess, Socket, make_server, random_turn
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_sigkill_loses_no_acknowledged_turn(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}"
+    rng = random.Random(21)
+    serve = ServeProcess(db)
+    serve.ready()
+    api = Api(serve.url)
+    t = api.create(players=2, size=6)
+    tid, tokens = t["id"], [t["invites"]["0"], t["invites"]["1"]]
+    acked: list[list[str]] = []
+
+    def play(n: int) -> None:
+        state = api.state(tid, tokens[0])
+        for _ in range(n):
+            seat = state["game"]["current_seat"]
+            answer = api.turn(tid, tokens[seat], random_turn(state, rng))
+            state = answer["state"]
+            acked.append(state["game"]["history"][-1])
+
+    try:
+        # 1. Kill right after an acknowledgement.
+        play(5)
+        serve.kill()
+        serve = ServeProcess(db, port=serve.port)
+        serve.ready()
+        api.http.close()
+        api = Api(serve.url)
+        assert api.state(tid, tokens[0])["game"]["history"] == acked
+
+        # 2. Kill while turns are in flight: a client keeps playing until the server dies.
+        in_flight: dict[str, Any] = {}
+        stop = threading.Event()
+
+        def hammer() -> None:
+            client = Api(serve.url)
+            try:
+                state = client.state(tid, tokens[0])
+                n = 0
+                while not stop.is_set():
+                    seat = state["game"]["current_seat"]
+                    cells = random_turn(state, rng)
+                    rid = f"flight-{n}"
+                    in_flight.update(rid=rid, seat=seat, cells=cells)
+                    r = client.act(tid, tokens[seat], {"type": "turn", "cells": cells}, request_id=rid)
+                    if r.status_code != 200:
+                        return
+                    state = r.json()["state"]
+                    acked.append(state["game"]["history"][-1])
+                    in_flight.clear()
+                    n += 1
+                    if n == 8:
+                        ready_to_kill.set()
+            except httpx.HTTPError:
+                return  # the server was killed under us
+            finally:
+                client.close()
+
+        ready_to_kill = threading.Event()
+        worker = threading.Thread(target=hammer)
+        worker.start()
+        assert ready_to_kill.wait(60)
+        serve.kill()
+        stop.set()
+        worker.join(60)
+        serve = ServeProcess(db, port=serve.port)
+        serve.ready()
+        api.http.close()
+        api = Api(serve.url)
+        history = api.state(tid, tokens[0])["game"]["history"]
+        assert history[: len(acked)] == acked  # every acknowledged turn, in order
+        assert len(history) - len(acked) <= 1  # at most the one unacknowledged turn in flight
+        if in_flight:
+            # Retrying the unanswered request is safe: it is played once at most.
+            r = api.act(tid, tokens[in_flight["seat"]], {"type": "turn", "cells": in_flight["cells"]},
+                        request_id=in_flight["rid"])
+            assert r.status_code == 200, r.text
+            acked.append(in_flight["cells"])
+        history = api.state(tid, tokens[0])["game"]["history"]
+        assert history == acked
+
+        # 3. Play goes on to the end.
+        state = api.state(tid, tokens[0])
+        while state["status"] == "playing":
+            seat = state["game"]["current_seat"]
+            state = api.turn(tid, tokens[seat], random_turn(state, rng))["state"]
+        assert len(state["game"]["stones"]) == 88 and state["game"]["over"]
+    finally:
+        api.close()
+        serve.kill()
+
+
+def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
+    """A computer turn left pending (its server died before playing it) is played by the next
+    ``omega serve`` on that database, with the real level-1 bot."""
+    db = f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}"
+    # A server whose computer players never move leaves the turn pending, as a crash would.
+    live = make_server(db, bot=None)
+    api = Api(live.url)
+    try:
+        t = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 1}])
+        state = api.turn(t["id"], t["token"], ["e5", "a1"])["state"]
+        assert state["game"]["current_seat"] == 1
+    finally:
+        api.close()
+        live.stop()
+    serve = ServeProcess(db)
+    serve.ready()
+    watch = Socket(serve.ws_url, t["id"], t["spectator_key"], since=state["version"])
+    try:
+        ev = watch.until(lambda m: m["type"] in ("event", "sync") and len(m["state"]["game"]["history"]) == 2,
+                         timeout=90)
+        cells = ev["state"]["game"]["history"][1]
+        assert len(cells) == 2 and not set(cells) & {"e5", "a1"}
+        assert ev["state"]["game"]["current_seat"] == 0
+    finally:
+        watch.close()
+        serve.stop()
+
+
+def test_two_processes_on_one_postgres(pg: PgCluster) -> None:
+    url = pg.new_database()
+    a, b = ServeProcess(url), ServeProcess(url)
+    a.ready()
+    b.ready()
+    api_a, api_b = Api(a.url), Api(b.url)
+    try:
+        t = api_a.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 1}])
+        watch = Socket(b.ws_url, t["id"], t["spectator_key"])
+        try:
+            assert watch.recv()["type"] == "sync"
+            api_a.turn(t["id"], t["token"], ["e5", "a1"])
+            mine = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn")
+            assert mine["event"]["cells"] == ["e5", "a1"] and mine["event"]["computer"] is False
+            reply = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn", timeout=90)
+            assert reply["event"]["computer"] is True and reply["event"]["seat"] == 1
+            state = api_b.state(t["id"], t["token"])
+            assert len(state["game"]["history"]) == 2  # the computer played once, in one process
+            versions = [m["version"] for m in watch.received if m["type"] == "event"]
+            assert versions == list(range(versions[0], versions[-1] + 1))
+        finally:
+            watch.close()
+    finally:
+        api_a.close()
+        api_b.close()
+        a.stop()
+        b.stop()

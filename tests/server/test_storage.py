@@ -1,0 +1,141 @@
+"""Storage on SQLite and PostgreSQL: migrations, restarts, claims, and two servers on one database."""
+
+from __future__ import annotations
+
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
+from sqlalchemy import inspect, text
+
+from omega.server.storage import Repository, make_engine
+from omega.server.tables import SeatConfig, TableConfig
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
+    repos = [Repository(make_engine(db_url)) for _ in range(3)]
+    errors: list[BaseException] = []
+
+    def migrate(repo: Repository) -> None:
+        try:
+            repo.migrate()
+        except BaseException as e:  # collected and reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=migrate, args=(r,)) for r in repos]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    if db_url.startswith("sqlite"):
+        assert not errors or all("locked" in str(e) for e in errors)
+        repos[0].migrate()
+    else:
+        assert errors == []
+    names = set(inspect(repos[0].engine).get_table_names())
+    assert {"tables", "seats", "events", "servers", "presence", "alembic_version"} <= names
+    with repos[0].engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0001"
+    for r in repos:
+        r.engine.dispose()
+
+
+def test_claim_computer_turn_once(db_url: str) -> None:
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    config = TableConfig("claimtbl", 2, 5, False, "2026-01-01T00:00:00+00:00",
+                         (SeatConfig("computer", 1), SeatConfig("human")))
+    repo.create_table(config, [None, "h" * 64], "s" * 64, ai_pending=True)
+    repo.register_server("a")
+    repo.register_server("b")
+    with ThreadPoolExecutor(4) as pool:
+        claims = list(pool.map(lambda sid: repo.claim_computer_turn("claimtbl", 0, sid), ["a", "b", "a", "b"]))
+    winners = {sid for sid, ok in zip(["a", "b", "a", "b"], claims, strict=True) if ok}
+    assert len(winners) == 1
+    loser = ({"a", "b"} - winners).pop()
+    assert not repo.claim_computer_turn("claimtbl", 0, loser)
+    assert not repo.claim_computer_turn("claimtbl", 1, loser)  # no such version
+    repo.forget_server(winners.pop())  # the claimer died: its turn may be taken over
+    assert repo.claim_computer_turn("claimtbl", 0, loser)
+    repo.engine.dispose()
+
+
+def test_restart_rebuilds_every_table(db_url: str) -> None:
+    rng = random.Random(11)
+    live = make_server(db_url)
+    api = Api(live.url)
+    tables = []
+    try:
+        for players in (2, 3, 4):
+            t = api.create(players=players, size=5 + players, pie_rule=players == 2, name=f"P{players}")
+            tokens = {int(k): v for k, v in t["invites"].items()}
+            state = t["state"]
+            for _ in range(5):
+                seat = state["game"]["current_seat"]
+                state = api.turn(t["id"], tokens[seat], random_turn(state, rng))["state"]
+            if players == 3:
+                state = api.act(t["id"], tokens[1], {"type": "resign"}).json()["state"]
+            tables.append((t, api.state(t["id"], t["spectator_key"])))
+    finally:
+        api.close()
+        live.stop()
+    live = make_server(db_url)
+    api = Api(live.url)
+    try:
+        for t, before in tables:
+            after = api.state(t["id"], t["spectator_key"])
+            for key in ("version", "players", "size", "pie_rule", "status", "game"):
+                assert after[key] == before[key], key
+            assert [s["name"] for s in after["seats"]] == [s["name"] for s in before["seats"]]
+            assert [s["resigned"] for s in after["seats"]] == [s["resigned"] for s in before["seats"]]
+    finally:
+        api.close()
+        live.stop()
+
+
+def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
+    """A move made through server A reaches a socket on server B; racing confirms sent to both
+    servers at once play exactly one turn."""
+    url = pg.new_database()
+    a, b = make_server(url), make_server(url)
+    api_a, api_b = Api(a.url), Api(b.url)
+    try:
+        t = api_a.create(players=2)
+        tid, p0, p1 = t["id"], t["invites"]["0"], t["invites"]["1"]
+        watch = Socket(b.ws_url, tid, p1)
+        try:
+            assert watch.recv()["type"] == "sync"
+            api_a.turn(tid, p0, ["e5", "a1"])
+            ev = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn")
+            assert ev["event"]["cells"] == ["e5", "a1"] and ev["state"]["game"]["current_seat"] == 1
+            # B answers reads with A's move too.
+            assert api_b.state(tid, p0)["game"]["history"] == [["e5", "a1"]]
+            rng = random.Random(4)
+            with ThreadPoolExecutor(4) as pool:
+                for _ in range(5):
+                    state = api_b.state(tid, p0)
+                    seat = state["game"]["current_seat"]
+                    token = (p0, p1)[seat]
+                    cells = [random_turn(state, rng) for _ in range(2)]
+                    answers = list(pool.map(
+                        lambda pair, token=token: pair[0].act(tid, token, {"type": "turn", "cells": pair[1]}),
+                        [(api_a, cells[0]), (api_b, cells[1])]))
+                    assert sorted(r.status_code for r in answers) == [200, 409], [r.text for r in answers]
+                    assert error_code(next(r for r in answers if r.status_code == 409)) == "not_your_turn"
+            final = api_a.state(tid, p0)
+            assert len(final["game"]["history"]) == 6
+            events = watch.until(lambda m: m["type"] == "event" and m["version"] == final["version"])
+            assert events["state"]["game"]["history"] == final["game"]["history"]
+            versions = [m["version"] for m in watch.received if m["type"] == "event"]
+            assert versions == list(range(versions[0], final["version"] + 1))
+        finally:
+            watch.close()
+    finally:
+        api_a.close()
+        api_b.close()
+        a.stop()
+        b.stop()
