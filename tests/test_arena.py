@@ -26,6 +26,7 @@ from omega.arena import (
     seeded_spec,
     wilson_interval,
 )
+from omega.cli import main
 from omega.game import Action
 from omega.record import parse_record
 
@@ -277,11 +278,20 @@ def test_cli_table() -> None:
         (["random"], "omega match: the following arguments are required: BOT_B"),
     ],
 )
-def test_cli_bad_arguments_exit_2(args: list[str], message: str) -> None:
-    done = omega("match", *args)
+def test_cli_bad_arguments_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # In-process through omega.cli.main (the subprocess path is checked just below).
+    assert main(["match", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(message)
+    assert err.count("\n") == 1
+
+
+def test_cli_bad_spec_exits_2_in_a_real_process() -> None:
+    done = omega("match", "random", "nobot", "--json")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith(message)
+    assert done.stderr.startswith("omega match: BOT_B: unknown bot 'nobot'; choose one of ")
     assert done.stderr.count("\n") == 1
 
 
