@@ -240,6 +240,9 @@ def from_json(data: Mapping[str, Any] | str) -> Record:
             data = json.loads(data)
         except json.JSONDecodeError as e:
             raise ValueError(f"record JSON is not valid JSON: {e}") from None
+        except RecursionError:
+            # The parser recurses per nesting level; no record nests more than three deep.
+            raise ValueError("record JSON is nested too deeply") from None
     if not isinstance(data, Mapping):
         raise ValueError("record JSON must be an object")
     if data.get("format") != JSON_FORMAT:
