@@ -227,3 +227,8 @@ def test_docs_records_example_parses_and_matches_its_result() -> None:
 def test_byte_order_mark_is_ignored() -> None:
     record = parse_record("\ufeffPlayers: 2\nSize: 3\n\n1. a1 a2\n")
     assert record.game.history == (("a1", "a2"),)
+
+
+def test_deeply_nested_json_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="nested too deeply"):
+        from_json("[" * 100_000)
