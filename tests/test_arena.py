@@ -60,7 +60,7 @@ def test_bot_a_really_plays_its_seat(tmp_path: Path) -> None:
     # Two distinguishable specs; replaying each seat's (seeded) bot must reproduce the record.
     spec_a, spec_b = "random:seed=1", "random:seed=2"
     run_match(spec_a, spec_b, games=6, size=3, players=3, seed=9, jobs=1, record_dir=tmp_path)
-    files = sorted(tmp_path.iterdir())
+    files = sorted(tmp_path.glob("game-*.txt"))
     assert [f.name for f in files] == [f"game-{i:05d}.txt" for i in range(1, 7)]
     for index, path in enumerate(files):
         record = parse_record(path.read_text())
@@ -244,7 +244,17 @@ def test_cli_json_four_players_with_pie_off_and_three_with_records(tmp_path: Pat
     done = omega("match", "random", "random", "--games", "3", "--size", "3", "--players", "3",
                  "--record-dir", str(records))
     assert done.returncode == 0, done.stderr
-    assert len(list(records.iterdir())) == 3
+    assert sorted(f.name for f in records.iterdir()) == [
+        "game-00001.txt", "game-00002.txt", "game-00003.txt", "match.json",
+    ]
+    summary = json.loads((records / "match.json").read_text())
+    assert summary["games"] == 3 and summary["players"] == 3
+    a_wins = 0
+    for i in (1, 2, 3):
+        record = parse_record((records / f"game-{i:05d}.txt").read_text())
+        assert record.game.winner is not None
+        a_wins += record.tags["BotA"] == record.game.winner.label  # no pie: BotA's colour is its seat's
+    assert summary["wins"]["a"] == a_wins
     assert "A = random    B = random" in done.stdout
     assert "Elo" not in done.stdout  # no Elo with 3 players
 

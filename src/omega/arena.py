@@ -412,8 +412,9 @@ def run_match(
 
     ``jobs`` worker processes play games in parallel (default: one per core; 1 plays in
     this process).  Results are in game order and do not depend on ``jobs``.
-    ``progress(done, total, partial_result)`` is called after each finished game.
-    ValueError for a bad spec or bad rules.
+    ``progress(done, total, partial_result)`` is called after each finished game.  With
+    ``record_dir`` each game's text record is saved there (``game-00001.txt``, ...) and,
+    at the end, the summary as ``match.json``.  ValueError for a bad spec or bad rules.
 
     >>> r = run_match("random", "random", games=3, size=3, players=3, seed=2, jobs=1)
     >>> r.wins["a"] + r.wins["b"], r.elo_diff is None
@@ -435,6 +436,10 @@ def run_match(
             progress(len(match.results), games, match)
     match.results.sort(key=lambda r: r.index)
     match.wall_seconds = time.perf_counter() - started
+    if record_dir is not None:
+        # The summary next to the games, so a directory of records explains itself.
+        summary = Path(record_dir) / "match.json"
+        summary.write_text(json.dumps(match.to_json(), indent=2) + "\n", encoding="utf-8")
     return match
 
 
