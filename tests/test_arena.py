@@ -360,3 +360,33 @@ def test_equal_bots_score_one_nth(players: int) -> None:
     assert low < 1 / players < high
     if players > 2:
         assert high < 1 / 2
+
+
+class _Swapper:
+    """Swaps whenever the pie rule allows it, else plays the first empty cells."""
+
+    name = "swapper"
+
+    def choose(self, game: Game) -> Action:
+        if game.can_swap:
+            return "swap"
+        return tuple(game.empty_cells()[: game.players])
+
+
+def test_pie_swaps_follow_the_colour_not_the_seat() -> None:
+    register("test-swapper")(lambda options: _Swapper())
+    try:
+        match = run_match("test-swapper", "random", games=4, size=3, seed=1, jobs=1, pie=True)
+    finally:
+        _FACTORIES.pop("test-swapper")
+    # Games 1 and 3: BOT_A sits in seat 1 (Black), swaps, and ends up holding White.
+    assert [r.a_seat for r in match.results] == [0, 1, 0, 1]
+    assert [r.swapped_by for r in match.results] == [None, "a", None, "a"]
+    assert [r.a_color for r in match.results] == ["White"] * 4
+    assert match.by_color == {
+        "White": {"games": 4, "a_wins": match.wins["a"]},
+        "Black": {"games": 0, "a_wins": 0},
+    }
+    assert match.to_json()["swaps"] == {"a": 2, "b": 0}
+    for r in match.results:
+        assert r.a_won == (r.winner == "White")
