@@ -15,6 +15,9 @@ import pytest
 
 from omega import Color, Game, __version__
 from omega.ai import make_bot, registered
+from omega.ai.base import _FACTORIES, register
+from omega.engine import Engine
+from omega.game import Action
 from omega.record import to_json
 
 ANSWER_TIMEOUT = 30.0  # seconds; generous for a loaded 2-core machine
@@ -419,3 +422,30 @@ def test_the_documented_sessions_are_real() -> None:
     assert answers["final_score"] == (
         f"= White {scores[Color.WHITE]}, Black {scores[Color.BLACK]}; {game.winner.label} wins\n\n"
     )
+
+
+class _Swapper:
+    """Swaps whenever the pie rule allows it, else plays the first empty cells."""
+
+    name = "swapper"
+
+    def choose(self, game: Game) -> Action:
+        return "swap" if game.can_swap else tuple(game.empty_cells()[: game.players])
+
+
+def test_genmove_answers_swap_when_the_bot_swaps() -> None:
+    # In-process (a test bot cannot reach a child process's registry); same Engine code.
+    register("test-swapper")(lambda options: _Swapper())
+    try:
+        engine = Engine()
+        assert engine.execute("bot test-swapper") == "= \n\n"
+        assert engine.execute("pie on") == "= \n\n"
+        assert engine.execute("play e5 a1") == "= \n\n"
+        assert engine.execute("5 genmove") == "=5 swap\n\n"
+        assert engine.execute("to_move") == "= Black\n\n"
+        assert engine.execute("can_swap") == "= false\n\n"
+        assert engine.execute("genmove") == "= a2 a3\n\n"  # the first empty cells
+        record = engine.execute("record")
+        assert record is not None and record.endswith("1. e5 a1\n2. swap\n3. a2 a3\n\n")
+    finally:
+        _FACTORIES.pop("test-swapper")
