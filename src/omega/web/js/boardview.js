@@ -126,7 +126,9 @@ export class BoardView {
     }
     this.svg.classList.toggle("markers", Boolean(view.markers));
     const stones = [];
-    for (const [cell, color] of Object.entries(view.stones)) stones.push(this.stone(cell, color, "stone", view.markers));
+    for (const [cell, color] of Object.entries(view.stones)) {
+      stones.push(this.stone(cell, color, last.has(cell) ? "stone last" : "stone", view.markers));
+    }
     for (const [cell, color] of staged) stones.push(this.stone(cell, color, "stone staged", view.markers));
     if (view.ghost && !view.stones[view.ghost.cell] && !staged.has(view.ghost.cell)) {
       stones.push(this.stone(view.ghost.cell, view.ghost.color, "stone ghost", false));
@@ -142,6 +144,8 @@ export class BoardView {
     const g = el("g", { class: `${cls} stone-${key}`, transform: `translate(${fmt(x)} ${fmt(y)})` });
     g.append(el("circle", { r: fmt(STONE), fill: `url(#g-${key})` }));
     if (markers && MARKERS[color]) g.append(MARKERS[color]());
+    // The last turn's stones get a centre dot (with marks on, the cell highlight alone says it).
+    else if (cls === "stone last") g.append(el("circle", { r: fmt(0.17 * R), class: "lastdot" }));
     return g;
   }
 

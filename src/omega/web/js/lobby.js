@@ -22,7 +22,7 @@ export function startLobby(root) {
   };
   const seatsBox = h("div", { class: "seats" });
   const pieRow = h("label", { class: "toggle pie-row" });
-  const error = h("div", { class: "message error", role: "alert", hidden: true });
+  const error = h("div", { class: "message is-error", role: "alert", hidden: true });
   const nameInput = h("input", { type: "text", id: "name", maxlength: "40", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
   const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
   const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });

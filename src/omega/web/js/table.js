@@ -604,7 +604,8 @@ export function startTable(root, tableId) {
       const color = g.to_move;
       const seat = color ? seatOf(color) : null;
       const who = seat ? seatLabel(seat) : color;
-      if (seat && seat.kind === "computer") content = [swatch(color), ` ${color}: computer (level ${seat.level}) is thinking…`];
+      if (!color) content = ["Waiting…"];
+      else if (seat && seat.kind === "computer") content = [swatch(color), ` ${color}: computer (level ${seat.level}) is thinking…`];
       else content = [swatch(color), ` Waiting for ${color} (${who})…`];
       if (S.seat === null) content = [h("span", { class: "tag" }, "watching"), " ", ...content];
     }
@@ -634,7 +635,7 @@ export function startTable(root, tableId) {
 
   function renderMessage() {
     message.hidden = !S.message;
-    message.className = `message ${S.message ? S.message.kind : ""}`;
+    message.className = `message ${S.message ? `is-${S.message.kind}` : ""}`;
     message.textContent = S.message ? S.message.text : "";
   }
 
@@ -691,11 +692,11 @@ export function startTable(root, tableId) {
       replay.append(
         h("h2", {}, "Replay"),
         h("div", { class: "row" },
-          h("button", { type: "button", class: "btn small", "aria-label": "Start", onclick: () => goReplay(0) }, "⏮"),
-          h("button", { type: "button", class: "btn small", "aria-label": "Back one move", onclick: step(-1) }, "◀"),
+          h("button", { type: "button", class: "btn small", "aria-label": "Start", onclick: () => goReplay(0) }, "«"),
+          h("button", { type: "button", class: "btn small", "aria-label": "Back one move", onclick: step(-1) }, "‹"),
           slider,
-          h("button", { type: "button", class: "btn small", "aria-label": "Forward one move", onclick: step(1) }, "▶"),
-          h("button", { type: "button", class: "btn small", "aria-label": "Live position", onclick: () => goReplay(game().history.length) }, "⏭")),
+          h("button", { type: "button", class: "btn small", "aria-label": "Forward one move", onclick: step(1) }, "›"),
+          h("button", { type: "button", class: "btn small", "aria-label": "Live position", onclick: () => goReplay(game().history.length) }, "»")),
         h("div", { class: "replay-pos muted" }));
     }
     slider.max = String(total);

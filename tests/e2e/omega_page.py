@@ -1,0 +1,233 @@
+"""Helpers for the browser tests: the real server in a subprocess, and the table page.
+
+Everything here drives the real page through clicks and keys, and checks what it shows
+against the server's record replayed by ``omega.Game``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
+
+from omega import Color, Game
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+COLORS = ["White", "Black", "Red", "Blue"]
+# Computer seats think in a worker process; a turn at level 1 takes well under a second,
+# but the first one may wait for the worker to start.
+BOT_WAIT_MS = 60_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``omega serve`` in a subprocess; it can be stopped and started again on the same port and db."""
+
+    def __init__(self, db_path: Path, port: int | None = None) -> None:
+        self.db_path = db_path
+        self.port = port or free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = db_path.with_suffix(".log")
+
+    def start(self, timeout: float = 60.0) -> None:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--db", f"sqlite:///{self.db_path}"],
+                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        deadline = time.monotonic() + timeout
+        while True:  # poll /api/health until it answers, within a deadline
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"omega serve exited with {self.proc.returncode}; see {self.log_path}")
+            try:
+                with urllib.request.urlopen(f"{self.base}/api/health", timeout=1) as r:
+                    if json.load(r).get("ok"):
+                        return
+            except (urllib.error.URLError, OSError, ValueError):
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"omega serve did not become healthy within {timeout} s")
+            time.sleep(0.1)  # a poll interval, not a wait for an outcome
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.proc = None
+
+    def request(self, method: str, path: str, token: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {token}"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        req = urllib.request.Request(f"{self.base}{path}", data=data, method=method, headers=headers)
+        with urllib.request.urlopen(req, timeout=10) as r:
+            text = r.read().decode()
+        return text if path.endswith(".txt") else json.loads(text)
+
+    def game(self, table_id: str, token: str) -> Game:
+        """The table's game rebuilt by the engine from the server's text record."""
+        return Game.from_record(self.request("GET", f"/api/tables/{table_id}/record.txt", token))
+
+
+def shot(page: Page, name: str) -> None:
+    """Save a screenshot under test-artifacts/screenshots/ (phone ones as a full page)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=name.startswith("phone"))
+
+
+def create_table(page: Page, base: str, players: int = 2, seats: list[str | int] | None = None,
+                 pie: bool = False, size: int = 5, name: str = "Ann", me: int = 0) -> TablePage:
+    """Create a table through the lobby form. ``seats``: "human" or a computer level per seat."""
+    seats = seats or ["human"] + [1] * (players - 1)
+    page.goto(base + "/")
+    page.get_by_label("Your name").fill(name)
+    page.locator(f'input[name="players"][value="{players}"]').check(force=True)
+    page.select_option("#size", str(size))
+    for i, seat in enumerate(seats):
+        page.select_option(f'select.seat-kind[data-seat="{i}"]', "human" if seat == "human" else "computer")
+        if seat != "human":
+            page.select_option(f'select.seat-level[data-seat="{i}"]', str(seat))
+    page.get_by_label(f"I play seat {me + 1}").check()
+    if pie:
+        page.locator("#pie").check()
+    page.get_by_role("button", name="Create table").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+#seat="))
+    table = TablePage(page)
+    expect(table.cell("a1")).to_be_visible()
+    return table
+
+
+class TablePage:
+    """The table page as a player (or spectator) sees it."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    @property
+    def table_id(self) -> str:
+        m = re.search(r"/t/([A-Za-z0-9_-]+)", self.page.url)
+        assert m, self.page.url
+        return m.group(1)
+
+    @property
+    def token(self) -> str:
+        m = re.search(r"#(?:seat|watch)=([A-Za-z0-9_-]+)", self.page.url)
+        assert m, self.page.url
+        return m.group(1)
+
+    def invite_links(self) -> list[str]:
+        """The invite links the creator's page offers to copy (one per other human seat)."""
+        return [b.get_attribute("data-copy") or "" for b in self.page.locator(".invites button[data-copy]").all()
+                if "#seat=" in (b.get_attribute("data-copy") or "")]
+
+    def spectator_link(self) -> str:
+        return self.page.locator('.invites button[data-copy*="#watch="]').get_attribute("data-copy") or ""
+
+    def cell(self, name: str) -> Locator:
+        return self.page.locator(f'g.cell[data-cell="{name}"]')
+
+    @property
+    def prompt(self) -> Locator:
+        return self.page.locator(".prompt")
+
+    @property
+    def confirm(self) -> Locator:
+        return self.page.get_by_role("button", name="Confirm")
+
+    @property
+    def undo(self) -> Locator:
+        return self.page.get_by_role("button", name="Undo")
+
+    def log_entries(self) -> Locator:
+        return self.page.locator(".log li[data-entry]")
+
+    def panel(self, color: str) -> Locator:
+        return self.page.locator(f'.panel[data-color="{color}"]')
+
+    def empty_cells(self) -> list[str]:
+        return self.page.eval_on_selector_all("g.cell.empty", "els => els.map(e => e.dataset.cell)")
+
+    def stones(self) -> dict[str, str]:
+        return dict(self.page.eval_on_selector_all(
+            "g.cell[data-stone]", "els => els.map(e => [e.dataset.cell, e.dataset.stone])"))
+
+    def staged(self) -> dict[str, str]:
+        return dict(self.page.eval_on_selector_all(
+            "g.cell[data-staged]", "els => els.map(e => [e.dataset.cell, e.dataset.staged])"))
+
+    def shown_scores(self) -> dict[str, int]:
+        return {c: int(v) for c, v in self.page.eval_on_selector_all(
+            ".panel", "els => els.map(e => [e.dataset.color, e.querySelector('.value').dataset.score])")}
+
+    def wait_my_turn(self, color: str | None = None) -> None:
+        expect(self.prompt).to_contain_text("Your turn", timeout=BOT_WAIT_MS)
+        if color:
+            expect(self.prompt.locator(".next-color")).to_have_text(color)
+
+    def play_turn(self, order: list[str], rng: random.Random, cells: list[str] | None = None) -> list[str]:
+        """Stage one stone per colour by clicking (checking each staged colour), then Confirm.
+
+        ``order`` is the staging order the page must offer. Returns the clicked cells.
+        """
+        self.wait_my_turn(order[0])
+        cells = cells or rng.sample(self.empty_cells(), len(order))
+        for k, (cell, color) in enumerate(zip(cells, order, strict=True)):
+            expect(self.prompt.locator(".next-color")).to_have_text(color)
+            self.cell(cell).click()
+            expect(self.cell(cell)).to_have_attribute("data-staged", color)
+            if k < len(order) - 1:
+                expect(self.confirm).to_be_disabled()
+        expect(self.confirm).to_be_enabled()
+        self.confirm.click()
+        # The turn is stored with each stone in the colour it was staged as.
+        for cell, color in zip(cells, order, strict=True):
+            expect(self.cell(cell)).to_have_attribute("data-stone", color)
+        return cells
+
+
+def engine_order(players: int, mover: int) -> list[str]:
+    """The staging order RULES.md gives: the mover's colour, then the others in turn order."""
+    return [COLORS[(mover + k) % players] for k in range(players)]
+
+
+def factors(game: Game, color: Color) -> str:
+    """The factor text the page shows: sizes largest first joined by ×, then the product."""
+    sizes = game.group_sizes(color)
+    if not sizes:
+        return "no stones = 0"
+    return " × ".join(map(str, sizes)) + " = " + group_digits(game.score(color))
+
+
+def group_digits(n: int) -> str:
+    return f"{n:,}".replace(",", "\u202f")

@@ -1,0 +1,133 @@
+"""What the table shows besides playing: hover outlines, spectators, reload, display options,
+the lobby's memory of tables and links."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import Contexts
+from omega_page import Server, TablePage, create_table, engine_order, factors, group_digits
+from playwright.sync_api import expect
+
+from omega import Color, Game
+
+
+def outline_edges(game: Game, cells: frozenset[str] | set[str]) -> int:
+    """Hex sides on the outside of a set of cells: 6 per cell minus the sides shared inside."""
+    board = game.board
+    inside = {board.index(c) for c in cells}
+    return sum(6 - sum(1 for nb in board.neighbours[i] if nb in inside) for i in inside)
+
+
+def test_hover_outlines_a_group_and_a_players_groups(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(8)
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    for _ in range(4):
+        table.play_turn(["White", "Black"], rng)
+    table.wait_my_turn()
+    game = server.game(table.table_id, table.token)
+    page = table.page
+
+    # Hovering a stone outlines its group and names its size.
+    biggest = max(game.groups(Color.WHITE), key=len)
+    cell = sorted(biggest)[0]
+    table.cell(cell).hover()
+    expect(page.locator(".tooltip")).to_have_text(f"White group of {len(biggest)}")
+    over = page.locator(".board .outline path.over")
+    expect(over).to_have_count(1)
+    assert (over.get_attribute("d") or "").count("M") == outline_edges(game, biggest)
+
+    # Hovering a player's panel outlines all their groups and writes the product as factors.
+    table.panel("Black").hover()
+    expect(page.locator(".tooltip")).to_be_hidden()
+    expect(table.panel("Black").locator(".factors")).to_have_text(factors(game, Color.BLACK))
+    table.panel("White").hover()
+    expect(table.panel("White").locator(".factors")).to_have_text(factors(game, Color.WHITE))
+    whites = {c for c, color in game.stones().items() if color == Color.WHITE}
+    assert (over.get_attribute("d") or "").count("M") == outline_edges(game, whites)
+    page.mouse.move(0, 0)
+    expect(table.panel("White").locator(".factors")).to_have_count(0)
+    expect(over).to_have_count(0)
+
+    # While staging, the panel previews the score the staged stones would give.
+    board = game.board
+    free = next(c for c in game.empty_cells()
+                if any(game.stone(board.cells[nb]) == Color.WHITE for nb in board.neighbours[board.index(c)]))
+    table.cell(free).click()
+    after = game.copy()
+    after.play([free, next(c for c in after.empty_cells() if c != free)])
+    assert after.score(Color.WHITE) != game.score(Color.WHITE)  # a stone next to a group changes the product
+    expect(table.panel("White").locator(".preview")).to_have_text(f"→ {group_digits(after.score(Color.WHITE))}")
+    expect(table.panel("White").locator(".value")).to_have_attribute("data-score", str(game.score(Color.WHITE)))
+
+
+def test_spectator_sees_moves_live_but_cannot_act(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(9)
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    link = table.spectator_link()
+    watcher = TablePage(contexts.page())
+    watcher.page.goto(link)
+    expect(watcher.prompt).to_contain_text("watching")
+    expect(watcher.confirm).to_be_hidden()
+    expect(watcher.page.locator(".rename")).to_have_count(0)
+    watcher.cell("e5").click()
+    expect(watcher.page.locator(".message")).to_have_text("You are watching this table.")
+    expect(watcher.page.locator("g.cell[data-staged]")).to_have_count(0)
+
+    played = table.play_turn(["White", "Black"], rng)
+    for cell, color in zip(played, ["White", "Black"], strict=True):
+        expect(watcher.cell(cell)).to_have_attribute("data-stone", color)
+    # The computer's answer reaches the spectator too.
+    expect(watcher.page.locator("g.cell[data-stone]")).to_have_count(4, timeout=60_000)
+    expect(watcher.page.locator(".log li[data-entry]")).to_have_count(2)
+    game = server.game(table.table_id, table.token)
+    assert watcher.stones() == {cell: c.label for cell, c in game.stones().items()}
+    expect(watcher.page.locator(".conn")).to_have_attribute("data-state", "live")
+
+
+def test_reload_mid_turn_keeps_the_game_and_the_staged_stone(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(10)
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table.play_turn(engine_order(3, 0), rng)
+    table.wait_my_turn("White")
+    stones = table.stones()
+    assert len(stones) == 9
+    first = table.empty_cells()[0]
+    table.cell(first).click()
+    expect(table.cell(first)).to_have_attribute("data-staged", "White")
+    table.page.reload()
+    expect(table.cell(first)).to_have_attribute("data-staged", "White")
+    assert table.stones() == stones
+    expect(table.prompt.locator(".next-color")).to_have_text("Black")
+    rest = [c for c in table.empty_cells() if c != first][:2]
+    table.cell(rest[0]).click()
+    table.cell(rest[1]).click()
+    table.confirm.click()
+    expect(table.cell(first)).to_have_attribute("data-stone", "White")
+    expect(table.cell(rest[1])).to_have_attribute("data-stone", "Red")
+
+
+def test_display_options_and_lobby_memory(server: Server, contexts: Contexts) -> None:
+    page = contexts.page(permissions=["clipboard-read", "clipboard-write"])
+    table = create_table(page, server.base, players=2, seats=["human", "human"], size=6, name="Ann")
+    expect(page.locator("g.cell")).to_have_count(91)
+    page.get_by_label("Coordinates").check()
+    expect(page.locator("g.cell text.name")).to_have_count(91)
+    expect(page.locator(".labels text.edge")).to_have_count(22)
+    page.get_by_label("Colour-blind marks").check()
+    table.cell("f6").click()
+    expect(page.locator(".stone.staged .mark")).to_have_count(1)
+    invite, spectate, table_id = table.invite_links()[0], table.spectator_link(), table.table_id
+
+    # The lobby remembers the table, offers its links, and opens a pasted link.
+    page.goto(server.base + "/")
+    row = page.locator(f'.table-row[data-table="{table_id}"]')
+    expect(row.locator(".status")).to_have_text("your turn")
+    row.get_by_role("button", name="Invite Black").click()
+    expect(row.get_by_role("button", name="Copied")).to_be_visible()
+    assert page.evaluate("navigator.clipboard.readText()") == invite
+    page.locator("#join").fill(spectate)
+    page.get_by_role("button", name="Open").click()
+    expect(page.locator(".prompt")).to_contain_text("watching")
+    # Options stay as chosen on this device.
+    expect(page.get_by_label("Coordinates")).to_be_checked()
