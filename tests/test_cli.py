@@ -375,3 +375,17 @@ def test_show_into_a_closed_pipe_is_quiet() -> None:
         os.close(write_end)
     assert result.returncode == 0
     assert result.stderr == ""
+
+
+def test_a_reader_that_closes_early_gets_no_traceback() -> None:
+    # `omega match ... | head -1`: the reader stops after one line.
+    process = subprocess.Popen(
+        [*OMEGA, "match", "random", "random", "--games", "300", "--jobs", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.readline()
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 0
+    assert "Traceback" not in stderr
