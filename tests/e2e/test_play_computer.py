@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 from conftest import Contexts
 from omega_page import Server, TablePage, create_table, engine_order, factors, shot
@@ -93,7 +94,7 @@ def test_two_player_game_against_computer_to_the_end(server: Server, contexts: C
     # The record downloads as text, and the replay slider steps back through the game.
     with page.expect_download() as info:
         gameover.get_by_role("button", name="Download record (text)").click()
-    assert "Result:" in open(info.value.path(), encoding="utf-8").read()
+    assert "Result:" in Path(info.value.path()).read_text(encoding="utf-8")
     page.get_by_role("button", name="Start").click()
     expect(table.prompt).to_contain_text("position after 0 of 30")
     expect(page.locator("g.cell[data-stone]")).to_have_count(0)
