@@ -24,6 +24,7 @@ from websockets.sync.client import ClientConnection, connect
 from omega.server.ai_worker import spec_bot
 from omega.server.app import create_app
 from omega.server.limits import Limits
+from omega.server.run import uvicorn_options
 from omega.server.service import Settings
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -84,7 +85,7 @@ class LiveServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="warning", ws_max_size=Limits().ws_max_frame, lifespan="on")
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options())  # type: ignore[arg-type]
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()

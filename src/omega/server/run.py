@@ -13,7 +13,19 @@ import sys
 
 from omega.server.storage import default_url
 
-__all__ = ["serve_main"]
+__all__ = ["serve_main", "uvicorn_options"]
+
+
+def uvicorn_options() -> dict[str, object]:
+    """WebSocket settings of the transport: the frame limit, and no per-message compression
+    (on these small JSON messages zlib cost more CPU than anything else the server does).
+
+    >>> uvicorn_options()["ws_per_message_deflate"]
+    False
+    """
+    from omega.server.limits import Limits
+
+    return {"ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False}
 
 
 def _database(args: argparse.Namespace) -> str:
@@ -26,8 +38,6 @@ def serve_main(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import ArgumentError
 
     from omega.server.app import create_app
-    from omega.server.limits import Limits
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     url = _database(args)
     try:
@@ -40,6 +50,6 @@ def serve_main(args: argparse.Namespace) -> int:
         return 2
     # Log the database without its password.
     logging.getLogger("omega.server").info("database %s", app.state.service.repo.engine.url)
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=Limits().ws_max_frame,
-                log_level="info", access_log=False, lifespan="on")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False, lifespan="on",
+                **uvicorn_options())  # type: ignore[arg-type]
     return 0

@@ -17,8 +17,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -264,6 +266,16 @@ class Repository:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.is_postgres = engine.dialect.name == "postgresql"
+        # SQLite has one writer; threads that queue on this lock wait in order, where threads
+        # left to SQLite's busy handler would sleep and retry and waste most of the time.
+        self._sqlite_writer = threading.Lock()
+
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        """A connection in a write transaction (committed when the block ends normally)."""
+        lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
+        with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+            yield conn
 
     @property
     def url(self) -> str:
@@ -277,7 +289,7 @@ class Repository:
 
         cfg = Config()
         cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             if self.is_postgres:
                 # Several processes may start at once: one migrates, the others wait here.
                 conn.execute(text("SELECT pg_advisory_xact_lock(4242001)"))
@@ -289,7 +301,7 @@ class Repository:
     def create_table(self, config: TableConfig, seat_hashes: Sequence[str | None], spectator_hash: str,
                      ai_pending: bool) -> None:
         """Store a new table at version 0."""
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             conn.execute(insert(TableRow).values(
                 id=config.id, created_at=datetime.fromisoformat(config.created_at), players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=spectator_hash, version=0,
@@ -337,7 +349,7 @@ class Repository:
 
         Commits when the block ends normally, rolls back on an exception.
         """
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             query = select(TableRow.version).where(TableRow.id == table_id)
             if self.is_postgres:
                 query = query.with_for_update()
@@ -349,12 +361,12 @@ class Repository:
     def register_server(self, server_id: str) -> None:
         """Record this process as alive."""
         now = _now()
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
 
     def heartbeat(self, server_id: str) -> None:
         """Say this process is still alive."""
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=_now()))
 
     def dead_servers(self, me: str, max_age: float | None) -> list[str]:
@@ -375,7 +387,7 @@ class Repository:
 
     def forget_server(self, server_id: str) -> None:
         """Remove a dead server's row (after its presence was cleared)."""
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
             conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
 
@@ -388,7 +400,7 @@ class Repository:
     def claim_computer_turn(self, table_id: str, version: int, server_id: str) -> bool:
         """Claim the computer turn pending at ``version``; True for exactly one claimer
         unless the holder of an earlier claim is dead (no row in ``servers``)."""
-        with self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
+        with self._writing() as conn:
             alive = select(ServerRow.id).where(ServerRow.id == TableRow.ai_claim_owner).exists()
             result = conn.execute(
                 update(TableRow)

@@ -1,0 +1,219 @@
+"""Load test of the game server on loopback: many 2-player tables, both seats played by
+simulated people over WebSockets with random legal turns.
+
+Starts a server process (its own SQLite file in a temporary directory unless ``--db`` is
+given), creates ``--tables`` tables, opens two sockets per table and plays until every game
+is over, ``--turns`` turns per table are played, or ``--seconds`` run out.  Then it checks
+every table's stored history against the acknowledged turns and prints (``--json``: one
+JSON object) the move round-trip latency (send -> ack) percentiles, turns per second and
+the number of lost and duplicated turns, which must both be 0.
+
+    .venv/bin/python bench/load.py --tables 200 --seconds 120
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import secrets
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from omega import Game
+
+
+def _serve(url: str, port: int) -> None:
+    """The server process: the real app with generous limits (one client address plays every seat)."""
+    import logging
+
+    import uvicorn
+
+    from omega.server.app import create_app
+    from omega.server.limits import Limits
+    from omega.server.run import uvicorn_options
+
+    logging.basicConfig(level=logging.WARNING)
+    limits = Limits(create_rate=10_000.0, create_burst=10_000, http_rate=10_000.0, http_burst=10_000)
+    uvicorn.run(create_app(url, bot_factory=None, limits=limits), host="127.0.0.1", port=port,
+                log_level="warning", backlog=2048, **uvicorn_options())  # type: ignore[arg-type]
+
+
+@dataclass
+class Table:
+    id: str
+    tokens: list[str]
+    spectator: str
+    acked: list[list[str]] = field(default_factory=list)
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+
+
+async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
+                  rng: random.Random, ready: asyncio.Barrier) -> None:
+    cells = Game(players=2, size=5).cells
+    url = f"{base_ws}/ws/tables/{table.id}?token={table.tokens[seat]}"
+    async with websockets.connect(url, open_timeout=60, max_size=2**22) as ws:
+        await ready.wait()
+        pending: dict[str, tuple[float, list[str]]] = {}
+        moved_at = -1  # the version we last moved at: each position is answered once
+        last_state: dict[str, Any] | None = None
+
+        async def maybe_move(state: dict[str, Any]) -> None:
+            nonlocal moved_at
+            game = state["game"]
+            if state["status"] == "over" or len(table.acked) + len(pending) >= max_turns:
+                if state["status"] == "over" or not pending:
+                    table.done.set()
+                return
+            if game["current_seat"] != seat or pending or state["version"] == moved_at:
+                return
+            empty = [c for c in cells if c not in game["stones"]]
+            turn = rng.sample(empty, 2)
+            rid = secrets.token_hex(8)
+            pending[rid] = (time.monotonic(), turn)
+            moved_at = state["version"]
+            await ws.send(json.dumps({"type": "action", "request_id": rid, "version": state["version"],
+                                      "action": {"type": "turn", "cells": turn}}))
+
+        while not table.done.is_set() and time.monotonic() < deadline:
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
+            except TimeoutError:
+                break
+            msg = json.loads(raw)
+            kind = msg["type"]
+            if kind == "ack":
+                sent, turn = pending.pop(msg["request_id"])
+                stats.latencies.append(time.monotonic() - sent)
+                table.acked.append(turn)
+                continue
+            if kind == "error":
+                code = msg["error"]["code"]
+                stats.errors[code] = stats.errors.get(code, 0) + 1
+                pending.pop(msg.get("request_id") or "", None)
+                # A presence event overtook our turn: move again from the newest state seen.
+                if last_state is not None and last_state["version"] != moved_at:
+                    await maybe_move(last_state)
+                continue
+            if "state" in msg:
+                last_state = msg["state"]
+                await maybe_move(last_state)
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
+    base = f"http://127.0.0.1:{port}"
+    base_ws = f"ws://127.0.0.1:{port}"
+    async with httpx.AsyncClient(base_url=base, timeout=60,
+                                 limits=httpx.Limits(max_connections=64)) as http:
+        start_wait = time.monotonic()
+        while True:  # the server process is starting: ask until it answers
+            try:
+                if (await http.get("/api/health")).status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() - start_wait > 60:
+                    raise
+            await asyncio.sleep(0.1)
+
+        async def create() -> Table:
+            r = await http.post("/api/tables", json={"players": 2, "size": 5})
+            r.raise_for_status()
+            d = r.json()
+            return Table(d["id"], [d["invites"]["0"], d["invites"]["1"]], d["spectator_key"])
+
+        tables = await asyncio.gather(*(create() for _ in range(args.tables)))
+        stats = Stats()
+        rng = random.Random(args.seed)
+        ready = asyncio.Barrier(2 * len(tables) + 1)
+        deadline = time.monotonic() + args.seconds
+        tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
+                                             random.Random(rng.random()), ready))
+                 for t in tables for seat in (0, 1)]
+        await ready.wait()
+        started = time.monotonic()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        elapsed = time.monotonic() - started
+        failures = [r for r in results if isinstance(r, BaseException)]
+
+        lost = duplicated = 0
+        for t in tables:
+            r = await http.get(f"/api/tables/{t.id}", headers={"authorization": f"Bearer {t.spectator}"})
+            history = r.json()["game"]["history"]
+            # Every acknowledged turn is stored once, in order; nothing unacknowledged was stored
+            # (a turn whose ack was still in flight at the deadline may be stored: not a loss).
+            stored = [h for h in history if h != "swap"]
+            lost += sum(1 for i, turn in enumerate(t.acked) if i >= len(stored) or stored[i] != turn)
+            duplicated += max(0, len(stored) - len(t.acked) - 1) + sum(
+                1 for i in range(1, len(stored)) if stored[i] == stored[i - 1])
+        turns = sum(len(t.acked) for t in tables)
+        lat = stats.latencies
+        return {
+            "tables": len(tables), "sockets": 2 * len(tables), "turns": turns,
+            "games_over": sum(1 for t in tables if t.done.is_set()),
+            "seconds": round(elapsed, 2), "turns_per_s": round(turns / elapsed, 1) if elapsed else 0.0,
+            "latency_ms": {"p50": round(1000 * _percentile(lat, 0.50), 1),
+                           "p95": round(1000 * _percentile(lat, 0.95), 1),
+                           "p99": round(1000 * _percentile(lat, 0.99), 1),
+                           "mean": round(1000 * statistics.fmean(lat), 1) if lat else None},
+            "lost_turns": lost, "duplicated_turns": duplicated,
+            "errors": stats.errors, "client_failures": [repr(f) for f in failures[:5]],
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=30, help="turns per table at most (a side-5 game has 30)")
+    parser.add_argument("--seconds", type=float, default=120.0, help="stop after this long in any case")
+    parser.add_argument("--db", default=None, help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="omega-load-") as tmp:
+        url = args.db or f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        server = multiprocessing.get_context("spawn").Process(target=_serve, args=(url, port), daemon=True)
+        server.start()
+        try:
+            result = asyncio.run(_run(args, port))
+        finally:
+            server.terminate()
+            server.join(30)
+    result["database"] = "sqlite" if args.db is None else url.split(":", 1)[0]
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>18}: {value}")
+    ok = result["lost_turns"] == 0 and result["duplicated_turns"] == 0 and not result["client_failures"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
