@@ -85,9 +85,9 @@ class Server:
                 self.proc.wait(timeout=5)
         self.proc = None
 
-    def request(self, method: str, path: str, token: str, body: Any = None) -> Any:
+    def request(self, method: str, path: str, token: str | None, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
-        headers = {"Authorization": f"Bearer {token}"}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         if data is not None:
             headers["Content-Type"] = "application/json"
         req = urllib.request.Request(f"{self.base}{path}", data=data, method=method, headers=headers)

@@ -81,3 +81,16 @@ def test_js_geometry_equals_board(server: Server, contexts: Contexts) -> None:
             except ValueError:
                 expected.append(None)
         assert got[str(n)]["parsed"] == expected, n
+
+
+def test_score_formatting(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    page.goto(server.base + "/")
+    got = page.evaluate("""async () => {
+      const s = await import('/static/js/score.js');
+      return [s.formatScore("0"), s.formatScore("4050"), s.formatScore("123456789012"),
+              s.formatScore("348678440100000000000"), s.factorsText([5, 4, 3]), s.factorsText([]),
+              s.factorsText([4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 1])];
+    }""")
+    assert got == ["0", "4\u202f050", "123\u202f456\u202f789\u202f012", "3.486 × 10²⁰", "5 × 4 × 3 = 60",
+                   "no stones = 0", "4 × 3⁹ × 2 × 1 = 157\u202f464"]

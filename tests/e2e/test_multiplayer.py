@@ -9,8 +9,10 @@ from __future__ import annotations
 import random
 
 from conftest import Contexts
-from omega_page import COLORS, Server, TablePage, create_table, engine_order, factors
+from omega_page import COLORS, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
+
+from omega import Color
 
 
 def test_two_humans_with_the_pie_swap(server: Server, contexts: Contexts) -> None:
@@ -101,7 +103,22 @@ def test_three_players_two_humans_and_a_computer(server: Server, contexts: Conte
     expect(cy.panel("Black")).to_contain_text("computer · level 1")
     expect(cy.page.locator(".panel")).to_have_count(3)
     # Red's turn in 3 players stages Red, then White, then Black.
-    play_to_the_end(server, {0: ann, 2: cy}, 3, 6, rng)
+    play_to_the_end(server, {0: ann, 2: cy}, 3, 3, rng)
+    # Halfway: Ann stages two of her three stones and looks at one of Red's groups.
+    ann.wait_my_turn("White")
+    staged = ann.empty_cells()[:2]
+    for cell in staged:
+        ann.cell(cell).click()
+    expect(ann.prompt.locator(".next-color")).to_have_text("Red")
+    game = server.game(ann.table_id, ann.token)
+    red = max(game.groups(Color.RED), key=len)
+    ann.cell(sorted(red)[0]).hover()
+    expect(ann.page.locator(".tooltip")).to_have_text(f"Red group of {len(red)}")
+    shot(ann.page, "desktop-3p-staging")
+    ann.undo.click()
+    ann.undo.click()
+    expect(ann.page.locator("g.cell[data-staged]")).to_have_count(0)
+    play_to_the_end(server, {0: ann, 2: cy}, 3, 3, rng)
     check_game_over(server, [ann, cy])
 
 

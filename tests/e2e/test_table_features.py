@@ -131,3 +131,46 @@ def test_display_options_and_lobby_memory(server: Server, contexts: Contexts) ->
     expect(page.locator(".prompt")).to_contain_text("watching")
     # Options stay as chosen on this device.
     expect(page.get_by_label("Coordinates")).to_be_checked()
+
+
+def tied_game(rng: random.Random) -> Game:
+    """A finished 2-player game on side 5 whose two scores are equal (found by random play)."""
+    for _ in range(5000):
+        game = Game(players=2, size=5)
+        while not game.is_over:
+            game.play(rng.sample(game.empty_cells(), 2))
+        scores = game.scores()
+        if scores[Color.WHITE] == scores[Color.BLACK]:
+            return game
+    raise AssertionError("no tied game found")
+
+
+def test_tie_break_is_explained(server: Server, contexts: Contexts) -> None:
+    game = tied_game(random.Random(1))
+    created = server.request("POST", "/api/tables", None, {
+        "players": 2, "size": 5, "seats": [{"kind": "human"}, {"kind": "human"}], "name": "Ann"})
+    tokens = created["invites"]
+    for i, turn in enumerate(game.history):
+        server.request("POST", f"/api/tables/{created['id']}/actions", tokens[str(i % 2)],
+                       {"type": "turn", "cells": list(turn), "request_id": f"t{i}"})
+    page = contexts.page()
+    page.goto(f"{server.base}/t/{created['id']}#seat={tokens['0']}")
+    gameover = page.locator(".gameover")
+    expect(gameover).to_be_visible()
+    score = group_digits(game.score(Color.WHITE))
+    expect(gameover.locator(".tiebreak")).to_have_text(
+        f"Tie: Black and White both scored {score}. Equal scores go to the colour that plays later "
+        "in the round (Blue > Red > Black > White), so Black wins.")
+    assert [li.get_attribute("data-color") for li in gameover.locator(".ranking li").all()] == ["Black", "White"]
+
+
+def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    create_table(page, server.base, players=2, seats=["human", 1])
+    page.reload()
+    expect(page.locator("g.cell")).to_have_count(61)
+    total = page.evaluate("""() => performance.getEntriesByType('navigation')
+        .concat(performance.getEntriesByType('resource'))
+        .filter((e) => !e.name.includes('/api/'))
+        .reduce((n, e) => n + e.decodedBodySize, 0)""")
+    assert 10_000 < total < 200_000

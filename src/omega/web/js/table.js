@@ -659,7 +659,7 @@ export function startTable(root, tableId) {
       const best = g.scores[ranking[0]];
       const tied = ranking.filter((c) => g.scores[c] === best && !resigned.has(c));
       tie = h("p", { class: "tiebreak" },
-        `Tie: ${tied.join(" and ")} all scored ${formatScore(best)}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so ${ranking[0]} wins.`);
+        `Tie: ${tied.join(" and ")} ${tied.length === 2 ? "both" : "all"} scored ${formatScore(best)}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so ${ranking[0]} wins.`);
     }
     fill(gameover,
       h("h2", {}, "Game over"),
