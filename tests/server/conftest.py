@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from server_helpers import Api, LiveServer, PgCluster, make_server
+
+from .server_helpers import Api, LiveServer, PgCluster, make_server
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,11 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import Api, LiveServer, Socket, error_code, make_server, random_turn
 
 from omega import Game
 from omega.record import from_json
+
+from .server_helpers import Api, LiveServer, Socket, error_code, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(120)
 

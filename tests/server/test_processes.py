@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from server_helpers import Api, PgCluster, ServeProcess, Socket, make_server, random_turn
+
+from .server_helpers import Api, PgCluster, ServeProcess, Socket, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -7,11 +7,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
 from sqlalchemy import inspect, text
 
 from omega.server.storage import Repository, make_engine
 from omega.server.tables import SeatConfig, TableConfig
+
+from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(120)
 

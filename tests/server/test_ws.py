@@ -8,8 +8,9 @@ import time
 from typing import Any
 
 import pytest
-from server_helpers import Api, LiveServer, Socket, random_turn
 from websockets.exceptions import ConnectionClosed
+
+from .server_helpers import Api, LiveServer, Socket, random_turn
 
 pytestmark = pytest.mark.timeout(120)
 
