@@ -66,9 +66,9 @@ MARGIN_WEIGHT = 0.05
 #: budgets keep a level equally strong on fast and slow machines and make seeded games
 #: reproducible; the time cap keeps big boards responsive.
 LEVELS: dict[int, tuple[int, float]] = {
-    1: (150, 0.5),
-    2: (1_000, 1.0),
-    3: (5_000, 2.0),
+    1: (100, 0.5),
+    2: (600, 1.0),
+    3: (4_000, 2.0),
     4: (25_000, 3.0),
     5: (150_000, 5.0),
 }
@@ -264,7 +264,7 @@ class MctsBot:
     MAX_EDGES = 4_000_000
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
-                 seed: int | None = None, c: float = 0.25, rave: float = 0.002, expand: int = 2) -> None:
+                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2) -> None:
         if level is not None:
             level_iterations, level_time = LEVELS[level]
             iterations = level_iterations if iterations is None else iterations
@@ -422,7 +422,7 @@ def _make_mcts(options: dict[str, str]) -> MctsBot:
     iterations = int_option(options, "iterations", None, 1, 10**9)
     seconds = float_option(options, "time", None, 0.001, 3600.0)
     seed = int_option(options, "seed", None, 0, 2**63 - 1)
-    c = float_option(options, "c", 0.25, 0.0, 10.0)
+    c = float_option(options, "c", 0.0, 0.0, 10.0)
     rave = float_option(options, "rave", 0.002, -1.0, 10.0)
     expand = int_option(options, "expand", 2, 1, 1000)
     no_more_options("mcts", options)
