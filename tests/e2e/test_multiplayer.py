@@ -25,6 +25,7 @@ def test_two_humans_with_the_pie_swap(server: Server, contexts: Contexts) -> Non
     bo.page.get_by_label("Your name").fill("Bo")
     bo.page.get_by_role("button", name="Save").click()
     expect(ann.panel("Black")).to_contain_text("Bo")  # live, through Ann's socket
+    expect(ann.panel("Black").locator(".dot")).to_have_class("dot on")
     expect(bo.prompt).to_contain_text("Waiting for White (Ann)")
     expect(bo.confirm).to_be_disabled()
 
@@ -135,3 +136,7 @@ def test_four_players_two_humans_and_two_computers(server: Server, contexts: Con
     check_game_over(server, [ann, di])
     game = server.game(ann.table_id, ann.token)
     assert game.turns_played == 12 and game.empty_count == 13
+    phone = TablePage(contexts.phone())
+    phone.page.goto(invite)
+    expect(phone.page.locator(".gameover")).to_be_visible()
+    shot(phone.page, "phone-4p-over")

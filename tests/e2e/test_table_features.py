@@ -174,3 +174,45 @@ def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
         .filter((e) => !e.name.includes('/api/'))
         .reduce((n, e) => n + e.decodedBodySize, 0)""")
     assert 10_000 < total < 200_000
+
+
+def test_long_press_on_a_touch_screen_outlines_the_group(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(12)
+    page = contexts.phone()
+    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table.cell("e5").tap()
+    table.cell("i9").tap()
+    expect(table.cell("i9")).to_have_attribute("data-staged", "Black")
+    table.confirm.tap()
+    expect(table.cell("e5")).to_have_attribute("data-stone", "White")
+    table.play_turn(["White", "Black"], rng)
+    table.wait_my_turn()
+    game = server.game(table.table_id, table.token)
+    box = table.cell("e5").bounding_box()
+    assert box
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # Real touch input through the DevTools protocol: press and hold, then lift.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    expect(page.locator(".tooltip")).to_have_text(f"White group of {len(game.group_at('e5'))}")
+    expect(page.locator(".board .outline path.over")).to_have_count(1)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(page.locator("g.cell[data-staged]")).to_have_count(0)
+    # A tap elsewhere ends the preview.
+    page.locator(".prompt").tap()
+    expect(page.locator(".board .outline path.over")).to_have_count(0)
+
+
+def test_resigning_ranks_the_colour_last(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(13)
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    table.play_turn(["White", "Black"], rng)
+    table.page.get_by_role("button", name="Resign…").click()
+    table.page.get_by_role("button", name="Yes, resign").click()
+    expect(table.panel("White")).to_contain_text("resigned")
+    gameover = table.page.locator(".gameover")
+    expect(gameover).to_be_visible(timeout=60_000)
+    expect(gameover.locator(".ranking li").last).to_have_attribute("data-color", "White")
+    expect(gameover.locator('li[data-color="White"] .tag')).to_have_text("resigned")
+    state = server.request("GET", f"/api/tables/{table.table_id}", table.token)
+    assert state["status"] == "over" and state["game"]["resigned"] == ["White"]
