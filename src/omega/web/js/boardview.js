@@ -99,9 +99,10 @@ export class BoardView {
       this.labelLayer.append(t);
     }
     for (let c = 1; c <= span; c++) {
-      // Columns run from upper right to lower left; their numbers sit past the lower end.
-      const [x, y] = BoardView.centre(n, Math.min(span, c + n - 1) + 1, c);
-      const t = el("text", { class: "edge", x: fmt(x + 0.2 * W), y: fmt(y - 0.2 * R) });
+      // Columns run from upper right to lower left; their numbers sit past the upper end
+      // (along the top edge, then the upper-right edge), away from the row letters.
+      const [x, y] = BoardView.centre(n, Math.max(1, c - n + 1) - 1, c);
+      const t = el("text", { class: "edge", x: fmt(x - 0.1 * W), y: fmt(y + 0.6 * R) });
       t.textContent = String(c);
       this.labelLayer.append(t);
     }
