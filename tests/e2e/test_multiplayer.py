@@ -46,7 +46,12 @@ def test_two_humans_with_the_pie_swap(server: Server, contexts: Contexts) -> Non
     ann.page.keyboard.type("a1")
     ann.page.keyboard.press("Enter")
     expect(ann.cell("a1")).to_have_attribute("data-staged", "Black")
+    ann.undo.click()  # the Undo button keeps the focus ...
+    expect(ann.cell("a1")).not_to_have_attribute("data-staged", "Black")
+    ann.page.keyboard.type("a1")
     ann.page.keyboard.press("Enter")
+    expect(ann.cell("a1")).to_have_attribute("data-staged", "Black")
+    ann.page.keyboard.press("Enter")  # ... yet Enter with every stone placed confirms
     expect(bo.cell("e5")).to_have_attribute("data-stone", "White")
     expect(bo.cell("a1")).to_have_attribute("data-stone", "Black")
 
@@ -54,6 +59,11 @@ def test_two_humans_with_the_pie_swap(server: Server, contexts: Contexts) -> Non
     offer = bo.page.locator(".pie-offer")
     expect(offer).to_contain_text("swap colours")
     expect(ann.page.locator(".pie-offer")).to_be_hidden()
+    # Staging a stone sets the offer aside; taking it back brings the offer back.
+    bo.cell("b2").click()
+    expect(offer).to_be_hidden()
+    bo.undo.click()
+    expect(offer).to_be_visible()
     offer.get_by_role("button", name="Swap colours").click()
     expect(offer).to_be_hidden()
     expect(bo.panel("White")).to_contain_text("Bo")

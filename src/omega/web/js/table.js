@@ -263,7 +263,6 @@ export function startTable(root, tableId) {
     }
     S.staged.push(cell);
     S.message = null;
-    S.pieDismissed = true;
     stagedChanged();
     return true;
   }
@@ -368,7 +367,9 @@ export function startTable(root, tableId) {
       renderPrompt();
       e.preventDefault();
     } else if (e.key === "Enter") {
-      if (t && t.tagName === "BUTTON" && !S.buffer) return; // the focused button handles it
+      // With every stone placed, Enter means Confirm even if another button kept the focus;
+      // otherwise a focused button (Swap, Play on, …) handles its own Enter.
+      if (t && t.tagName === "BUTTON" && !S.buffer && !complete()) return;
       e.preventDefault();
       if (S.buffer) {
         const cell = Geometry.of(S.state.size).parse(S.buffer);
