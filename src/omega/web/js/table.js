@@ -195,13 +195,15 @@ export function startTable(root, tableId) {
     S.state = state;
     if (state.you && state.you.seat !== undefined && before === null) S.seat = state.you.seat;
     const moved = !before || before.game.history.length !== state.game.history.length;
-    if (moved || !myTurn()) {
+    if (!myTurn()) {
       S.staged = [];
       S.buffer = "";
-      S.pending = null;
     } else {
+      // Still this player's turn (the position may have moved under a lagging socket):
+      // keep what is still playable, drop stones on cells taken meanwhile.
       S.staged = S.staged.filter((c) => !state.game.stones[c]);
     }
+    if (moved) S.pending = null;
     if (moved && before) S.message = null;
     if (before && before.status !== state.status) remember();
     store.saveStaged(tableId, state.game.history.length, S.staged);
@@ -309,22 +311,24 @@ export function startTable(root, tableId) {
       applyState(answer.state);
     } catch (err) {
       S.sending = false;
-      if (err.code === "stale_version" && retryStale) {
-        // Versions also move when someone connects; if the position is unchanged, send again.
+      const staged = S.staged.slice();
+      if (["not_your_turn", "game_over", "illegal_move", "stale_version", "forbidden"].includes(err.code)) {
+        // The page's view may be behind: fetch the table before saying anything.
         const at = game().history.length;
         await refresh();
-        if (game().history.length === at && myTurn()) {
+        if (err.code === "stale_version" && retryStale && game().history.length === at && myTurn()) {
+          // Versions also move when someone connects; the position is the same, so send again.
           S.pending = null;
           if (action.type === "turn") return confirmTurn();
           return act(action, randomId(), false);
         }
-      } else if (["not_your_turn", "game_over", "illegal_move", "stale_version"].includes(err.code)) {
-        refresh();
       }
-      S.message = {
-        kind: "error",
-        text: describe(err) + (S.staged.length ? " Your staged stones are kept." : ""),
-      };
+      const lost = staged.filter((c) => !S.staged.includes(c));
+      let text = describe(err);
+      if (S.staged.length && lost.length) text += ` ${lost.join(", ")} ${lost.length > 1 ? "were" : "was"} taken meanwhile; your other staged stones are kept.`;
+      else if (S.staged.length) text += " Your staged stones are kept.";
+      else if (lost.length) text += " The position changed, so the staged stones were taken back.";
+      S.message = { kind: "error", text };
       render();
     }
   }

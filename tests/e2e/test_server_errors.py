@@ -1,0 +1,114 @@
+"""Server errors: the page says what went wrong in words and keeps the staged stones.
+
+A stopped server (the page reconnects by itself once it is back), and a turn refused because
+another device of the same player moved while this page's socket lagged behind.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Contexts
+from omega_page import Server, create_table
+from playwright.sync_api import WebSocketRoute, expect
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(tmp_path / "down.db")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, contexts: Contexts) -> None:
+    table = create_table(contexts.page(), own_server.base, players=2, seats=["human", "human"])
+    page = table.page
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live")
+    table.cell("e5").click()
+    table.cell("b2").click()
+
+    own_server.stop()
+    expect(page.locator(".banner")).to_contain_text("Connection lost")
+    expect(page.locator(".conn")).not_to_have_attribute("data-state", "live")
+    table.confirm.click()
+    expect(page.locator(".message")).to_contain_text("Cannot reach the server")
+    expect(page.locator(".message")).to_contain_text("staged stones are kept")
+    assert table.staged() == {"e5": "White", "b2": "Black"}
+    assert table.stones() == {}
+    expect(table.confirm).to_be_enabled()
+
+    # Back on the same port and database: the socket reconnects with backoff by itself.
+    own_server.start()
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=30_000)
+    expect(page.locator(".banner")).to_be_hidden()
+    table.confirm.click()
+    expect(table.cell("e5")).to_have_attribute("data-stone", "White")
+    expect(table.cell("b2")).to_have_attribute("data-stone", "Black")
+    game = own_server.game(table.table_id, table.token)
+    assert game.history == (("e5", "b2"),)
+
+
+
+def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
+    own_server: Server, contexts: Contexts
+) -> None:
+    page = contexts.page()
+    # The page's socket is real; this route only holds back what the server sends while
+    # `lagging` is set, as a slow network would.
+    lagging = {"on": False}
+    held: list[tuple[WebSocketRoute, str | bytes]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            if lagging["on"]:
+                held.append((ws, message))
+            else:
+                ws.send(message)
+
+        server_side.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    table = create_table(page, own_server.base, players=2, seats=["human", 1])
+    table.wait_my_turn("White")
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live")
+    lagging["on"] = True
+
+    # Another device of the same player plays e5 and the computer answers; this page does not know.
+    own_server.request("POST", f"/api/tables/{table.table_id}/actions", table.token,
+                       {"type": "turn", "cells": ["e5", "a1"], "request_id": "other-device"})
+    deadline = time.monotonic() + 60
+    while own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["game"]["current_seat"] != 0:
+        assert time.monotonic() < deadline, "the computer did not answer"
+        time.sleep(0.1)  # poll interval while waiting for the computer's turn
+    game = own_server.game(table.table_id, table.token)
+    free = next(c for c in game.empty_cells() if c != "e5")
+    assert table.stones() == {}
+    table.cell("e5").click()
+    table.cell(free).click()
+    table.confirm.click()
+
+    message = page.locator(".message")
+    expect(message).to_contain_text("changed")
+    expect(message).to_contain_text("e5 was taken meanwhile; your other staged stones are kept.")
+    expect(table.cell("e5")).to_have_attribute("data-stone", "White")
+    assert table.staged() == {free: "White"}  # restaged as the first colour of the turn
+    assert table.stones() == {cell: c.label for cell, c in game.stones().items()}
+
+    # The late messages arrive at last; being older than what the page has, they change nothing.
+    lagging["on"] = False
+    for ws, late in held:
+        ws.send(late)
+    assert held
+    expect(table.cell(free)).to_have_attribute("data-staged", "White")
+    other = next(c for c in game.empty_cells() if c != free)
+    table.cell(other).click()
+    table.confirm.click()
+    expect(table.cell(free)).to_have_attribute("data-stone", "White")
+    expect(table.cell(other)).to_have_attribute("data-stone", "Black")
