@@ -351,11 +351,11 @@ export function startTable(root, tableId) {
     if (!S.state || e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
     if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
-    const history = game().history.length;
+    const total = game().history.length;
     if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
-      if (!history) return;
-      const at = S.replayAt === null ? history : S.replayAt;
-      goReplay(Math.max(0, Math.min(history, at + (e.key === "ArrowLeft" ? -1 : 1))));
+      if (!total) return;
+      const at = S.replayAt === null ? total : S.replayAt;
+      goReplay(Math.max(0, Math.min(total, at + (e.key === "ArrowLeft" ? -1 : 1))));
       e.preventDefault();
       return;
     }
