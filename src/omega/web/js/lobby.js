@@ -6,6 +6,7 @@ import { COLORS } from "./geometry.js";
 import * as store from "./store.js";
 
 const cellsOf = (n) => 3 * n * (n - 1) + 1;
+const rowKey = (t) => `${t.id}|${t.token || ""}|${t.watch || ""}`;
 
 export function startLobby(root) {
   const form = {
@@ -127,14 +128,17 @@ export function startLobby(root) {
       return;
     }
     fill(list, known.map((t) => tableRow(t, null)));
+    const rowOf = (t) => [...list.children].find((li) => li.dataset.key === rowKey(t));
     // Refresh the status of the most recent ones (a handful of small requests).
-    await Promise.all(known.slice(0, 12).map(async (t, i) => {
+    await Promise.all(known.slice(0, 12).map(async (t) => {
       try {
         const st = await api("GET", `/api/tables/${encodeURIComponent(t.id)}`, { token: t.token || t.watch });
         store.rememberTable({ ...t, status: st.status });
-        list.children[i].replaceWith(tableRow({ ...t, status: st.status }, st));
+        const row = rowOf(t);
+        if (row) row.replaceWith(tableRow({ ...t, status: st.status }, st));
       } catch (err) {
-        if (err.code === "not_found" && list.children[i]) list.children[i].classList.add("gone");
+        const row = rowOf(t);
+        if (row && (err.code === "not_found" || err.code === "auth_required")) row.classList.add("gone");
       }
     }));
   }
@@ -156,7 +160,7 @@ export function startLobby(root) {
       store.forgetTable(t);
       drawTables();
     });
-    return h("li", { class: `table-row ${status.replace(" ", "-")}`, "data-table": t.id },
+    return h("li", { class: `table-row ${status.replace(" ", "-")}`, "data-table": t.id, "data-key": rowKey(t) },
       h("a", { href, class: "open" }, `Table ${t.id}`),
       h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${t.token ? "" : " · watching"} `),
       h("span", { class: "status" }, status),
