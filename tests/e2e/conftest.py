@@ -8,18 +8,17 @@ launched once per module (a new context per test keeps storage apart). Screensho
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from omega_page import CHROMIUM, CHROMIUM_ARGS, DESKTOP, PHONE, Server
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from omega_page import CHROMIUM, CHROMIUM_ARGS, Contexts, Server
+from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
 expect.set_options(timeout=15_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "tests/e2e/" in str(item.fspath).replace("\\", "/"):
+        if "tests/e2e/" in item.path.as_posix():
             item.add_marker(pytest.mark.e2e)
 
 
@@ -42,32 +41,6 @@ def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     b = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield b
     b.close()
-
-
-class Contexts:
-    """Browser contexts opened by one test, closed at its end."""
-
-    def __init__(self, browser: Browser) -> None:
-        self.browser = browser
-        self.opened: list[BrowserContext] = []
-
-    def page(self, viewport: dict[str, int] | None = None, **kw: Any) -> Page:
-        ctx = self.browser.new_context(viewport=viewport or DESKTOP, **kw)
-        self.opened.append(ctx)
-        page = ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(f"{e}\n{e.stack}"))
-        page.js_errors = errors  # type: ignore[attr-defined]
-        return page
-
-    def phone(self) -> Page:
-        return self.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
-
-    def close(self) -> None:
-        for ctx in self.opened:
-            for page in ctx.pages:
-                assert not page.js_errors, f"JavaScript errors on {page.url}: {page.js_errors}"  # type: ignore[attr-defined]
-            ctx.close()
 
 
 @pytest.fixture

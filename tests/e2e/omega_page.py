@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from omega import Color, Game
 
@@ -98,6 +98,32 @@ class Server:
     def game(self, table_id: str, token: str) -> Game:
         """The table's game rebuilt by the engine from the server's text record."""
         return Game.from_record(self.request("GET", f"/api/tables/{table_id}/record.txt", token))
+
+
+class Contexts:
+    """Browser contexts opened by one test, closed at its end."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.opened: list[BrowserContext] = []
+
+    def page(self, viewport: dict[str, int] | None = None, **kw: Any) -> Page:
+        ctx = self.browser.new_context(viewport=viewport or DESKTOP, **kw)
+        self.opened.append(ctx)
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(f"{e}\n{e.stack}"))
+        page.js_errors = errors  # type: ignore[attr-defined]
+        return page
+
+    def phone(self) -> Page:
+        return self.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+
+    def close(self) -> None:
+        for ctx in self.opened:
+            for page in ctx.pages:
+                assert not page.js_errors, f"JavaScript errors on {page.url}: {page.js_errors}"  # type: ignore[attr-defined]
+            ctx.close()
 
 
 def shot(page: Page, name: str) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from conftest import Contexts
-from omega_page import Server
+from omega_page import Contexts, Server
 
 from omega import Board, Game
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import Contexts
-from omega_page import COLORS, Server, TablePage, create_table, engine_order, factors, shot
+from omega_page import COLORS, Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
 from omega import Color

@@ -10,8 +10,7 @@ import random
 import re
 from pathlib import Path
 
-from conftest import Contexts
-from omega_page import Server, TablePage, create_table, engine_order, factors, shot
+from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
 from omega import Color

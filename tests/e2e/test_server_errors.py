@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Contexts
-from omega_page import Server, create_table
+from omega_page import Contexts, Server, create_table
 from playwright.sync_api import WebSocketRoute, expect
 
 

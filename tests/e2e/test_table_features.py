@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import Contexts
-from omega_page import Server, TablePage, create_table, engine_order, factors, group_digits
+from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, group_digits
 from playwright.sync_api import expect
 
 from omega import Color, Game
