@@ -13,7 +13,8 @@ from pathlib import Path
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
-from omega import Color
+from omega import Color, Game
+from omega.record import from_json
 
 
 def test_two_player_game_against_computer_to_the_end(server: Server, contexts: Contexts) -> None:
@@ -93,7 +94,11 @@ def test_two_player_game_against_computer_to_the_end(server: Server, contexts: C
     # The record downloads as text, and the replay slider steps back through the game.
     with page.expect_download() as info:
         gameover.get_by_role("button", name="Download record (text)").click()
-    assert "Result:" in Path(info.value.path()).read_text(encoding="utf-8")
+    assert Game.from_record(Path(info.value.path()).read_text(encoding="utf-8")) == game
+    with page.expect_download() as info:
+        gameover.get_by_role("button", name="Download record (JSON)").click()
+    assert from_json(Path(info.value.path()).read_text(encoding="utf-8")).game == game
+    assert info.value.suggested_filename == f"omega-{table.table_id}.json"
     page.get_by_role("button", name="Start").click()
     expect(table.prompt).to_contain_text("position after 0 of 30")
     expect(page.locator("g.cell[data-stone]")).to_have_count(0)
