@@ -187,14 +187,16 @@ class TableService:
                 await self._catch_up(table_id, cached)
         return cached
 
-    async def _catch_up(self, table_id: str, cached: _Cached) -> list[Delivery]:
-        # Caller holds cached.lock.
+    async def _catch_up(self, table_id: str, cached: _Cached) -> None:
+        """Apply events other processes stored, and push them to this process's sockets
+        (whoever catches up delivers, so no event is applied without being delivered).
+        The caller holds ``cached.lock``."""
         events = await self._db(self.repo.events_after, table_id, cached.state.version)
         out = []
         for e in events:
             cached.state.apply(e)
             out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False)))
-        return out
+        self.hub.deliver(table_id, out)
 
     def _remote_event(self, table_id: str, version: int) -> None:
         if self.hub.has(table_id):
@@ -204,8 +206,7 @@ class TableService:
         try:
             cached = await self._get(table_id)
             async with cached.lock:
-                items = await self._catch_up(table_id, cached)
-                self.hub.deliver(table_id, items)
+                await self._catch_up(table_id, cached)
             if cached.state.computer_to_move():
                 self.on_computer_turn(table_id)
         except Exception:
@@ -243,23 +244,25 @@ class TableService:
         self, table_id: str, decide: Callable[[TableState, Writer], list[Event]],
     ) -> tuple[_Cached, list[Event]]:
         """Run ``decide`` on the up-to-date table inside a write transaction, store its events,
-        and only then push them to sockets.  Returns (table, stored events, decide's extra)."""
+        and only then push them to sockets.  Returns the table and the stored events."""
         cached = await self._get(table_id)
         async with cached.lock:
             state = cached.state
+            # Events applied to the cache, to be pushed to sockets whatever decide says: a
+            # refused action may still have caught the cache up with other processes' events.
+            applied: list[Delivery] = []
 
-            def transaction() -> tuple[list[Event], list[Delivery]]:
+            def transaction() -> list[Event]:
                 with self.repo.write(table_id) as w:
                     if w is None:
                         raise ApiError("not_found", f"there is no table {table_id!r}")
-                    caught: list[Delivery] = []
                     if w.version != state.version:  # another process wrote: catch up first
                         for e in w.events_after(state.version):
                             state.apply(e)
-                            caught.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
                     events = decide(state, w)
                     if not events:
-                        return [], caught
+                        return []
                     # Where the table stands after these events, for the row's denormalised columns.
                     trial = state.copy()
                     for i, e in enumerate(events, start=1):
@@ -270,12 +273,14 @@ class TableService:
                 # Committed: now the cache may move on.
                 for e in stored:
                     state.apply(e)
-                    caught.append(Delivery(e.version, e.public(), state.view(viewer=False)))
-                return stored, caught
+                    applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                return stored
 
-            stored, deliveries = await self._db(transaction)
-            self.hub.deliver(table_id, deliveries)
-        if stored and cached.state.computer_to_move():
+            try:
+                stored = await self._db(transaction)
+            finally:
+                self.hub.deliver(table_id, applied)
+        if cached.state.computer_to_move() and (stored or applied):
             self.on_computer_turn(table_id)
         return cached, stored
 
