@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from omega_page import Contexts, Server, create_table
-from playwright.sync_api import WebSocketRoute, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 
 @pytest.fixture
@@ -22,6 +22,38 @@ def own_server(tmp_path: Path) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
+
+
+class LaggingSocket:
+    """Holds back what the server sends on the page's (real) table socket, as a slow network would."""
+
+    def __init__(self, page: Page) -> None:
+        self.holding = False
+        self.held: list[tuple[WebSocketRoute, str | bytes]] = []
+        page.route_web_socket(re.compile(r"/ws/tables/"), self.route)
+
+    def route(self, ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            if self.holding:
+                self.held.append((ws, message))
+            else:
+                ws.send(message)
+
+        server_side.on_message(from_server)
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> int:
+        """Deliver the held messages; returns how many there were."""
+        self.holding = False
+        count = len(self.held)
+        for ws, message in self.held:
+            ws.send(message)
+        self.held.clear()
+        return count
 
 
 def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, contexts: Contexts) -> None:
@@ -57,27 +89,11 @@ def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
     own_server: Server, contexts: Contexts
 ) -> None:
     page = contexts.page()
-    # The page's socket is real; this route only holds back what the server sends while
-    # `lagging` is set, as a slow network would.
-    lagging = {"on": False}
-    held: list[tuple[WebSocketRoute, str | bytes]] = []
-
-    def route(ws: WebSocketRoute) -> None:
-        server_side = ws.connect_to_server()
-
-        def from_server(message: str | bytes) -> None:
-            if lagging["on"]:
-                held.append((ws, message))
-            else:
-                ws.send(message)
-
-        server_side.on_message(from_server)
-
-    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    lag = LaggingSocket(page)
     table = create_table(page, own_server.base, players=2, seats=["human", 1])
     table.wait_my_turn("White")
     expect(page.locator(".conn")).to_have_attribute("data-state", "live")
-    lagging["on"] = True
+    lag.hold()
 
     # Another device of the same player plays e5 and the computer answers; this page does not know.
     own_server.request("POST", f"/api/tables/{table.table_id}/actions", table.token,
@@ -101,13 +117,40 @@ def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
     assert table.stones() == {cell: c.label for cell, c in game.stones().items()}
 
     # The late messages arrive at last; being older than what the page has, they change nothing.
-    lagging["on"] = False
-    for ws, late in held:
-        ws.send(late)
-    assert held
+    assert lag.release() > 0
     expect(table.cell(free)).to_have_attribute("data-staged", "White")
     other = next(c for c in game.empty_cells() if c != free)
     table.cell(other).click()
     table.confirm.click()
     expect(table.cell(free)).to_have_attribute("data-stone", "White")
     expect(table.cell(other)).to_have_attribute("data-stone", "Black")
+
+
+def test_turn_sent_on_an_old_version_of_the_same_position_goes_through(
+    own_server: Server, contexts: Contexts
+) -> None:
+    page = contexts.page()
+    lag = LaggingSocket(page)
+    table = create_table(page, own_server.base, players=2, seats=["human", "human"])
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live")
+    version = own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["version"]
+    lag.hold()
+    # The second player opens their invite: the table's version moves, the position does not.
+    other = contexts.page()
+    other.goto(table.invite_links()[0])
+    expect(other.locator(".conn")).to_have_attribute("data-state", "live")
+    deadline = time.monotonic() + 30
+    while own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["version"] == version:
+        assert time.monotonic() < deadline, "the second player's arrival did not change the version"
+        time.sleep(0.1)  # poll interval while the server records the presence
+    answers: list[int] = []
+    page.on("response", lambda r: answers.append(r.status) if r.url.endswith("/actions") else None)
+    table.cell("e5").click()
+    table.cell("a1").click()
+    table.confirm.click()  # refused as stale, then sent again by the page on the same position
+    expect(table.cell("e5")).to_have_attribute("data-stone", "White")
+    expect(table.cell("a1")).to_have_attribute("data-stone", "Black")
+    expect(page.locator(".message")).to_be_hidden()
+    assert own_server.game(table.table_id, table.token).history == (("e5", "a1"),)
+    assert answers == [409, 200]
+    lag.release()
