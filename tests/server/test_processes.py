@@ -4,7 +4,9 @@ each other's events."""
 
 from __future__ import annotations
 
+import os
 import random
+import select
 import threading
 from pathlib import Path
 from typing import Any
@@ -130,9 +132,30 @@ def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
         cells = ev["state"]["game"]["history"][1]
         assert len(cells) == 2 and not set(cells) & {"e5", "a1"}
         assert ev["state"]["game"]["current_seat"] == 0
+        # SIGKILL gives the server no chance to stop its AI workers: they must notice and exit.
+        workers = _children(serve.proc.pid)
+        assert workers
+        fds = [os.pidfd_open(pid) for pid in workers]
+        serve.kill()
+        for fd in fds:
+            readable, _, _ = select.select([fd], [], [], 30)
+            assert readable, "an AI worker outlived its killed server"
+            os.close(fd)
     finally:
         watch.close()
-        serve.stop()
+        serve.kill()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
 
 
 def test_two_processes_on_one_postgres(pg: PgCluster) -> None:

@@ -20,6 +20,9 @@ import asyncio
 import functools
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -49,6 +52,18 @@ def spec_bot(spec: str) -> BotFactory:
     'random:seed=11'
     """
     return functools.partial(_spec_bot, spec)
+
+
+def _watch_parent(parent: int) -> None:
+    """Runs in each worker: exit when the server process is gone (even killed with SIGKILL,
+    which gives the pool no chance to stop its workers)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="omega-parent-watch", daemon=True).start()
 
 
 def think(factory: BotFactory, level: int, seed: int, players: int, size: int, pie_rule: bool,
@@ -82,7 +97,8 @@ class ComputerPlayers:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_watch_parent, initargs=(os.getpid(),))
         return self._pool
 
     def schedule(self, table_id: str) -> None:
