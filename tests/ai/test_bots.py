@@ -12,7 +12,7 @@ from omega.ai import bot_for_level, make_bot
 from omega.ai.greedy import GreedyBot
 from omega.ai.mcts import LEVELS, MctsBot
 
-SPECS = ["random:seed=1", "greedy:seed=1", "mcts:iterations=150,seed=1"]
+SPECS = ["random:seed=1", "greedy:seed=1", "mcts:iterations=150,seed=1", "mcts:iterations=100,policy=guided,seed=2"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -140,6 +140,7 @@ def test_levels_and_names() -> None:
         ("mcts:iterations=lots", "iterations='lots' must be a whole number"),
         ("mcts:time=-1", "time must be from"),
         ("mcts:depth=3", "has no option depth"),
+        ("mcts:policy=smart", "policy must be one of uniform, guided"),
         ("greedy:time=1", "has no option time"),
         ("greedy:seed=x", "must be a whole number"),
         ("minimax", "unknown bot 'minimax'"),

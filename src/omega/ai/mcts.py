@@ -49,7 +49,10 @@ from omega.ai.greedy import greedy_cells
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import (
     KernelState,
+    _find,
     fill_sequence,
+    place_stone,
+    rand_below,
     random_fill,
     score_board,
     seed_state,
@@ -61,6 +64,9 @@ __all__ = ["LEVELS", "MctsBot", "SearchResult"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
+
+#: Simulation policies: uniform random stones, or the cheap guided policy of ``_guided_fill``.
+POLICIES = ("uniform", "guided")
 
 #: The web app's levels: (iterations per turn, seconds per turn at most).  Iteration
 #: budgets keep a level equally strong on fast and slow machines and make seeded games
@@ -101,11 +107,68 @@ def _new_node(cells: Any, ncur: int, node_first: Any, node_count: Any, node_n: A
 
 
 @njit(cache=True, nogil=True)
+def _merged_size(board: Any, parent: Any, size: Any, nbr: Any, cell: int, color: int) -> int:
+    """Size of the ``color`` group a stone on empty ``cell`` would make."""
+    total = 1
+    r0 = -1
+    r1 = -1
+    r2 = -1
+    for j in range(6):
+        k = nbr[cell, j]
+        if k < 0:
+            break
+        if board[k] != color:
+            continue
+        r = _find(parent, k)
+        if r != r0 and r != r1 and r != r2:  # at most 3 distinct groups touch a hex cell
+            total += size[r]
+            if r0 < 0:
+                r0 = r
+            elif r1 < 0:
+                r1 = r
+            else:
+                r2 = r
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _guided_fill(board: Any, cells: Any, ncur: int, players: int, turn: int, step: int, length: int,
+                 nbr: Any, back: Any, logt: Any, parent: Any, size: Any, logs: Any, counts: Any,
+                 rng: Any) -> None:
+    """Finish the game with a cheap policy: the mover keeps its own groups at 3 stones or
+    fewer and avoids giving opponents groups of 2 or 3 (one resample when the first random
+    cell breaks that), and leaves groups and log-scores up to date."""
+    score_board(board, back, logt, parent, size, logs, counts, players)
+    for c in range(players):
+        if counts[c] == 0:
+            logs[c] = 0.0  # place_stone adds to it; restored below for colours still empty
+    e = ncur
+    for _ in range(length):
+        k = (turn + step) % players
+        j = rand_below(rng, e)
+        s = _merged_size(board, parent, size, nbr, cells[j], k)
+        if (s > 3) if k == turn else (s == 2 or s == 3):
+            j = rand_below(rng, e)
+        cell = cells[j]
+        e -= 1
+        cells[j] = cells[e]
+        place_stone(board, parent, size, logs, counts, nbr, logt, cell, k)
+        step += 1
+        if step == players:
+            step = 0
+            turn = (turn + 1) % players
+    for c in range(players):
+        if counts[c] == 0:
+            logs[c] = -1.0
+
+
+@njit(cache=True, nogil=True)
 def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: int,
             nbr: Any, back: Any, logt: Any,
             node_first: Any, node_count: Any, node_n: Any,
             e_cell: Any, e_child: Any, e_n: Any, e_w: Any, e_an: Any, e_aw: Any, meta: Any,
-            rng: Any, iterations: int, c_uct: float, rave_b: float, expand_after: float) -> None:
+            rng: Any, iterations: int, c_uct: float, rave_b: float, expand_after: float,
+            guided: bool) -> None:
     """Run ``iterations`` MCTS iterations from the root (node 0, at the start of
     ``root_turn``'s turn) on the tree held in the given arrays."""
     ncell = board0.shape[0]
@@ -183,10 +246,13 @@ def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: 
                     e_child[best] = child
                 break
             node = child
-        if not terminal:
-            length = fill_sequence(players, turn, step, ncur, seq)
+        length = 0 if terminal else fill_sequence(players, turn, step, ncur, seq)
+        if guided:
+            _guided_fill(board, cells, ncur, players, turn, step, length, nbr, back, logt, parent, size,
+                         logs, counts, rng)
+        else:
             random_fill(board, cells, ncur, seq, length, rng)
-        score_board(board, back, logt, parent, size, logs, counts, players)
+            score_board(board, back, logt, parent, size, logs, counts, players)
         win = winner_of(board, parent, size, logs, counts, players)
         for c in range(players):
             margin = 1e9
@@ -264,7 +330,11 @@ class MctsBot:
     MAX_EDGES = 4_000_000
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
-                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2) -> None:
+                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
+                 policy: str = "uniform") -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"bot option policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        self.policy = policy
         if level is not None:
             level_iterations, level_time = LEVELS[level]
             iterations = level_iterations if iterations is None else iterations
@@ -332,7 +402,8 @@ class MctsBot:
             t0 = _time.perf_counter()
             _search(state.board, empties, len(empties), state.turn, state.players, t.nbr, t.back, t.logt,
                     tree.node_first, tree.node_count, tree.node_n, tree.e_cell, tree.e_child, tree.e_n,
-                    tree.e_w, tree.e_an, tree.e_aw, tree.meta, rng, n, self.c, self.rave, float(self.expand))
+                    tree.e_w, tree.e_an, tree.e_aw, tree.meta, rng, n, self.c, self.rave, float(self.expand),
+                    self.policy == "guided")
             done += n
             now = _time.perf_counter()
             if now >= deadline:
@@ -425,6 +496,8 @@ def _make_mcts(options: dict[str, str]) -> MctsBot:
     c = float_option(options, "c", 0.0, 0.0, 10.0)
     rave = float_option(options, "rave", 0.002, -1.0, 10.0)
     expand = int_option(options, "expand", 2, 1, 1000)
+    policy = options.pop("policy", "uniform")
     no_more_options("mcts", options)
     assert c is not None and rave is not None and expand is not None
-    return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand)
+    return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
+                   policy=policy)
