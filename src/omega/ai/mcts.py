@@ -434,7 +434,8 @@ class MctsBot:
         cells = [-1] * players
         root = tree.edges(0)
         visits = tree.e_n[root]
-        value = float(tree.e_w[root].sum() / max(1.0, float(visits.sum())))
+        # No iteration at all (cancelled at once): no opinion, so no swap.
+        value = float(tree.e_w[root].sum() / float(visits.sum())) if visits.sum() > 0 else 0.5
         node = 0
         j = 0
         if balanced:
