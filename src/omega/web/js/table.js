@@ -620,7 +620,7 @@ export function startTable(root, tableId) {
 
   function renderActions() {
     const playing = S.state.status === "playing" && !game().over;
-    actions.hidden = S.seat === null || !playing || !live();
+    actions.hidden = S.seat === null || !playing || !live() || Boolean(mySeat() && mySeat().resigned);
     undoBtn.disabled = !S.staged.length || S.sending || !myTurn();
     confirmBtn.disabled = !complete() || S.sending || !myTurn();
     confirmBtn.textContent = S.sending ? "Sending…" : "Confirm";
