@@ -215,3 +215,19 @@ def test_resigning_ranks_the_colour_last(server: Server, contexts: Contexts) -> 
     expect(gameover.locator('li[data-color="White"] .tag')).to_have_text("resigned")
     state = server.request("GET", f"/api/tables/{table.table_id}", table.token)
     assert state["status"] == "over" and state["game"]["resigned"] == ["White"]
+
+
+def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(14)
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table.play_turn(engine_order(3, 0), rng)
+    table.wait_my_turn("White")
+    table.page.get_by_role("button", name="Resign…").click()
+    table.page.get_by_role("button", name="Yes, resign").click()
+    expect(table.panel("White")).to_contain_text("resigned")
+    expect(table.confirm).to_be_hidden()
+    gameover = table.page.locator(".gameover")
+    expect(gameover).to_be_visible(timeout=60_000)
+    game = server.game(table.table_id, table.token)
+    assert game.is_over and game.turns_played == 18  # the board filled: 6 rounds of 3 turns
+    expect(gameover.locator(".ranking li").last).to_have_attribute("data-color", "White")
