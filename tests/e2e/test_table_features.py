@@ -4,6 +4,7 @@ the lobby's memory of tables and links."""
 from __future__ import annotations
 
 import random
+import re
 
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, group_digits
 from playwright.sync_api import expect
@@ -231,3 +232,24 @@ def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts
     game = server.game(table.table_id, table.token)
     assert game.is_over and game.turns_played == 18  # the board filled: 6 rounds of 3 turns
     expect(gameover.locator(".ranking li").last).to_have_attribute("data-color", "White")
+
+
+def test_links_that_cannot_open_a_table_say_why(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table_id = table.table_id
+    # A bare table address on this device reopens it with the remembered link ...
+    page.goto(f"{server.base}/t/{table_id}")
+    expect(page).to_have_url(re.compile(rf"/t/{table_id}#seat="))
+    expect(table.prompt).to_contain_text("Your turn")
+    # ... elsewhere it asks for a link, and a wrong token or table is named as such.
+    stranger = contexts.page()
+    stranger.goto(f"{server.base}/t/{table_id}")
+    expect(stranger.locator(".prompt .fatal")).to_contain_text("needs an invite link")
+    stranger.goto(f"{server.base}/t/{table_id}#seat=not-a-real-token-at-all-xxxxxxxx")
+    stranger.reload()
+    expect(stranger.locator(".prompt .fatal")).to_be_visible()
+    expect(stranger.get_by_role("link", name="Back to the lobby")).to_be_visible()
+    stranger.goto(f"{server.base}/t/nosuchtable#seat={table.token}")
+    stranger.reload()
+    expect(stranger.locator(".prompt .fatal")).to_contain_text("No such table")
