@@ -34,6 +34,13 @@ lint: install
 test: install system-deps lint
 	$(BIN)/python -m pytest -q
 
+# Parts of the suite, for a quicker loop while working.
+unit: install
+	$(BIN)/python -m pytest -q --ignore=tests/e2e
+
+e2e: install system-deps
+	$(BIN)/python -m pytest -q tests/e2e
+
 bench: install
 	$(BIN)/python bench/run.py
 
