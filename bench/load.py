@@ -66,7 +66,7 @@ class Stats:
 
 
 async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
-                  rng: random.Random, ready: asyncio.Barrier) -> None:
+                  rng: random.Random, ready: asyncio.Barrier, think: float) -> None:
     cells = Game(players=2, size=5).cells
     url = f"{base_ws}/ws/tables/{table.id}?token={table.tokens[seat]}"
     async with websockets.connect(url, open_timeout=60, max_size=2**22) as ws:
@@ -86,6 +86,8 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
                 return
             empty = [c for c in cells if c not in game["stones"]]
             turn = rng.sample(empty, 2)
+            if think > 0:  # a person looks at the board before moving (latency is not counted)
+                await asyncio.sleep(rng.expovariate(1.0 / think))
             rid = secrets.token_hex(8)
             pending[rid] = (time.monotonic(), turn)
             moved_at = state["version"]
@@ -151,7 +153,7 @@ async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
         ready = asyncio.Barrier(2 * len(tables) + 1)
         deadline = time.monotonic() + args.seconds
         tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
-                                             random.Random(rng.random()), ready))
+                                             random.Random(rng.random()), ready, args.think))
                  for t in tables for seat in (0, 1)]
         await ready.wait()
         started = time.monotonic()
@@ -172,7 +174,7 @@ async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
         turns = sum(len(t.acked) for t in tables)
         lat = stats.latencies
         return {
-            "tables": len(tables), "sockets": 2 * len(tables), "turns": turns,
+            "tables": len(tables), "sockets": 2 * len(tables), "think_s": args.think, "turns": turns,
             "games_over": sum(1 for t in tables if t.done.is_set()),
             "seconds": round(elapsed, 2), "turns_per_s": round(turns / elapsed, 1) if elapsed else 0.0,
             "latency_ms": {"p50": round(1000 * _percentile(lat, 0.50), 1),
@@ -190,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=30, help="turns per table at most (a side-5 game has 30)")
     parser.add_argument("--seconds", type=float, default=120.0, help="stop after this long in any case")
     parser.add_argument("--db", default=None, help="database URL (default: a temporary SQLite file)")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds a player thinks before moving (0: move at once, saturating the server)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -24,7 +24,7 @@ from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
 from omega.ai import bot_for_level
 from omega.server.ai_worker import BotFactory, ComputerPlayers
@@ -198,6 +198,10 @@ def create_app(
     return app
 
 
+class _Gone(Exception):
+    """The client closed its socket while we were sending."""
+
+
 class _Socket:
     """One WebSocket connection to a table."""
 
@@ -212,7 +216,10 @@ class _Socket:
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self.send_lock:
-            await self.ws.send_text(json.dumps(message, separators=(",", ":")))
+            try:
+                await self.ws.send_text(json.dumps(message, separators=(",", ":")))
+            except (WebSocketDisconnect, WebSocketDisconnected, OSError):
+                raise _Gone from None
 
     async def close_with(self, error: ApiError) -> None:
         with contextlib.suppress(Exception):
@@ -250,8 +257,8 @@ class _Socket:
                 if seat is not None:
                     with contextlib.suppress(Exception):
                         await self.service.presence(self.table_id, seat, -1)
-        except WebSocketDisconnect:
-            pass
+        except (WebSocketDisconnect, _Gone):
+            pass  # the client went away; presence and subscription are cleaned up below
         finally:
             hub.remove(sub)
             if writer is not None:
@@ -292,7 +299,7 @@ class _Socket:
                             await self.send_event(m, seat)
                     continue
                 await self.send_event(item, seat)
-        except (WebSocketDisconnect, RuntimeError):
+        except _Gone:
             pass  # the socket closed; the reader ends the connection
 
     async def read(self, seat: int | None) -> None:

@@ -70,8 +70,9 @@ class Settings:
     dead_after: float = 20.0
     #: Tables kept in memory.
     cache_size: int = 5000
-    #: Database threads.
-    db_threads: int = 16
+    #: Database threads (None: 16 for PostgreSQL; 2 for SQLite, whose writes are serial
+    #: anyway and where more threads only fight over the GIL while holding the write lock).
+    db_threads: int | None = None
 
 
 @dataclass
@@ -92,7 +93,8 @@ class TableService:
         self.hub = Hub()
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._loading: dict[str, asyncio.Lock] = {}
-        self._executor = ThreadPoolExecutor(max_workers=self.settings.db_threads, thread_name_prefix="omega-db")
+        threads = self.settings.db_threads or (16 if repo.is_postgres else 2)
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-db")
         self._listener: PgListener | None = None
         self._sweeper: asyncio.Task[None] | None = None
         #: Called with a table id whenever a computer may be to move there.
