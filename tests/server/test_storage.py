@@ -133,6 +133,16 @@ def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
             assert events["state"]["game"]["history"] == final["game"]["history"]
             versions = [m["version"] for m in watch.received if m["type"] == "event"]
             assert versions == list(range(versions[0], final["version"] + 1))
+            # Presence crosses processes too: seat 0 connects to A, then A shuts down.
+            seat0 = Socket(a.ws_url, tid, p0)
+            seat0.recv()
+            on = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
+            assert on["event"] == {"kind": "presence", "seat": 0, "connected": True, "connections": 1}
+            assert on["state"]["seats"][0]["connected"] is True
+            a.stop()
+            off = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
+            assert off["event"]["seat"] == 0 and off["event"]["connected"] is False
+            assert api_b.state(tid, p1)["seats"][0]["connected"] is False
         finally:
             watch.close()
     finally:

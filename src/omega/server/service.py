@@ -115,9 +115,16 @@ class TableService:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
 
     async def stop(self) -> None:
-        """Stop background work and release the database."""
+        """Stop background work, withdraw this process's presence, release the database."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        try:
+            # Sockets are closed by now: say so at once rather than when others find us dead.
+            for table_id, seat in await self._db(self.repo.presence_of, self.server_id):
+                await self._presence(table_id, seat, self.server_id, -(10**9))
+            await self._db(self.repo.forget_server, self.server_id)
+        except Exception:
+            log.exception("could not withdraw presence at shutdown")
         if self._listener is not None:
             await self._listener.stop()
         self._executor.shutdown(wait=True)
@@ -149,6 +156,8 @@ class TableService:
     # -- the table cache --------------------------------------------------------------------
 
     async def _get(self, table_id: str) -> _Cached:
+        if len(table_id) > 32:  # longer than any id: no need to ask the database
+            raise ApiError("not_found", "there is no such table")
         cached = self._cache.get(table_id)
         if cached is not None:
             self._cache.move_to_end(table_id)
