@@ -290,3 +290,13 @@ def test_pages_and_rate_limit(sqlite_url: str) -> None:
     finally:
         api.close()
         live.stop()
+
+
+def test_first_action_of_an_unseen_seat_accepts_the_version_it_was_shown(api: Api) -> None:
+    """A player's first action also records their join, without making their version stale."""
+    t = api.create(players=2, creator_seat=1)
+    version = t["state"]["version"]
+    assert t["state"]["seats"][0]["joined"] is False
+    answer = api.turn(t["id"], t["invites"]["0"], ["e5", "a1"], version=version)
+    assert answer["state"]["seats"][0]["joined"] is True
+    assert answer["version"] == version + 2 == answer["state"]["version"]  # join, then the turn

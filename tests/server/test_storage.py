@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
@@ -150,3 +153,31 @@ def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
         api_b.close()
         a.stop()
         b.stop()
+
+
+def test_tables_forgotten_by_a_small_cache_come_back_from_their_events(sqlite_url: str) -> None:
+    from omega.server.service import Settings
+
+    live = make_server(sqlite_url, settings=Settings(cache_size=2))
+    api = Api(live.url)
+    rng = random.Random(8)
+    try:
+        tables = [api.create(players=2) for _ in range(5)]
+        for _ in range(3):
+            for t in tables:
+                state = api.state(t["id"], t["token"])
+                token = t["invites"][str(state["game"]["current_seat"])]
+                api.turn(t["id"], token, random_turn(state, rng), version=state["version"])
+        for t in tables:
+            assert len(api.state(t["id"], t["spectator_key"])["game"]["history"]) == 3
+        assert len(live.app.state.service._cache) <= 2
+    finally:
+        api.close()
+        live.stop()
+
+
+def test_serve_refuses_a_bad_database_url(tmp_path: Path) -> None:
+    for url, words in (("nonsense://x", "bad database URL"), ("mysql://x/y", "missing driver")):
+        r = subprocess.run([sys.executable, "-m", "omega.cli", "serve", "--db", url], capture_output=True,
+                           text=True, timeout=60, cwd=tmp_path)
+        assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1

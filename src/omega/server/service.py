@@ -180,14 +180,18 @@ class TableService:
 
     def _remember(self, table_id: str, cached: _Cached) -> None:
         self._cache[table_id] = cached
-        while len(self._cache) > self.settings.cache_size:
-            old_id, old = next(iter(self._cache.items()))
-            if self.hub.has(old_id) or old.lock.locked():
-                self._cache.move_to_end(old_id)  # in use: keep it
-                if all(self.hub.has(k) for k in self._cache):
-                    break
-                continue
-            del self._cache[old_id]
+        excess = len(self._cache) - self.settings.cache_size
+        if excess <= 0:
+            return
+        # Forget the least recently used tables that no socket watches and no write holds;
+        # a forgotten table is simply loaded again from its events when needed.
+        for old_id in list(self._cache):
+            if excess <= 0:
+                break
+            old = self._cache[old_id]
+            if old_id != table_id and not self.hub.has(old_id) and not old.lock.locked():
+                del self._cache[old_id]
+                excess -= 1
 
     async def _fresh(self, table_id: str) -> _Cached:
         """The cached table, caught up with events other processes stored."""
@@ -238,14 +242,15 @@ class TableService:
             return None
         raise ApiError("forbidden", "this token belongs to no seat of this table")
 
-    async def authenticate(self, table_id: str, token: str | None, fresh: bool = True) -> int | None:
+    async def authenticate(self, table_id: str, token: str | None, fresh: bool = True,
+                           join: bool = True) -> int | None:
         """The viewer's seat (None: spectator); records a seat's first visit as a ``join``.
 
         ``fresh`` catches the cached table up with other processes first (for reads; writes
         catch up inside their transaction anyway)."""
         cached = await (self._fresh(table_id) if fresh else self._get(table_id))
         seat = self._who(cached, token)
-        if seat is not None and not cached.state.joined[seat]:
+        if join and seat is not None and not cached.state.joined[seat]:
             await self._write(table_id, lambda st, w: [] if st.joined[seat] else [Event("join", {"seat": seat})])
         return seat
 
@@ -324,7 +329,8 @@ class TableService:
     async def act(self, table_id: str, token: str | None, action: ActionT, request_id: str,
                   version: int | None) -> dict[str, Any]:
         """A seat's turn, swap or resignation; answers only once it is stored."""
-        seat = await self.authenticate(table_id, token, fresh=False)
+        # A first action joins the seat in the same transaction, after the version check.
+        seat = await self.authenticate(table_id, token, fresh=False, join=False)
         if seat is None:
             raise ApiError("forbidden", "spectators cannot act")
         fingerprint = action_fingerprint(action)
@@ -343,11 +349,14 @@ class TableService:
             events = state.decide(seat, action)
             events[0] = Event(events[0].kind, events[0].data, seat=seat, request_id=request_id,
                               fingerprint=fingerprint)
+            if not state.joined[seat]:
+                events.insert(0, Event("join", {"seat": seat}))
             return events
 
         cached, stored = await self._write(table_id, decide)
-        if stored:
-            answer["version"] = stored[0].version
+        for e in stored:
+            if e.request_id == request_id:
+                answer["version"] = e.version
         return {"version": answer["version"], "state": cached.state.view(seat)}
 
     async def act_computer(self, table_id: str, version: int, action: Action) -> bool:
