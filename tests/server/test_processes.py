@@ -4,9 +4,12 @@ each other's events."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import select
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -185,3 +188,14 @@ def test_two_processes_on_one_postgres(pg: PgCluster) -> None:
         api_b.close()
         a.stop()
         b.stop()
+
+
+def test_load_bench_small_run() -> None:
+    """``bench/load.py`` end to end on a few tables: every acknowledged turn stored exactly once."""
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "bench" / "load.py"), "--tables", "6", "--turns", "8",
+                        "--seconds", "60", "--json"], capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert result["turns"] == 6 * 8 and result["lost_turns"] == 0 and result["duplicated_turns"] == 0
+    assert result["latency_ms"]["p50"] > 0 and result["client_failures"] == []
