@@ -72,7 +72,7 @@ POLICIES = ("uniform", "guided")
 #: budgets keep a level equally strong on fast and slow machines and make seeded games
 #: reproducible; the time cap keeps big boards responsive.
 LEVELS: dict[int, tuple[int, float]] = {
-    1: (100, 0.5),
+    1: (10, 0.5),
     2: (600, 1.0),
     3: (4_000, 2.0),
     4: (25_000, 3.0),
