@@ -173,7 +173,7 @@ def test_flood_and_oversize_are_refused_without_hurting_others(server: LiveServe
                 answers.append(m)
         pongs = sum(m["type"] == "pong" for m in answers)
         limited = [m for m in answers if m["type"] == "error"]
-        assert 20 <= pongs < 100 and limited and {m["error"]["code"] for m in limited} == {"rate_limited"}
+        assert 15 <= pongs < 100 and limited and {m["error"]["code"] for m in limited} == {"rate_limited"}
         # The flooder's own socket is still open and, after a pause, served again.
         flooder.conn.close_timeout = 1
         time.sleep(1.1)  # the rate limit is per second: let the bucket refill

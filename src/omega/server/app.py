@@ -310,11 +310,12 @@ class _Socket:
             raw = message.get("text")
             if raw is None:
                 raw = (message.get("bytes") or b"").decode("utf-8", "replace")
-            if len(raw.encode("utf-8")) > self.limits.max_message:
-                await self.reply_error(None, ApiError("too_large", f"messages are limited to {self.limits.max_message} bytes"))
-                continue
+            # The bucket first: a flood costs one subtraction per message, whatever it holds.
             if not self.bucket.take():
                 await self.reply_error(None, ApiError("rate_limited", f"at most {self.limits.ws_rate:g} messages a second"))
+                continue
+            if len(raw) > self.limits.max_message or len(raw.encode("utf-8")) > self.limits.max_message:
+                await self.reply_error(None, ApiError("too_large", f"messages are limited to {self.limits.max_message} bytes"))
                 continue
             request_id = None
             try:
