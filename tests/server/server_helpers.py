@@ -191,14 +191,15 @@ def random_turn(state: dict[str, Any], rng: Any) -> list[str]:
 class ServeProcess:
     """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line."""
 
-    def __init__(self, db: str, port: int | None = None, extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, db: str | None, port: int | None = None, env: dict[str, str] | None = None,
+                 cwd: Path = ROOT) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        env = {**os.environ, **(extra_env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+             *(["--db", db] if db is not None else [])],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ), cwd=cwd)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()

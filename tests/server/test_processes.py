@@ -8,6 +8,7 @@ import json
 import os
 import random
 import select
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -199,3 +200,30 @@ def test_load_bench_small_run() -> None:
     result = json.loads(r.stdout)
     assert result["turns"] == 6 * 8 and result["lost_turns"] == 0 and result["duplicated_turns"] == 0
     assert result["latency_ms"]["p50"] > 0 and result["client_failures"] == []
+
+
+def test_default_database_is_sqlite_under_data_in_wal_mode(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OMEGA_DATABASE_URL"}
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    serve = ServeProcess(None, env=env, cwd=tmp_path)
+    try:
+        serve.ready()
+        api = Api(serve.url)
+        api.create(players=2)
+        api.close()
+    finally:
+        serve.stop()
+    db = tmp_path / "data" / "omega.sqlite3"
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT count(*) FROM tables").fetchone()[0] == 1
+    # OMEGA_DATABASE_URL is the default when --db is not given.
+    other = tmp_path / "elsewhere" / "x.sqlite3"
+    env["OMEGA_DATABASE_URL"] = f"sqlite:///{other}"
+    serve = ServeProcess(None, env=env, cwd=tmp_path)
+    try:
+        serve.ready()
+    finally:
+        serve.stop()
+    assert other.exists()
