@@ -415,16 +415,21 @@ class TableService:
             return None
         if since == current:
             return []
-        stored = await self._db(self.repo.load, table_id)
-        if stored is None:
-            return None
-        replay = TableState(stored.config)
-        out = []
-        for e in stored.events:
-            replay.apply(e)
-            if e.version > since:
-                out.append(Delivery(e.version, e.public(), replay.view(viewer=False)))
-        return out
+
+        def rebuild() -> list[Delivery] | None:
+            # In a database thread: hundreds of states of a big board would stall the loop.
+            stored = self.repo.load(table_id)
+            if stored is None:
+                return None
+            replay = TableState(stored.config)
+            out = []
+            for e in stored.events:
+                replay.apply(e)
+                if e.version > since:
+                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False)))
+            return out
+
+        return await self._db(rebuild)
 
     async def record(self, table_id: str, token: str | None) -> tuple[str, dict[str, Any]]:
         """The text and JSON records of the table's game."""
