@@ -29,7 +29,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, Web
 from omega.ai import bot_for_level
 from omega.server.ai_worker import BotFactory, ComputerPlayers
 from omega.server.limits import Buckets, Limits, TokenBucket
-from omega.server.pubsub import Delivery
+from omega.server.pubsub import Delivery, Subscriber
 from omega.server.schemas import parse_action_body, parse_client_message, parse_create, parse_name, to_action
 from omega.server.service import Settings, TableService, hash_token
 from omega.server.storage import Repository, default_url, make_engine
@@ -276,7 +276,7 @@ class _Socket:
         await self.send({"type": "event", "version": item.version, "event": item.event,
                          "state": {**item.state, "you": {"seat": seat}}})
 
-    async def pump(self, queue: asyncio.Queue[Delivery | None], seat: int | None, sub: Any) -> None:
+    async def pump(self, queue: asyncio.Queue[Delivery | None], seat: int | None, sub: Subscriber) -> None:
         """Send queued events in order; a gap is filled from the log, an overflow gets a sync."""
         try:
             while True:
