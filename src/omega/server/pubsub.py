@@ -10,6 +10,9 @@ lost or late notification costs latency, never correctness.
 >>> hub = Hub(); sub = hub.add("t1", seat=0)
 >>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {})]); sub.queue.qsize()
 1
+>>> slow = Subscriber("t1", seat=None, maxsize=1)   # a reader that fell behind
+>>> slow.offer(None); slow.offer(None); slow.overflow
+True
 """
 
 from __future__ import annotations
