@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from sqlalchemy.exc import IntegrityError
+
 from omega.game import Action, Game
 from omega.record import to_json
 from omega.server.pubsub import Delivery, Hub, PgListener
@@ -309,10 +311,18 @@ class TableService:
         tokens = {i: secrets.token_urlsafe(24) for i in humans}
         spectator = secrets.token_urlsafe(24)
         created = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-        config = TableConfig(secrets.token_urlsafe(6), req.players, req.size, req.pie_rule, created, seats)
         hashes = [hash_token(tokens[i]) if i in tokens else None for i in range(req.players)]
-        state = TableState(config)
-        await self._db(self.repo.create_table, config, hashes, hash_token(spectator), state.computer_to_move())
+        for attempt in range(5):
+            # 48 random bits per id: a clash is rare, and then another id is drawn.
+            config = TableConfig(secrets.token_urlsafe(6), req.players, req.size, req.pie_rule, created, seats)
+            state = TableState(config)
+            try:
+                await self._db(self.repo.create_table, config, hashes, hash_token(spectator),
+                               state.computer_to_move())
+                break
+            except IntegrityError:
+                if attempt == 4:
+                    raise
         cached = _Cached(state, hashes, hash_token(spectator))
         self._remember(config.id, cached)
         # The creator has joined (and named their seat) by creating the table.
