@@ -181,3 +181,28 @@ def test_serve_refuses_a_bad_database_url(tmp_path: Path) -> None:
         r = subprocess.run([sys.executable, "-m", "omega.cli", "serve", "--db", url], capture_output=True,
                            text=True, timeout=60, cwd=tmp_path)
         assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_database_outage_answers_unavailable_then_recovers(pg: PgCluster) -> None:
+    import psycopg
+
+    url = pg.new_database()
+    name = url.rsplit("/", 1)[1]
+    live = make_server(url)
+    api = Api(live.url)
+    admin = psycopg.connect(f"host=127.0.0.1 port={pg.port} user=postgres dbname=postgres", autocommit=True)
+    try:
+        t = api.create(players=2)
+        api.turn(t["id"], t["token"], ["e5", "a1"])
+        admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
+        r = api.act(t["id"], t["invites"]["1"], {"type": "turn", "cells": ["b2", "c3"]}, request_id="during")
+        assert r.status_code == 503 and error_code(r) == "unavailable", r.text
+        admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        answer = api.turn(t["id"], t["invites"]["1"], ["b2", "c3"], request_id="during")
+        assert answer["state"]["game"]["history"] == [["e5", "a1"], ["b2", "c3"]]
+    finally:
+        admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        admin.close()
+        api.close()
+        live.stop()

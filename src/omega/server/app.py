@@ -23,6 +23,7 @@ from typing import Any
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
@@ -106,6 +107,14 @@ def create_app(
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse(exc.as_json(), status_code=exc.status)
+
+    @app.exception_handler(DBAPIError)
+    async def database_error(request: Request, exc: DBAPIError) -> JSONResponse:
+        # The database is down or restarting: nothing was acknowledged, the client may retry
+        # (with the same request_id, so a retry never plays twice).
+        log.error("database error on %s: %s", request.url.path, exc)
+        error = ApiError("unavailable", "the database is not available; try again")
+        return JSONResponse(error.as_json(), status_code=error.status)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
