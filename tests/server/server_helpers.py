@@ -64,13 +64,15 @@ class PgCluster:
         name = "t_" + secrets.token_hex(6)
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
                              autocommit=True) as conn:
-            conn.execute(f"CREATE DATABASE {name}")
+            # FILE_COPY: a plain copy of the template, much quicker than writing it all to the WAL.
+            conn.execute(f"CREATE DATABASE {name} STRATEGY FILE_COPY")
         return self.url(name)
 
     def stop(self) -> None:
         subprocess.run([*self._as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w",
                         "stop"], capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        # Removing a few hundred MB of databases takes seconds: let rm finish after the tests.
+        subprocess.Popen(["rm", "-rf", str(self.dir)], start_new_session=True)
 
 
 class LiveServer:
