@@ -90,7 +90,7 @@ class ComputerPlayers:
         self.retry_delay = retry_delay
         self._pool: ProcessPoolExecutor | None = None
         self._running: dict[str, asyncio.Task[None]] = {}
-        self._again: set[str] = set()
+        self._again: set[str] = set()  # tables woken while their task was busy
         self._failed_until: dict[str, float] = {}
         self.turns_played = 0
 
@@ -109,11 +109,16 @@ class ComputerPlayers:
         if table_id in self._running:
             self._again.add(table_id)
             return
-        task = loop.create_task(self._play(table_id))
-        self._running[table_id] = task
-        task.add_done_callback(lambda _t: self._running.pop(table_id, None))
+        self._running[table_id] = loop.create_task(self._play(table_id))
 
     async def _play(self, table_id: str) -> None:
+        try:
+            await self._play_turns(table_id)
+        finally:
+            # Synchronously with the end of the task: a schedule() after this starts a new one.
+            self._running.pop(table_id, None)
+
+    async def _play_turns(self, table_id: str) -> None:
         service = self.service
         loop = asyncio.get_running_loop()
         while True:
@@ -121,6 +126,8 @@ class ComputerPlayers:
             try:
                 job = await service.computer_job(table_id)
                 if job is None:
+                    if table_id in self._again:
+                        continue  # woken while we looked: look again
                     return
                 version, level, seed, game = job
                 claimed = await service._db(service.repo.claim_computer_turn, table_id, version, service.server_id)
