@@ -101,6 +101,28 @@ def test_restart_rebuilds_every_table(db_url: str) -> None:
         live.stop()
 
 
+def test_computer_seats_have_distinct_stable_names(sqlite_url: str) -> None:
+    """Two computers of one level at a table are told apart, and keep their names on restart."""
+    seats = [{"kind": "human"}, {"kind": "computer", "level": 1}, {"kind": "computer", "level": 1},
+             {"kind": "computer", "level": 4}]
+    names = []
+    for _ in range(2):  # the second server is a restart on the same database
+        live = make_server(sqlite_url, bot=None)
+        api = Api(live.url)
+        try:
+            if not names:
+                t = api.create(players=4, seats=seats)
+            state = api.state(t["id"], t["spectator_key"])
+            names.append([s["name"] for s in state["seats"]])
+            record = api.http.get(f"/api/tables/{t['id']}/record.txt", params={"token": t["token"]}).text
+        finally:
+            api.close()
+            live.stop()
+    assert names[0] == names[1] == ["Player 1", "Computer 2 (level 1)", "Computer 3 (level 1)",
+                                     "Computer 4 (level 4)"]
+    assert "Black: Computer 2 (level 1)\n" in record, record
+
+
 def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
     """A move made through server A reaches a socket on server B; racing confirms sent to both
     servers at once play exactly one turn."""

@@ -321,8 +321,8 @@ class TableState:
         """Record tags: player names per colour, the table, and how a resigned game ended."""
         tags = {"Table": self.config.id, "Date": self.config.created_at[:10]}
         for i in range(self.config.players):
-            tags[self.game.color_of(i).label] = self.names[i] if self.config.seats[i].kind == "human" \
-                else f"{self.names[i]} (computer level {self.config.seats[i].level})"
+            # A computer seat's name already says it is a computer and its level.
+            tags[self.game.color_of(i).label] = self.names[i]
         if self.resigned:
             tags["Resigned"] = ", ".join(self.game.color_of(s).label for s in self.resigned)
         if self.over:
@@ -334,12 +334,20 @@ class TableState:
 
 
 def default_name(index: int, seat: SeatConfig) -> str:
-    """The name a seat shows until its player picks one.
+    """The name a seat shows until its player picks one (computer seats keep it).
 
-    >>> default_name(1, SeatConfig("computer", 3)), default_name(0, SeatConfig("human"))
-    ('Computer 3', 'Player 1')
+    Seat numbers make names distinct (two level-1 computers at one table are not both
+    "Computer 1"); the colour is left out because a pie swap changes it.  Derived from the
+    table's settings only, so a restart gives the same names.
+
+    >>> default_name(1, SeatConfig("computer", 3)), default_name(2, SeatConfig("computer", 3))
+    ('Computer 2 (level 3)', 'Computer 3 (level 3)')
+    >>> default_name(0, SeatConfig("human"))
+    'Player 1'
     """
-    return f"Computer {seat.level}" if seat.kind == "computer" else f"Player {index + 1}"
+    if seat.kind == "computer":
+        return f"Computer {index + 1} (level {seat.level})"
+    return f"Player {index + 1}"
 
 
 def final_ranking(game: Game, resigned: list[int]) -> list[Color]:
