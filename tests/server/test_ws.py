@@ -182,3 +182,60 @@ def test_flood_and_oversize_are_refused_without_hurting_others(server: LiveServe
     finally:
         flooder.close()
         calm.close()
+
+
+def _consistent(state: dict[str, Any]) -> bool:
+    """A table state a client may see: "playing" with someone to move, or over with nobody."""
+    g = state["game"]
+    if state["status"] == "playing":
+        return not g["over"] and g["to_move"] is not None and g["current_seat"] is not None and g["winner"] is None
+    return state["status"] == "over" and g["over"] and g["to_move"] is None and g["winner"] is not None
+
+
+def test_every_state_seen_is_consistent_at_the_end(server: LiveServer, api: Api) -> None:
+    """The turn that fills the board (and the resignation that leaves one player) already
+    carries an over state; the ``over`` event follows at the next version."""
+    rng = random.Random(9)
+    # 1. To the end of the board (2 players, side 5: 61 cells), watched live and replayed.
+    t = api.create(players=2)
+    tid, tokens = t["id"], [t["invites"]["0"], t["invites"]["1"]]
+    spy = Socket(server.ws_url, tid, t["spectator_key"])
+    try:
+        assert spy.recv()["type"] == "sync"
+        state = t["state"]
+        while state["status"] == "playing":
+            assert _consistent(state), state
+            state = api.turn(tid, tokens[state["game"]["current_seat"]], random_turn(state, rng))["state"]
+        assert _consistent(state)
+        final = state["version"]
+        seen = _events(spy, final)
+    finally:
+        spy.close()
+    replayed = Socket(server.ws_url, tid, t["spectator_key"], since=1)
+    try:
+        replay = [replayed.recv() for _ in range(final - 1)]
+    finally:
+        replayed.close()
+    for feed in (seen, replay):
+        assert all(_consistent(m["state"]) and m["state"]["version"] == m["version"] for m in feed), \
+            [m["state"]["game"] for m in feed if not _consistent(m["state"])][:1]
+        last_turn, over = feed[-2], feed[-1]
+        assert last_turn["event"]["kind"] == "turn" and last_turn["state"]["status"] == "over"
+        assert over["event"]["kind"] == "over" and over["version"] == last_turn["version"] + 1
+        assert over["event"]["reason"] == "board_full" and over["event"]["winner"] == over["state"]["game"]["winner"]
+
+    # 2. A resignation that leaves one player.
+    t = api.create(players=2)
+    spy = Socket(server.ws_url, t["id"], t["spectator_key"])
+    try:
+        spy.recv()
+        api.turn(t["id"], t["token"], ["e5", "a1"])
+        r = api.act(t["id"], t["invites"]["1"], {"type": "resign"})
+        assert r.status_code == 200 and _consistent(r.json()["state"])
+        feed = _events(spy, r.json()["version"] + 1)  # the answer's version is the resign event's
+        assert all(_consistent(m["state"]) for m in feed)
+        resign, over = feed[-2], feed[-1]
+        assert resign["event"]["kind"] == "resign" and resign["state"]["status"] == "over"
+        assert over["event"] == {**over["event"], "kind": "over", "reason": "resignation", "winner": "White"}
+    finally:
+        spy.close()

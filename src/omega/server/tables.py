@@ -154,7 +154,6 @@ class TableState:
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
     resigned: list[int] = field(default_factory=list)  # seat indices, in resign order
-    over: bool = False
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -253,7 +252,9 @@ class TableState:
         elif kind == "resign":
             self.resigned.append(d["seat"])
         elif kind == "over":
-            self.over = True
+            # Only announces (reason, ranking) the end that the event before it, stored in
+            # the same commit, already made: ``over`` is derived, see the property.
+            pass
         elif kind == "presence":
             self.connections[d["seat"]] = d["connections"]
         else:
@@ -266,12 +267,22 @@ class TableState:
         """An independent copy (requests, which only grow, are left out)."""
         other = TableState(self.config)
         other.game = self.game.copy()
-        other.version, other.over = self.version, self.over
+        other.version = self.version
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
         return other
 
     # -- reading ------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended: the rules ended it, or fewer than two seats are still in.
+
+        Derived, not set by the ``over`` event: the state right after the turn that fills the
+        board (or the resignation that leaves one player) already says over, so no client ever
+        sees a "playing" table with nobody to move.
+        """
+        return self.game.is_over or self.config.players - len(self.resigned) < 2
 
     @property
     def status(self) -> str:
