@@ -71,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_ranged(0, 65535, "port"), default=8000)
     serve.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
     serve.add_argument("--ai-workers", type=_positive_int, default=1, help="processes for computer players")
+    serve.add_argument("--access-log", action="store_true", help="log every HTTP request (token values hidden)")
 
     play = sub.add_parser("play", help="play a game in the terminal")
     play.add_argument("--players", type=_ranged(2, 4, "players"), default=2)

@@ -194,21 +194,22 @@ class ServeProcess:
     """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line."""
 
     def __init__(self, db: str | None, port: int | None = None, env: dict[str, str] | None = None,
-                 cwd: Path = ROOT) -> None:
+                 cwd: Path = ROOT, args: tuple[str, ...] = ()) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             *(["--db", db] if db is not None else [])],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env or dict(os.environ), cwd=cwd)
+             *(["--db", db] if db is not None else []), *args],
+            # Both streams: uvicorn's access log goes to stdout, everything else to stderr.
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env or dict(os.environ), cwd=cwd)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
             self.log.append(line)
             self.lines.put(line)
         self.lines.put(None)
@@ -220,6 +221,15 @@ class ServeProcess:
                 raise AssertionError("omega serve exited:\n" + "".join(self.log))
             if "Uvicorn running on" in line:
                 return
+
+    def wait_for_line(self, pred: Any, timeout: float = 30) -> str:
+        """The next log line satisfying ``pred`` (call after :meth:`ready`)."""
+        while True:
+            line = self.lines.get(timeout=timeout)
+            if line is None:
+                raise AssertionError("omega serve exited:\n" + "".join(self.log))
+            if pred(line):
+                return line
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):

@@ -227,3 +227,32 @@ def test_default_database_is_sqlite_under_data_in_wal_mode(tmp_path: Path) -> No
     finally:
         serve.stop()
     assert other.exists()
+
+
+def test_logs_never_show_token_values(tmp_path: Path) -> None:
+    """uvicorn logs WebSocket URLs (and, with --access-log, every request line) with their
+    query strings: the server's log must show ``token=***``, never a token."""
+    serve = ServeProcess(f"sqlite:///{tmp_path / 'omega.sqlite3'}", args=("--access-log",))
+    serve.ready()
+    api = Api(serve.url)
+    try:
+        t = api.create(players=2)
+        secrets_ = [t["token"], t["invites"]["1"], t["spectator_key"]]
+        for token in secrets_:
+            sock = Socket(serve.ws_url, t["id"], token)
+            assert sock.recv()["type"] == "sync"
+            sock.close()
+        bad = Socket(serve.ws_url, t["id"], "not-a-real-token-but-still-secret")
+        assert bad.recv()["error"]["code"] == "forbidden"
+        bad.close()
+        r = api.http.get(f"/api/tables/{t['id']}/record.txt", params={"token": t["token"]})
+        assert r.status_code == 200
+        # The last request gets a line of its own: once it is there, the others are too.
+        serve.wait_for_line(lambda line: "record.txt" in line)
+        log = "".join(serve.log)
+        assert log.count("WebSocket /ws/tables/") >= 4 and "token=***" in log, log
+        for token in [*secrets_, "not-a-real-token-but-still-secret"]:
+            assert token not in log, log
+    finally:
+        api.close()
+        serve.stop()

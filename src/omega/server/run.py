@@ -11,6 +11,7 @@ import argparse
 import logging
 import sys
 
+from omega.server.logs import install_redaction
 from omega.server.storage import default_url
 
 __all__ = ["serve_main", "uvicorn_options"]
@@ -39,6 +40,7 @@ def serve_main(args: argparse.Namespace) -> int:
 
     from omega.server.app import create_app
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install_redaction()
     url = _database(args)
     try:
         app = create_app(url, ai_workers=args.ai_workers)
@@ -50,6 +52,12 @@ def serve_main(args: argparse.Namespace) -> int:
         return 2
     # Log the database without its password.
     logging.getLogger("omega.server").info("database %s", app.state.service.repo.engine.url)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", access_log=False, lifespan="on",
-                **uvicorn_options())  # type: ignore[arg-type]
-    return 0
+    # Config, then the redaction, then run: Config sets up uvicorn's loggers (replacing their
+    # handlers), and every record must pass the filter that hides ?token= values.
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info",
+                            access_log=bool(getattr(args, "access_log", False)), lifespan="on",
+                            **uvicorn_options())  # type: ignore[arg-type]
+    install_redaction()
+    server = uvicorn.Server(config)
+    server.run()
+    return 0 if server.started else 3
