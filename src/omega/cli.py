@@ -70,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=_ranged(0, 65535, "port"), default=8000)
     serve.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
-    serve.add_argument("--ai-workers", type=_positive_int, default=1, help="processes for computer players")
+    # 4: twice the cores of a small machine; see docs/architecture.md (Computer players).
+    serve.add_argument("--ai-workers", type=_positive_int, default=4,
+                       help="processes for computer players (default 4: tables whose computers think at once)")
     serve.add_argument("--access-log", action="store_true", help="log every HTTP request (token values hidden)")
 
     play = sub.add_parser("play", help="play a game in the terminal")

@@ -12,13 +12,17 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from .server_helpers import Api, PgCluster, ServeProcess, Socket, make_server, random_turn
+from omega.server.ai_worker import spec_bot
+from omega.server.app import create_app
+
+from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -256,3 +260,51 @@ def test_logs_never_show_token_values(tmp_path: Path) -> None:
     finally:
         api.close()
         serve.stop()
+
+
+def _spinning_workers() -> list[int]:
+    """Live (not zombie) AI worker processes of this test process."""
+    out = []
+    for pid in _children(os.getpid()):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline and state not in ("Z", "X"):
+            out.append(pid)
+    return out
+
+
+def test_a_bot_past_its_deadline_is_killed_and_the_turn_still_played(sqlite_url: str) -> None:
+    """A real MCTS bot with no time cap and a billion iterations (it would think for hours):
+    after each 1 s deadline its worker is killed; level 1 is tried (this bot ignores levels,
+    so it misses again), then a random turn is played.  The table goes on."""
+    endless = spec_bot("mcts:iterations=1000000000")
+    live = LiveServer(create_app(sqlite_url, bot_factory=endless, ai_workers=1, computer_deadline=1.0))
+    api = Api(live.url)
+    computers = live.app.state.computers
+    try:
+        t = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 5}])
+        watch = Socket(live.ws_url, t["id"], t["spectator_key"])
+        try:
+            assert watch.recv()["type"] == "sync"
+            start = time.monotonic()
+            state = api.turn(t["id"], t["token"], ["e5", "a1"])["state"]
+            ev = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn"
+                             and m["event"]["computer"], timeout=30)
+            elapsed = time.monotonic() - start
+            assert ev["event"]["seat"] == 1 and ev["state"]["game"]["current_seat"] == 0
+            assert computers.deadline_misses == 2 and 2.0 <= elapsed < 20, elapsed
+            assert _spinning_workers() == []  # both thinking workers were killed
+            # The next computer turn goes the same way: the worker slot recovered.
+            state = api.state(t["id"], t["token"])
+            api.turn(t["id"], t["token"], random_turn(state, random.Random(3)))
+            watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn"
+                        and m["event"]["computer"] and len(m["state"]["game"]["history"]) == 4, timeout=30)
+            assert computers.deadline_misses == 4
+        finally:
+            watch.close()
+    finally:
+        api.close()
+        live.stop()

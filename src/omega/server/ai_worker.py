@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import multiprocessing
@@ -31,9 +32,20 @@ from omega.ai import bot_for_level, make_bot
 from omega.ai.base import Bot
 from omega.game import SWAP, Action, Game
 
-__all__ = ["BotFactory", "ComputerPlayers", "think", "spec_bot"]
+__all__ = ["BotFactory", "ComputerPlayers", "DEFAULT_DEADLINE", "DEFAULT_WORKERS", "think", "spec_bot", "warm_up"]
 
 log = logging.getLogger("omega.server")
+
+#: Worker processes by default (``omega serve --ai-workers``): see docs/architecture.md.
+DEFAULT_WORKERS = 4
+#: Seconds a bot may think about one turn (the slowest level caps its search at 5 s).
+DEFAULT_DEADLINE = 15.0
+#: Level tried when a bot misses its deadline.
+FALLBACK_LEVEL = 1
+#: Seconds a new worker may take to load (or compile) the search kernels.
+WARM_UP_DEADLINE = 300.0
+#: Workers run at a lower priority than the server process.
+WORKER_NICENESS = 10
 
 #: Makes the bot for a level and seed; must be picklable (it travels to worker processes).
 BotFactory = Callable[[int, int], Bot]
@@ -54,9 +66,13 @@ def spec_bot(spec: str) -> BotFactory:
     return functools.partial(_spec_bot, spec)
 
 
-def _watch_parent(parent: int) -> None:
-    """Runs in each worker: exit when the server process is gone (even killed with SIGKILL,
-    which gives the pool no chance to stop its workers)."""
+def _worker_init(parent: int) -> None:
+    """Runs in each worker when it starts: yield the CPU to the server process, and exit when
+    the server process is gone (even killed with SIGKILL, which gives the pool no chance to
+    stop its workers)."""
+    with contextlib.suppress(OSError):
+        # Bots use every cycle they get; the event loop answering players comes first.
+        os.nice(WORKER_NICENESS)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -64,6 +80,12 @@ def _watch_parent(parent: int) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="omega-parent-watch", daemon=True).start()
+
+
+def warm_up() -> None:
+    """Runs in a new worker before its first turn: load (or, without a cache, compile) the
+    search kernels, so the first turn's deadline is spent thinking."""
+    make_bot("mcts:iterations=32,seed=0").choose(Game())
 
 
 def think(factory: BotFactory, level: int, seed: int, players: int, size: int, pie_rule: bool,
@@ -76,11 +98,54 @@ def think(factory: BotFactory, level: int, seed: int, players: int, size: int, p
     return SWAP if action == SWAP else tuple(action)
 
 
-class ComputerPlayers:
-    """Plays the computer's turns of the tables of one server process."""
+class _ThinkTimeout(Exception):
+    """A bot did not answer within the deadline (its worker was killed)."""
 
-    def __init__(self, service: object, workers: int = 1, bot_factory: BotFactory = bot_for_level,
-                 retry_delay: float = 3.0) -> None:
+
+class _Slot:
+    """One worker process: a single-process pool, so that a bot past its deadline can be
+    killed without touching the turns other workers are thinking about."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.warm = False
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_worker_init, initargs=(os.getpid(),))
+            self.warm = False
+        return self.pool
+
+    def pids(self) -> list[int]:
+        # ProcessPoolExecutor has no public way to reach (or stop) a running job's process.
+        return [p.pid for p in getattr(self.pool, "_processes", {}).values() if p.pid is not None]
+
+    def kill(self) -> None:
+        """End the worker at once (a running bot included); the next job starts a new one."""
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.kill()
+
+
+class ComputerPlayers:
+    """Plays the computer's turns of the tables of one server process.
+
+    ``workers`` processes think at once; further turns wait for a free one.  Each turn has
+    a wall-clock ``deadline`` (seconds in the worker, queueing not included): a bot still
+    thinking then has its worker killed, and the turn is tried again at level 1 in a new
+    worker; if that misses the deadline too, a random legal turn is played, so a table never
+    waits longer than about two deadlines for a computer.
+    """
+
+    def __init__(self, service: object, workers: int = DEFAULT_WORKERS, bot_factory: BotFactory = bot_for_level,
+                 retry_delay: float = 3.0, deadline: float = DEFAULT_DEADLINE, warm: bool | None = None) -> None:
         from omega.server.service import TableService
 
         assert isinstance(service, TableService)
@@ -88,18 +153,23 @@ class ComputerPlayers:
         self.workers = workers
         self.bot_factory = bot_factory
         self.retry_delay = retry_delay
-        self._pool: ProcessPoolExecutor | None = None
+        self.deadline = deadline
+        #: Load the search kernels in each new worker before its first turn (the real bots).
+        self.warm = bot_factory is bot_for_level if warm is None else warm
+        self._slots = [_Slot() for _ in range(workers)]
+        self._free: asyncio.Queue[_Slot] = asyncio.Queue()
+        for slot in self._slots:
+            self._free.put_nowait(slot)
         self._running: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()  # tables woken while their task was busy
         self._failed_until: dict[str, float] = {}
         self.turns_played = 0
+        #: Turns whose bot missed the deadline (played at level 1 or at random instead).
+        self.deadline_misses = 0
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn, not fork: forking a process that runs an event loop and threads is unsafe.
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_watch_parent, initargs=(os.getpid(),))
-        return self._pool
+    def worker_pids(self) -> list[int]:
+        """Process ids of the running workers."""
+        return [pid for slot in self._slots for pid in slot.pids()]
 
     def schedule(self, table_id: str) -> None:
         """Make sure someone looks at ``table_id``'s computer turn soon."""
@@ -133,17 +203,13 @@ class ComputerPlayers:
                 claimed = await service._db(service.repo.claim_computer_turn, table_id, version, service.server_id)
                 if not claimed:
                     return  # another process thinks about this turn
-                history = [a if a == SWAP else list(a) for a in game.history]
-                action = await loop.run_in_executor(
-                    self._executor(), think, self.bot_factory, level, seed,
-                    game.players, game.size, game.pie_rule, history)
+                action = await self._choose(table_id, level, seed, game)
                 if await service.act_computer(table_id, version, action):
                     self.turns_played += 1
             except asyncio.CancelledError:
                 raise
             except BrokenProcessPool:
-                log.error("an AI worker process died; starting new ones")
-                self._pool = None
+                log.error("an AI worker process died; starting a new one")
                 self._failed_until[table_id] = loop.time() + self.retry_delay
                 return
             except Exception:
@@ -153,13 +219,48 @@ class ComputerPlayers:
                 self._failed_until[table_id] = loop.time() + self.retry_delay
                 return
 
+    async def _choose(self, table_id: str, level: int, seed: int, game: Game) -> Action:
+        """The bot's action, within the deadline (see the class doc for what happens after)."""
+        history = [a if a == SWAP else list(a) for a in game.history]
+        for attempt in ([level, FALLBACK_LEVEL] if level > FALLBACK_LEVEL else [level]):
+            try:
+                return await self._think(attempt, seed, game, history)
+            except _ThinkTimeout:
+                self.deadline_misses += 1
+                log.warning("computer turn at table %s (level %d) missed its %g s deadline; worker restarted",
+                            table_id, attempt, self.deadline)
+        # A uniformly random legal turn costs microseconds: no worker needed.
+        log.warning("computer turn at table %s played at random after missed deadlines", table_id)
+        return make_bot(f"random:seed={seed}").choose(game)
+
+    async def _think(self, level: int, seed: int, game: Game, history: Sequence[Action | list[str]]) -> Action:
+        loop = asyncio.get_running_loop()
+        slot = await self._free.get()
+        try:
+            if self.warm and not slot.warm:
+                try:
+                    await asyncio.wait_for(loop.run_in_executor(slot.executor(), warm_up), WARM_UP_DEADLINE)
+                except TimeoutError:
+                    log.error("an AI worker did not load its search kernels in %g s", WARM_UP_DEADLINE)
+                    slot.kill()
+                    raise _ThinkTimeout from None
+                slot.warm = True
+            future = loop.run_in_executor(slot.executor(), think, self.bot_factory, level, seed,
+                                          game.players, game.size, game.pie_rule, history)
+            try:
+                return await asyncio.wait_for(future, self.deadline)
+            except TimeoutError:
+                slot.kill()
+                raise _ThinkTimeout from None
+            except BrokenProcessPool:
+                slot.kill()
+                raise
+        finally:
+            self._free.put_nowait(slot)
+
     async def stop(self) -> None:
         """Cancel thinking and end the worker processes."""
         for task in list(self._running.values()):
             task.cancel()
-        if self._pool is not None:
-            processes = list(getattr(self._pool, "_processes", {}).values())
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            for p in processes:
-                p.terminate()
-            self._pool = None
+        for slot in self._slots:
+            slot.kill()

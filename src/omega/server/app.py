@@ -28,7 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
 from omega.ai import bot_for_level
-from omega.server.ai_worker import BotFactory, ComputerPlayers
+from omega.server.ai_worker import DEFAULT_DEADLINE, DEFAULT_WORKERS, BotFactory, ComputerPlayers
 from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.pubsub import Delivery, Subscriber
 from omega.server.schemas import parse_action_body, parse_client_message, parse_create, parse_name, to_action
@@ -73,17 +73,20 @@ async def _body(request: Request, limit: int) -> bytes:
 
 
 def create_app(
-    database_url: str | None = None, *, ai_workers: int = 1, bot_factory: BotFactory | None = bot_for_level,
-    limits: Limits | None = None, settings: Settings | None = None,
+    database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
+    bot_factory: BotFactory | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
+    computer_deadline: float = DEFAULT_DEADLINE,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
     ``bot_factory`` makes computer players (``bot_for_level`` in production; tests may pass a
-    quicker one, or None to leave computer turns pending).
+    quicker one, or None to leave computer turns pending).  ``computer_deadline``: seconds a
+    bot may think about a turn before its worker is killed and a quicker bot plays it.
     """
     limits = limits or Limits()
     service = TableService(Repository(make_engine(database_url or default_url())), settings)
-    computers = ComputerPlayers(service, ai_workers, bot_factory) if bot_factory is not None else None
+    computers = ComputerPlayers(service, ai_workers, bot_factory, deadline=computer_deadline) \
+        if bot_factory is not None else None
     if computers is not None:
         service.on_computer_turn = computers.schedule
     http_buckets = Buckets(limits.http_rate, limits.http_burst)
