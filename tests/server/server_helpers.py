@@ -78,10 +78,14 @@ class PgCluster:
 class LiveServer:
     """A real uvicorn server on a free 127.0.0.1 port, in a thread of the test process."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, sndbuf: int | None = None) -> None:
         self.app = app
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if sndbuf is not None:
+            # Accepted sockets inherit it (and lose send-buffer autotuning): a client that stops
+            # reading fills the kernel's buffers after kilobytes rather than megabytes.
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(512)
         self.port = self.sock.getsockname()[1]
@@ -99,9 +103,9 @@ class LiveServer:
 
 
 def make_server(url: str, *, bot: str | None = "random", limits: Limits | None = None,
-                settings: Settings | None = None) -> LiveServer:
+                settings: Settings | None = None, sndbuf: int | None = None) -> LiveServer:
     factory = spec_bot(bot) if bot is not None else None
-    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings))
+    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings), sndbuf=sndbuf)
 
 
 class Api:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import os
 import random
+import socket
 import time
 from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from .server_helpers import Api, LiveServer, Socket, random_turn
+from omega.server.limits import Limits
+
+from .server_helpers import Api, LiveServer, Socket, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -239,3 +245,105 @@ def test_every_state_seen_is_consistent_at_the_end(server: LiveServer, api: Api)
         assert over["event"] == {**over["event"], "kind": "over", "reason": "resignation", "winner": "White"}
     finally:
         spy.close()
+
+
+def _raw_socket(port: int, path: str) -> socket.socket:
+    """A WebSocket opened by hand on a socket with a tiny receive buffer; after the handshake
+    nothing reads it until the test says so (a client that stopped reading)."""
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    raw.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):
+        head += raw.recv(1)  # byte by byte: not one byte of the feed is read
+    assert head.split(b"\r\n")[0].split()[1] == b"101", head
+    return raw
+
+
+def _read_frames(raw: socket.socket) -> tuple[list[dict[str, Any]], tuple[int, str] | None]:
+    """Every text message up to the close frame (code, reason), or to the end of the stream."""
+    raw.settimeout(30)
+    data = bytearray()
+
+    def take(n: int) -> bytes | None:
+        while len(data) < n:
+            chunk = raw.recv(1 << 16)
+            if not chunk:
+                return None
+            data.extend(chunk)
+        out = bytes(data[:n])
+        del data[:n]
+        return out
+
+    messages = []
+    while (head := take(2)) is not None:
+        opcode, length = head[0] & 0x0F, head[1] & 0x7F
+        if length >= 126:
+            size = take(2 if length == 126 else 8)
+            assert size is not None
+            length = int.from_bytes(size, "big")
+        payload = take(length)
+        assert payload is not None, "the stream ended inside a frame"
+        if opcode == 1:
+            messages.append(json.loads(payload))
+        elif opcode == 8:
+            return messages, (int.from_bytes(payload[:2], "big"), payload[2:].decode())
+    return messages, None
+
+
+@pytest.mark.parametrize("limits", [Limits(http_rate=1e6, http_burst=10**6, ws_send_queue=16),
+                                    Limits(http_rate=1e6, http_burst=10**6, ws_send_timeout=0.5)],
+                         ids=["queue_full", "send_timeout"])
+def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
+        sqlite_url: str, limits: Limits) -> None:
+    """A real slow client: the server closes it once 16 events wait for it (or once a message
+    has waited 0.5 s), instead of buffering; the client finds the close code after the events
+    it had not read, and reconnects with since."""
+    live = make_server(sqlite_url, limits=limits, sndbuf=8192)
+    api = Api(live.url)
+    t = api.create(players=2, size=10)
+    tid = t["id"]
+    spy = Socket(live.ws_url, tid, t["spectator_key"])
+    raw = _raw_socket(live.port, f"/ws/tables/{tid}?token={t['invites']['1']}")
+    try:
+        spy.recv()
+        gone = None
+        renames = 0
+        while gone is None:
+            assert renames < 5000, "the slow socket was never closed"
+            r = api.http.post(f"/api/tables/{tid}/name", json={"name": f"Ann {renames}"},
+                              headers={"authorization": f"Bearer {t['token']}"})
+            assert r.status_code == 200, r.text
+            renames += 1
+            with contextlib.suppress(TimeoutError):
+                while gone is None:
+                    m = spy.recv(timeout=0)
+                    if m["type"] == "event" and m["event"] == {"kind": "presence", "seat": 1, "connected": False,
+                                                               "connections": 0}:
+                        gone = m["version"]
+        # Only now does the client read: what it was sent, then the close code.
+        messages, close = _read_frames(raw)
+        assert close is not None and close[0] == 4408, close
+        versions = [m["version"] for m in messages]
+        assert messages[0]["type"] == "sync" and versions == list(range(versions[0], versions[-1] + 1))
+        assert len(messages) < renames and close[1] == f"too far behind; reconnect with since={versions[-1]}"
+        # Reconnecting with since gets every event it missed, gap-free.
+        again = Socket(live.ws_url, tid, t["invites"]["1"], since=versions[-1])
+        try:
+            caught_up = [again.recv() for _ in range(gone - versions[-1])]
+            assert [m["version"] for m in caught_up] == list(range(versions[-1] + 1, gone + 1))
+            assert caught_up[-1]["event"]["kind"] == "presence" and not caught_up[-1]["state"]["seats"][1]["connected"]
+            # Then the live feed, gap-free, up to its own presence.
+            back = again.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
+            assert back["state"]["seats"][1]["connected"]
+            assert [m["version"] for m in again.received] == list(range(versions[-1] + 1, back["version"] + 1))
+        finally:
+            again.close()
+    finally:
+        raw.close()
+        spy.close()
+        api.close()
+        live.stop()

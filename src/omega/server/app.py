@@ -214,6 +214,10 @@ class _Gone(Exception):
     """The client closed its socket while we were sending."""
 
 
+#: Close code of a socket whose client fell too far behind (did not read); see server-api.md.
+CLOSE_TOO_SLOW = 4408
+
+
 class _Socket:
     """One WebSocket connection to a table."""
 
@@ -225,13 +229,38 @@ class _Socket:
         self.send_lock = asyncio.Lock()
         self.last = 0
         self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst)
+        self.writer: asyncio.Task[None] | None = None
+        self.closing: asyncio.Task[None] | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self.send_lock:
+            if self.closing is not None:
+                raise _Gone
             try:
-                await self.ws.send_text(json.dumps(message, separators=(",", ":")))
+                # The transport makes a send wait while the client is not reading.
+                async with asyncio.timeout(self.limits.ws_send_timeout):
+                    await self.ws.send_text(json.dumps(message, separators=(",", ":")))
             except (WebSocketDisconnect, WebSocketDisconnected, OSError):
                 raise _Gone from None
+            except TimeoutError:
+                self.too_slow(f"a message waited {self.limits.ws_send_timeout:g} s for the client to read")
+                raise _Gone from None
+
+    def too_slow(self, why: str) -> None:
+        """The client fell too far behind: close its socket (4408); it may reconnect with since."""
+        if self.closing is None:
+            log.info("closing a socket of table %s that fell behind: %s", self.table_id, why)
+            self.closing = asyncio.get_running_loop().create_task(self._close_too_slow())
+
+    async def _close_too_slow(self) -> None:
+        if self.writer is not None and self.writer is not asyncio.current_task():
+            self.writer.cancel()  # it may be waiting for the client to read
+        # The transport sends the close frame behind the unread data without waiting
+        # (transport.SlowReaderProtocol) and tells the reader the socket is closed.
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(5):
+                await self.ws.close(code=CLOSE_TOO_SLOW,
+                                    reason=f"too far behind; reconnect with since={self.last}")
 
     async def close_with(self, error: ApiError) -> None:
         with contextlib.suppress(Exception):
@@ -249,8 +278,8 @@ class _Socket:
         if hub.sockets(self.table_id) >= self.limits.sockets_per_table:
             await self.close_with(ApiError("rate_limited", "too many sockets on this table"))
             return
-        sub = hub.add(self.table_id, seat)
-        writer: asyncio.Task[None] | None = None
+        sub = hub.add(self.table_id, seat, self.limits.ws_send_queue)
+        sub.on_overflow = lambda: self.too_slow(f"{self.limits.ws_send_queue} events were waiting to be sent")
         try:
             since_text = params.get("since", "")
             replay = await self.service.events_since(self.table_id, int(since_text)) \
@@ -260,7 +289,7 @@ class _Socket:
             else:
                 for item in replay:
                     await self.send_event(item, seat)
-            writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, seat, sub))
+            self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, seat, sub))
             if seat is not None:
                 await self.service.presence(self.table_id, seat, +1)
             try:
@@ -273,28 +302,34 @@ class _Socket:
             pass  # the client went away; presence and subscription are cleaned up below
         finally:
             hub.remove(sub)
-            if writer is not None:
-                writer.cancel()
+            if self.writer is not None:
+                self.writer.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await writer
+                    await self.writer
+            if self.closing is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self.closing
 
     async def send_sync(self, seat: int | None) -> None:
         version, state = await self.service.sync(self.table_id, seat)
-        self.last = version
         await self.send({"type": "sync", "version": version, "state": state})
+        self.last = version  # only once sent: a socket closed as too slow names the last one it got
 
     async def send_event(self, item: Delivery, seat: int | None) -> None:
-        self.last = item.version
         await self.send({"type": "event", "version": item.version, "event": item.event,
                          "state": {**item.state, "you": {"seat": seat}}})
+        self.last = item.version
 
     async def pump(self, queue: asyncio.Queue[Delivery | None], seat: int | None, sub: Subscriber) -> None:
-        """Send queued events in order; a gap is filled from the log, an overflow gets a sync."""
+        """Send queued events in order; a gap is filled from the log, ``resync`` gets a sync.
+        (An overflow closes the socket instead: see ``too_slow``.)"""
         try:
             while True:
                 item = await queue.get()
                 if sub.overflow:
-                    sub.overflow = False
+                    return
+                if sub.resync:
+                    sub.resync = False
                     while not queue.empty():
                         queue.get_nowait()
                     await self.send_sync(seat)

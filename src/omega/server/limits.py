@@ -32,6 +32,10 @@ class Limits:
     sockets_per_table: int = 64
     #: Largest WebSocket frame the transport accepts before it drops the connection.
     ws_max_frame: int = 65536
+    #: Events waiting to be sent on one socket; a socket further behind is closed (4408).
+    ws_send_queue: int = 256
+    #: Seconds one message may wait for the client to read; then the socket is closed (4408).
+    ws_send_timeout: float = 10.0
 
 
 class TokenBucket:

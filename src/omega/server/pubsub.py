@@ -11,8 +11,9 @@ lost or late notification costs latency, never correctness.
 >>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {})]); sub.queue.qsize()
 1
 >>> slow = Subscriber("t1", seat=None, maxsize=1)   # a reader that fell behind
->>> slow.offer(None); slow.offer(None); slow.overflow
-True
+>>> slow.on_overflow = lambda: print("too far behind")
+>>> slow.offer(None); slow.offer(None)
+too far behind
 """
 
 from __future__ import annotations
@@ -41,20 +42,26 @@ class Delivery:
 
 
 class Subscriber:
-    """One socket's inbox.  A bounded queue: a reader that falls behind is marked
-    ``overflow`` and gets one full sync instead of an ever-growing backlog."""
+    """One socket's inbox: a bounded queue, so a client that stops reading never makes the
+    server buffer without bound.  When it is full the socket has fallen too far behind:
+    ``on_overflow`` is called (the socket closes itself, code 4408) and further events are
+    dropped.  ``resync`` asks the socket's writer for one full sync."""
 
     def __init__(self, table_id: str, seat: int | None, maxsize: int = 256) -> None:
         self.table_id = table_id
         self.seat = seat
         self.queue: asyncio.Queue[Delivery | None] = asyncio.Queue(maxsize)
         self.overflow = False
+        self.resync = False
+        self.on_overflow: Callable[[], None] | None = None
 
     def offer(self, item: Delivery | None) -> None:
         """Queue ``item`` without ever waiting (``None`` only wakes the reader)."""
         try:
             self.queue.put_nowait(item)
         except asyncio.QueueFull:
+            if not self.overflow and self.on_overflow is not None:
+                self.on_overflow()
             self.overflow = True
 
 
@@ -64,9 +71,9 @@ class Hub:
     def __init__(self) -> None:
         self._subs: dict[str, set[Subscriber]] = {}
 
-    def add(self, table_id: str, seat: int | None) -> Subscriber:
+    def add(self, table_id: str, seat: int | None, maxsize: int = 256) -> Subscriber:
         """A new inbox for a socket on ``table_id``."""
-        sub = Subscriber(table_id, seat)
+        sub = Subscriber(table_id, seat, maxsize)
         self._subs.setdefault(table_id, set()).add(sub)
         return sub
 
@@ -100,7 +107,7 @@ class Hub:
         """After a lost notification link: every socket gets a full sync."""
         for subs in self._subs.values():
             for sub in subs:
-                sub.overflow = True
+                sub.resync = True
                 sub.offer(None)
 
 

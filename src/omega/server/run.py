@@ -18,15 +18,22 @@ __all__ = ["serve_main", "uvicorn_options"]
 
 
 def uvicorn_options() -> dict[str, object]:
-    """WebSocket settings of the transport: the frame limit, and no per-message compression
-    (on these small JSON messages zlib cost more CPU than anything else the server does).
+    """WebSocket settings of the transport: the frame limit, no per-message compression
+    (on these small JSON messages zlib cost more CPU than anything else the server does), and
+    a protocol that can close a socket whose client stopped reading (``transport``).
 
     >>> uvicorn_options()["ws_per_message_deflate"]
     False
     """
     from omega.server.limits import Limits
 
-    return {"ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False}
+    options: dict[str, object] = {"ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False}
+    try:
+        from omega.server.transport import SlowReaderProtocol
+    except ImportError:  # a uvicorn without the sans-I/O protocol: its default, and no quick close
+        return options
+    options["ws"] = SlowReaderProtocol
+    return options
 
 
 def _database(args: argparse.Namespace) -> str:
