@@ -114,6 +114,19 @@ def test_swap_decision_is_deterministic_and_follows_the_search_value() -> None:
     assert decisions[0] == decisions[1]
 
 
+def test_pie_opening_is_balanced() -> None:
+    # With the pie rule White's player offers a turn the opponent cannot profit from by
+    # choosing sides: its searched value is nearer 1/2 than the best turn's.
+    plain = MctsBot(iterations=3_000, seed=2)
+    plain.choose(Game(players=2, size=4))
+    pie = MctsBot(iterations=3_000, seed=2)
+    pie.choose(Game(players=2, size=4, pie_rule=True))
+    assert plain.last is not None and pie.last is not None
+    assert plain.last.turn_value is not None and pie.last.turn_value is not None
+    assert abs(pie.last.turn_value - 0.5) < abs(plain.last.turn_value - 0.5)
+    assert abs(pie.last.turn_value - 0.5) < 0.1
+
+
 def test_greedy_swaps_only_when_white_evaluates_higher() -> None:
     game = Game(players=2, size=5, pie_rule=True)
     game.play(["e5", "a1"])  # two growable singletons: equal, so Black keeps its colour

@@ -289,6 +289,9 @@ class SearchResult:
     value: float
     iterations: int
     seconds: float
+    #: The mover's mean reward over the simulations through the chosen turn's deepest
+    #: searched stone (None when the tree did not reach it).
+    turn_value: float | None = None
 
 
 class _Tree:
@@ -415,8 +418,9 @@ class MctsBot:
                 chunk = max(16, min(chunk, int(rate * (deadline - now))))
         seconds = _time.perf_counter() - start
         self._cancel.clear()
-        cells, value = self._pick(state, tree, balanced)
-        self.last = SearchResult(cells=cells, value=value, iterations=done, seconds=seconds)
+        cells, value, turn_value = self._pick(state, tree, balanced)
+        self.last = SearchResult(cells=cells, value=value, iterations=done, seconds=seconds,
+                                 turn_value=turn_value)
         return self.last
 
     def _tree_for(self, n_empty: int) -> _Tree:
@@ -429,7 +433,7 @@ class MctsBot:
             self._tree = _Tree(want)
         return self._tree
 
-    def _pick(self, state: KernelState, tree: _Tree, balanced: bool) -> tuple[list[int], float]:
+    def _pick(self, state: KernelState, tree: _Tree, balanced: bool) -> tuple[list[int], float, float | None]:
         players = state.players
         cells = [-1] * players
         root = tree.edges(0)
@@ -438,14 +442,16 @@ class MctsBot:
         value = float(tree.e_w[root].sum() / float(visits.sum())) if visits.sum() > 0 else 0.5
         node = 0
         j = 0
+        turn_value = None
         if balanced:
-            node, j = self._balanced_first(tree, cells, state)
+            node, j, turn_value = self._balanced_first(tree, cells, state)
         while j < players and node >= 0 and tree.node_n[node] >= 8:
             edges = tree.edges(node)
             n = tree.e_n[edges]
             q = tree.e_w[edges] / np.maximum(n, 1.0)
             f = edges.start + int(np.lexsort((-q, -n))[0])  # most visits, then best mean
             cells[(state.turn + j) % players] = int(tree.e_cell[f])
+            turn_value = float(tree.e_w[f] / max(1.0, float(tree.e_n[f])))
             node = int(tree.e_child[f])
             j += 1
         if j < players:
@@ -461,9 +467,9 @@ class MctsBot:
             for i in range(j, players):
                 color = (state.turn + i) % players
                 cells[color] = int(out[color])
-        return cells, value
+        return cells, value, turn_value
 
-    def _balanced_first(self, tree: _Tree, cells: list[int], state: KernelState) -> tuple[int, int]:
+    def _balanced_first(self, tree: _Tree, cells: list[int], state: KernelState) -> tuple[int, int, float | None]:
         """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
         best: tuple[float, int, int, int] | None = None
         root = tree.edges(0)
@@ -481,11 +487,11 @@ class MctsBot:
                 if best is None or key < (best[0], -float(tree.e_n[best[3]])):
                     best = (key[0], f, child, g)
         if best is None:
-            return 0, 0
+            return 0, 0, None
         _, f, child, g = best
         cells[state.turn % state.players] = int(tree.e_cell[f])
         cells[(state.turn + 1) % state.players] = int(tree.e_cell[g])
-        return int(tree.e_child[g]), 2
+        return int(tree.e_child[g]), 2, float(tree.e_w[g] / tree.e_n[g])
 
 
 @register("mcts")
