@@ -295,7 +295,7 @@ def _read_frames(raw: socket.socket) -> tuple[list[dict[str, Any]], tuple[int, s
 
 
 @pytest.mark.parametrize("limits", [Limits(http_rate=1e6, http_burst=10**6, ws_send_queue=16),
-                                    Limits(http_rate=1e6, http_burst=10**6, ws_send_timeout=0.5)],
+                                    Limits(http_rate=1e6, http_burst=10**6, ws_send_queue=10**5, ws_send_timeout=0.5)],
                          ids=["queue_full", "send_timeout"])
 def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
         sqlite_url: str, limits: Limits) -> None:
