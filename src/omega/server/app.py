@@ -240,10 +240,10 @@ class _Socket:
                 # The transport makes a send wait while the client is not reading.
                 async with asyncio.timeout(self.limits.ws_send_timeout):
                     await self.ws.send_text(json.dumps(message, separators=(",", ":")))
-            except (WebSocketDisconnect, WebSocketDisconnected, OSError):
-                raise _Gone from None
-            except TimeoutError:
+            except TimeoutError:  # before OSError, of which it is a subclass
                 self.too_slow(f"a message waited {self.limits.ws_send_timeout:g} s for the client to read")
+                raise _Gone from None
+            except (WebSocketDisconnect, WebSocketDisconnected, OSError):
                 raise _Gone from None
 
     def too_slow(self, why: str) -> None:
