@@ -47,6 +47,8 @@ def serve_main(args: argparse.Namespace) -> int:
 
     from omega.server.app import create_app
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Alembic narrates each plugin it loads at INFO: keep its warnings only.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     install_redaction()
     url = _database(args)
     try:
