@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from observe import observable_state
 from omega import Color, Game, IllegalMove
 from omega.record import format_record, from_json, parse_record, to_json
 
@@ -44,25 +45,6 @@ def flood_fill_score(stones: dict[str, Color], color: Color) -> tuple[int, list[
     for size in sizes:
         product *= size
     return (product if sizes else 0), sorted(sizes, reverse=True)
-
-
-def state(game: Game) -> dict[str, Any]:
-    return {
-        "history": game.history,
-        "stones": game.stones(),
-        "to_move": game.to_move,
-        "current_player": game.current_player,
-        "players_of": [game.player_of(c) for c in game.colors],
-        "swapped": game.swapped,
-        "can_swap": game.can_swap,
-        "is_over": game.is_over,
-        "scores": game.scores(),
-        "groups": {c: sorted(map(sorted, game.groups(c))) for c in game.colors},
-        "ranking": game.ranking(),
-        "winner": game.winner,
-        "empty": game.empty_cells(),
-        "round": game.round,
-    }
 
 
 # -- random legal games ---------------------------------------------------------------------
@@ -110,7 +92,7 @@ def test_scores_match_an_independent_flood_fill(game: Game) -> None:
 @SETTINGS
 @given(games(), st.data())
 def test_undo_restores_the_exact_state(game: Game, data: st.DataObject) -> None:
-    before = state(game)
+    before = observable_state(game)
     text = game.record()
     if game.is_over:
         return
@@ -120,7 +102,7 @@ def test_undo_restores_the_exact_state(game: Game, data: st.DataObject) -> None:
         game.play(data.draw(st.lists(st.sampled_from(game.empty_cells()), min_size=game.players,
                                      max_size=game.players, unique=True)))
     game.undo()
-    assert state(game) == before
+    assert observable_state(game) == before
     assert game.record() == text
 
 
@@ -136,7 +118,7 @@ def test_text_and_json_records_round_trip(game: Game, tags: dict[str, str]) -> N
     text = format_record(game, tags)
     record = parse_record(text)
     assert record.game == game
-    assert state(record.game) == state(game)
+    assert observable_state(record.game) == observable_state(game)
     expected_tags = {k: v.strip() for k, v in tags.items()}
     if game.is_over:
         assert record.tags.pop("Result").endswith(f"{game.winner.label} wins")  # type: ignore[union-attr]
@@ -146,14 +128,14 @@ def test_text_and_json_records_round_trip(game: Game, tags: dict[str, str]) -> N
     data = json.loads(json.dumps(to_json(game, tags)))
     again = from_json(data)
     assert again.game == game and again.tags == tags
-    assert state(again.game) == state(game)
+    assert observable_state(again.game) == observable_state(game)
     assert data["scores"] == {c.label: str(s) for c, s in game.scores().items()}
 
 
 @SETTINGS
 @given(games(), st.data())
 def test_rejected_actions_change_nothing(game: Game, data: st.DataObject) -> None:
-    before = state(game)
+    before = observable_state(game)
     n = game.players
     occupied = sorted(game.stones())
     empty = list(game.empty_cells())
@@ -177,7 +159,7 @@ def test_rejected_actions_change_nothing(game: Game, data: st.DataObject) -> Non
             pass
         else:  # pragma: no cover - every case above breaks a rule
             raise AssertionError(f"{cells!r} was accepted")
-        assert state(game) == before
+        assert observable_state(game) == before
     if not game.can_swap:
         try:
             game.swap()
@@ -185,15 +167,15 @@ def test_rejected_actions_change_nothing(game: Game, data: st.DataObject) -> Non
             pass
         else:  # pragma: no cover
             raise AssertionError("swap was accepted")
-        assert state(game) == before
+        assert observable_state(game) == before
 
 
 @SETTINGS
 @given(games(), st.data())
 def test_copy_is_independent(game: Game, data: st.DataObject) -> None:
-    before = state(game)
+    before = observable_state(game)
     twin = game.copy()
-    assert twin == game and state(twin) == before
+    assert twin == game and observable_state(twin) == before
     if not twin.is_over:
         twin.play(data.draw(st.lists(st.sampled_from(twin.empty_cells()), min_size=twin.players,
                                      max_size=twin.players, unique=True)))
@@ -201,7 +183,7 @@ def test_copy_is_independent(game: Game, data: st.DataObject) -> None:
         twin.undo()
     else:
         return
-    assert state(game) == before
+    assert observable_state(game) == before
     if game.history:
         game.undo()
         assert twin.history[: len(game.history)] == game.history

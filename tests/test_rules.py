@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from observe import observable_state
 from omega import Color, Game, IllegalMove
 from omega.board import cell_count
 
@@ -18,26 +19,6 @@ def play_all(game: Game, turns: list[tuple[str, ...]]) -> Game:
     for turn in turns:
         game.play(list(turn))
     return game
-
-
-def snapshot(game: Game) -> dict[str, Any]:
-    """Everything observable about a game, to check that a rejected action changed nothing."""
-    return {
-        "history": game.history,
-        "stones": game.stones(),
-        "to_move": game.to_move,
-        "current_player": game.current_player,
-        "players_of": [game.player_of(c) for c in game.colors],
-        "swapped": game.swapped,
-        "can_swap": game.can_swap,
-        "is_over": game.is_over,
-        "scores": game.scores(),
-        "groups": {c: sorted(map(sorted, game.groups(c))) for c in game.colors},
-        "ranking": game.ranking(),
-        "winner": game.winner,
-        "empty": game.empty_count,
-        "record": game.record(),
-    }
 
 
 # -- scores ---------------------------------------------------------------------------------
@@ -303,10 +284,10 @@ ILLEGAL: list[tuple[str, Callable[[Game], None], str]] = [
 @pytest.mark.parametrize(("what", "action", "message"), ILLEGAL, ids=[i[0] for i in ILLEGAL])
 def test_illegal_action_names_the_problem_and_changes_nothing(what: str, action: Callable[[Game], None], message: str) -> None:
     game = _midgame()
-    before = snapshot(game)
+    before = observable_state(game)
     with pytest.raises(IllegalMove, match=message):
         action(game)
-    assert snapshot(game) == before
+    assert observable_state(game) == before
     game.play(["c3", "c4"])  # and the game goes on normally
     assert game.turns_played == 3
 
@@ -323,28 +304,28 @@ def test_illegal_swaps_change_nothing() -> None:
     over = play_all(Game(players=2, size=2, pie_rule=True), [("a1", "c3"), ("c2", "b1")])
     cases.append((over, "the game is over"))
     for game, message in cases:
-        before = snapshot(game)
+        before = observable_state(game)
         with pytest.raises(IllegalMove, match=message):
             game.swap()
-        assert snapshot(game) == before
+        assert observable_state(game) == before
 
 
 def test_every_action_after_the_end_is_rejected() -> None:
     game = play_all(Game(players=2, size=2), [("a1", "c3"), ("c2", "b1")])
-    before = snapshot(game)
+    before = observable_state(game)
     for action in (lambda: game.play(["a2", "b2"]), lambda: game.play({W: "a2", B: "b2"}), game.swap,
                    lambda: game.apply(("a2", "b2"))):
         with pytest.raises(IllegalMove, match="the game is over"):
             action()
-        assert snapshot(game) == before
+        assert observable_state(game) == before
 
 
 def test_undo_with_nothing_to_undo() -> None:
     game = Game()
-    before = snapshot(game)
+    before = observable_state(game)
     with pytest.raises(IllegalMove, match="nothing to undo"):
         game.undo()
-    assert snapshot(game) == before
+    assert observable_state(game) == before
 
 
 def test_illegal_move_is_a_value_error() -> None:
@@ -356,27 +337,27 @@ def test_illegal_move_is_a_value_error() -> None:
 
 def test_undo_after_the_end_reopens_the_game() -> None:
     game = play_all(Game(players=2, size=2), [("a1", "c3")])
-    before = snapshot(game)
+    before = observable_state(game)
     game.play(["c2", "b1"])
     assert game.is_over and game.winner is B
     game.undo()
     assert not game.is_over and game.winner is None and game.to_move is B
-    assert snapshot(game) == before
+    assert observable_state(game) == before
 
 
 def test_undo_of_swap_and_of_turns() -> None:
     game = Game(players=2, size=5, pie_rule=True)
-    empty = snapshot(game)
+    empty = observable_state(game)
     game.play(["e5", "a1"])
-    after_one = snapshot(game)
+    after_one = observable_state(game)
     game.swap()
     game.play(["e4", "a2"])
     game.undo()
     assert game.current_player == 0 and game.swapped
     game.undo()  # takes back the swap
-    assert snapshot(game) == after_one and game.can_swap and game.current_player == 1
+    assert observable_state(game) == after_one and game.can_swap and game.current_player == 1
     game.undo()
-    assert snapshot(game) == empty
+    assert observable_state(game) == empty
 
 
 def test_copy_is_independent() -> None:
