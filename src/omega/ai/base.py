@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from omega.game import Action, Game
 
@@ -35,6 +35,7 @@ class Bot(Protocol):
 BotFactory = Callable[[dict[str, str]], Bot]
 
 _FACTORIES: dict[str, BotFactory] = {}
+_N = TypeVar("_N", int, float)
 _SPEC_RE = re.compile(r"[a-z][a-z0-9_-]*")
 
 
@@ -83,28 +84,34 @@ def create(spec: str) -> Bot:
 
 
 def int_option(options: dict[str, str], key: str, default: int | None, low: int, high: int) -> int | None:
-    """Take an integer option out of ``options`` (ValueError if out of range)."""
-    if key not in options:
-        return default
-    text = options.pop(key)
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"bot option {key}={text!r} must be a whole number") from None
-    if not low <= value <= high:
-        raise ValueError(f"bot option {key} must be from {low} to {high}, got {value}")
-    return value
+    """Take an integer option out of ``options`` (ValueError if out of range).
+
+    >>> int_option({"seed": "7"}, "seed", None, 0, 100)
+    7
+    """
+    return _number_option(options, key, default, low, high, int, "a whole number")
 
 
 def float_option(options: dict[str, str], key: str, default: float | None, low: float, high: float) -> float | None:
-    """Take a number option out of ``options`` (ValueError if out of range)."""
+    """Take a number option out of ``options`` (ValueError if out of range).
+
+    >>> float_option({}, "time", 1.0, 0.0, 60.0)
+    1.0
+    """
+    return _number_option(options, key, default, low, high, float, "a number")
+
+
+def _number_option(
+    options: dict[str, str], key: str, default: _N | None, low: _N, high: _N,
+    convert: Callable[[str], _N], kind: str,
+) -> _N | None:
     if key not in options:
         return default
     text = options.pop(key)
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise ValueError(f"bot option {key}={text!r} must be a number") from None
+        raise ValueError(f"bot option {key}={text!r} must be {kind}") from None
     if not low <= value <= high:
         raise ValueError(f"bot option {key} must be from {low} to {high}, got {value}")
     return value
