@@ -352,12 +352,12 @@ def default_name(index: int, seat: SeatConfig) -> str:
     table's settings only, so a restart gives the same names.
 
     >>> default_name(1, SeatConfig("computer", 3)), default_name(2, SeatConfig("computer", 3))
-    ('Computer 2 (level 3)', 'Computer 3 (level 3)')
+    ('Computer 2, level 3', 'Computer 3, level 3')
     >>> default_name(0, SeatConfig("human"))
     'Player 1'
     """
     if seat.kind == "computer":
-        return f"Computer {index + 1} (level {seat.level})"
+        return f"Computer {index + 1}, level {seat.level}"
     return f"Player {index + 1}"
 
 
