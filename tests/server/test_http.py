@@ -300,3 +300,19 @@ def test_first_action_of_an_unseen_seat_accepts_the_version_it_was_shown(api: Ap
     answer = api.turn(t["id"], t["invites"]["0"], ["e5", "a1"], version=version)
     assert answer["state"]["seats"][0]["joined"] is True
     assert answer["version"] == version + 2 == answer["state"]["version"]  # join, then the turn
+
+
+def test_only_a_change_of_play_makes_a_version_stale(api: Api) -> None:
+    t = api.create(players=2)
+    tid, white, black = t["id"], t["invites"]["0"], t["invites"]["1"]
+    seen_by_white = api.state(tid, white)["version"]
+    r = api.http.post(f"/api/tables/{tid}/name", json={"name": "Bo"},
+                      headers={"authorization": f"Bearer {black}"})
+    assert r.status_code == 200, r.text
+    assert r.json()["version"] > seen_by_white  # the rename took a version ...
+    answer = api.turn(tid, white, ["e5", "a1"], version=seen_by_white)  # ... but the play is the same
+    seen_by_black = seen_by_white
+    r = api.act(tid, black, {"type": "turn", "cells": ["b2", "c3"]}, version=seen_by_black)
+    assert r.status_code == 409 and error_code(r) == "stale_version"  # White's turn came since
+    assert api.state(tid, black)["game"]["history"] == [["e5", "a1"]]
+    api.turn(tid, black, ["b2", "c3"], version=answer["version"])

@@ -354,7 +354,9 @@ class TableService:
                     raise ApiError("conflict", "this request_id was already used for another action")
                 answer["version"] = first_version
                 return []
-            if version is not None and version != state.version:
+            # Stale only if the play changed after the version the client saw: a player
+            # arriving or renaming does not make a turn chosen on the same position stale.
+            if version is not None and not state.play_version <= version <= state.version:
                 raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
             events = state.decide(seat, action)
             events[0] = Event(events[0].kind, events[0].data, seat=seat, request_id=request_id,

@@ -143,6 +143,10 @@ class Event:
         return {"kind": self.kind, **self.data}
 
 
+#: The events that change the play; the others (join, name, presence) only the seats' look.
+PLAY_EVENTS = frozenset({"turn", "swap", "resign", "over"})
+
+
 @dataclass
 class TableState:
     """A table as its events made it: the game, names, resignations, presence."""
@@ -150,6 +154,10 @@ class TableState:
     config: TableConfig
     game: Game = field(init=False)
     version: int = 0
+    # Version of the last event that changed the play (a turn, swap, resignation or the
+    # end): a client that saw it or later saw the position as it is, whatever presence or
+    # name events came since.
+    play_version: int = 0
     names: list[str] = field(init=False)
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
@@ -261,13 +269,15 @@ class TableState:
             raise ValueError(f"unknown event kind {kind!r}")
         if event.request_id is not None:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
+        if kind in PLAY_EVENTS:
+            self.play_version = event.version
         self.version = event.version
 
     def copy(self) -> TableState:
         """An independent copy (requests, which only grow, are left out)."""
         other = TableState(self.config)
         other.game = self.game.copy()
-        other.version = self.version
+        other.version, other.play_version = self.version, self.play_version
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
         return other
