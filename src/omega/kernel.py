@@ -89,6 +89,16 @@ def _find(parent: Any, x: int) -> int:
     return x
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _union(parent: Any, size: Any, a: int, b: int) -> int:
+    """Join the groups of distinct roots ``a`` and ``b``; returns the new root."""
+    if size[a] < size[b]:  # union by size: the larger tree keeps its root
+        a, b = b, a
+    parent[b] = a
+    size[a] += size[b]
+    return a
+
+
 @njit(cache=True, nogil=True)
 def place_stone(board: Any, parent: Any, size: Any, logs: Any, counts: Any, nbr: Any, logt: Any,
                 cell: int, color: int) -> None:
@@ -109,13 +119,7 @@ def place_stone(board: Any, parent: Any, size: Any, logs: Any, counts: Any, nbr:
             continue
         a, b = size[root], size[r]
         logs[color] += logt[a + b] - logt[a] - logt[b]
-        if a < b:  # union by size: the larger tree keeps its root
-            parent[root] = r
-            size[r] = a + b
-            root = r
-        else:
-            parent[r] = root
-            size[root] = a + b
+        root = _union(parent, size, root, r)
 
 
 @njit(cache=True, nogil=True)
@@ -183,13 +187,7 @@ def score_board(board: Any, back: Any, logt: Any, parent: Any, size: Any, logs: 
             r = _find(parent, k)
             if r == root:
                 continue
-            if size[root] < size[r]:
-                parent[root] = r
-                size[r] += size[root]
-                root = r
-            else:
-                parent[r] = root
-                size[root] += size[r]
+            root = _union(parent, size, root, r)
     for i in range(board.shape[0]):
         c = board[i]
         if c >= 0 and parent[i] == i:

@@ -49,23 +49,25 @@ def _group_value(s: int, growable: bool, logt: Any) -> float:
 @njit(cache=True, nogil=True)
 def _small_growable(board: Any, nbr: Any, y: int, color: int, skip: int) -> bool:
     """Whether the group of 1 or 2 stones holding ``y`` has an empty neighbour other than ``skip``."""
+    if _has_empty_neighbour(board, nbr, y, skip):
+        return True
+    for j in range(6):
+        z = nbr[y, j]
+        if z < 0:
+            break
+        if board[z] == color and _has_empty_neighbour(board, nbr, z, skip):  # z: partner of a 2
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has_empty_neighbour(board: Any, nbr: Any, y: int, skip: int) -> bool:
     for j in range(6):
         k = nbr[y, j]
         if k < 0:
             break
         if board[k] < 0 and k != skip:
             return True
-    for j in range(6):
-        z = nbr[y, j]
-        if z < 0:
-            break
-        if board[z] == color:  # the partner of a group of 2
-            for i in range(6):
-                k = nbr[z, i]
-                if k < 0:
-                    break
-                if board[k] < 0 and k != skip:
-                    return True
     return False
 
 
