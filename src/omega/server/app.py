@@ -124,11 +124,14 @@ def create_app(
         code = "not_found" if exc.status_code == 404 else "bad_request"
         return JSONResponse(ApiError(code, str(exc.detail)).as_json(), status_code=404 if code == "not_found" else 400)
 
-    def limit(request: Request, token: str | None) -> None:
+    def caller(request: Request) -> str | None:
+        """The request's bearer token, after charging it (or its address) one request."""
+        token = _bearer(request)
         client = request.client.host if request.client else "?"
         key = hash_token(token) if token else f"addr:{client}"
         if not http_buckets.take(key):
             raise ApiError("rate_limited", "too many requests; slow down")
+        return token
 
     # -- pages ------------------------------------------------------------------------------------
 
@@ -158,42 +161,36 @@ def create_app(
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, request: Request) -> dict[str, Any]:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         return await service.state(table_id, token)
 
     @app.post("/api/tables/{table_id}/actions")
     async def post_action(table_id: str, request: Request) -> dict[str, Any]:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         body = parse_action_body(await _body(request, limits.max_message))
         return await service.act(table_id, token, to_action(body), body.request_id, body.version)
 
     @app.post("/api/tables/{table_id}/name")
     async def post_name(table_id: str, request: Request) -> dict[str, Any]:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         name = parse_name(await _body(request, limits.max_message))
         return await service.rename(table_id, token, name)
 
     @app.get("/api/tables/{table_id}/record.txt")
     async def record_txt(table_id: str, request: Request) -> Response:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         text, _ = await service.record(table_id, token)
         return PlainTextResponse(text, headers={"content-disposition": f'attachment; filename="omega-{table_id}.txt"'})
 
     @app.get("/api/tables/{table_id}/record.json")
     async def record_json(table_id: str, request: Request) -> Response:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         _, data = await service.record(table_id, token)
         return JSONResponse(data, headers={"content-disposition": f'attachment; filename="omega-{table_id}.json"'})
 
     @app.get("/api/tables/{table_id}/replay")
     async def replay(table_id: str, request: Request) -> dict[str, Any]:
-        token = _bearer(request)
-        limit(request, token)
+        token = caller(request)
         at_text = request.query_params.get("at", "")
         if not at_text.isdigit() or len(at_text) > 6:
             raise ApiError("bad_request", "bad request: at must be a whole number")
