@@ -51,6 +51,21 @@ def test_create_validation(api: Api) -> None:
     assert r.status_code == 413 and error_code(r) == "too_large"
 
 
+def test_config_matches_what_create_accepts(api: Api) -> None:
+    # The page builds its form from /api/config: every size and player count it lists is
+    # accepted, and the ones just outside are refused.
+    config = api.http.get("/api/config").json()
+    sizes = [s["size"] for s in config["sizes"]]
+    assert sizes == list(range(5, 11)) and config["sizes"][0]["cells"] == 61
+    assert config["players"] == {"min": 2, "max": 4}
+    assert [lv["level"] for lv in config["levels"]] == [1, 2, 3, 4, 5]
+    for size in (sizes[0], sizes[-1]):
+        assert api.http.post("/api/tables", json={"players": config["players"]["max"], "size": size}).status_code == 201
+    for size in (sizes[0] - 1, sizes[-1] + 1):
+        assert api.http.post("/api/tables", json={"players": 2, "size": size}).status_code == 400
+    assert api.http.post("/api/tables", json={"players": 2, "name": "x" * config["name_max"]}).status_code == 201
+
+
 def test_create_tokens_seats_and_reads(api: Api) -> None:
     t = api.create(players=3, size=6, seats=[{"kind": "computer", "level": 2}, {"kind": "human"}, {"kind": "human"}],
                    name="Ann")

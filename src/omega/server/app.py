@@ -29,6 +29,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, Web
 
 from omega.ai import bot_for_level
 from omega.server.ai_worker import DEFAULT_DEADLINE, DEFAULT_WORKERS, BotFactory, ComputerPlayers
+from omega.server.config import site_config
 from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.pubsub import Delivery, Subscriber
 from omega.server.schemas import parse_action_body, parse_client_message, parse_create, parse_name, to_action
@@ -150,6 +151,10 @@ def create_app(
     @app.get("/api/health")
     async def health() -> dict[str, Any]:
         return {"ok": True}
+
+    @app.get("/api/config")
+    async def config() -> dict[str, Any]:
+        return site_config()
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request) -> dict[str, Any]:

@@ -26,10 +26,8 @@ from pydantic import (
     field_validator,
 )
 
+from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, NAME_MAX, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.tables import (
-    MAX_SIZE,
-    MIN_SIZE,
-    NAME_MAX,
     ActionT,
     ApiError,
     ResignAction,
@@ -68,7 +66,7 @@ class ComputerSeat(_Strict):
     """A seat the computer plays at ``level`` 1 (quick) to 5 (strongest)."""
 
     kind: Literal["computer"]
-    level: Annotated[int, Field(ge=1, le=5)]
+    level: Annotated[int, Field(ge=LEVEL_RANGE.start, le=LEVEL_RANGE.stop - 1)]
 
 
 Seat = Annotated[HumanSeat | ComputerSeat, Field(discriminator="kind")]
@@ -77,8 +75,8 @@ Seat = Annotated[HumanSeat | ComputerSeat, Field(discriminator="kind")]
 class CreateTable(_Strict):
     """``POST /api/tables``."""
 
-    players: Annotated[int, Field(ge=2, le=4)]
-    size: Annotated[int, Field(ge=MIN_SIZE, le=MAX_SIZE)] = 5
+    players: Annotated[int, Field(ge=TABLE_PLAYERS.start, le=TABLE_PLAYERS.stop - 1)]
+    size: Annotated[int, Field(ge=TABLE_SIZES.start, le=TABLE_SIZES.stop - 1)] = DEFAULT_SIZE
     pie_rule: bool = False
     seats: list[Seat] | None = None
     creator_seat: Annotated[int, Field(ge=0, le=3)] | None = None

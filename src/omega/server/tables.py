@@ -28,12 +28,8 @@ from omega.game import SWAP, Color, Game, IllegalMove
 __all__ = [
     "ApiError", "SeatConfig", "TableConfig", "Event", "TableState",
     "TurnAction", "SwapAction", "ResignAction", "ActionT", "action_fingerprint",
-    "MIN_SIZE", "MAX_SIZE", "NAME_MAX",
 ]
 
-MIN_SIZE = 5
-MAX_SIZE = 10
-NAME_MAX = 40
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
 

@@ -1,0 +1,43 @@
+"""What a table on this site may be: the one home of the table limits the server checks and
+the page offers (``GET /api/config``).
+
+The engine plays boards of side 2 to 13; a table is 5 to 10, the sizes people play and the
+page draws comfortably.
+
+>>> TABLE_SIZES
+range(5, 11)
+>>> site_config()["sizes"][0]
+{'size': 5, 'cells': 61}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omega.board import cell_count
+
+__all__ = ["TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "NAME_MAX", "LEVEL_RANGE", "site_config"]
+
+#: Board sides a table may have.
+TABLE_SIZES = range(5, 11)
+#: Players at a table.
+TABLE_PLAYERS = range(2, 5)
+#: Computer levels a seat may have.
+LEVEL_RANGE = range(1, 6)
+#: What the page's form starts with.
+DEFAULT_SIZE = 5
+DEFAULT_LEVEL = 2
+#: Longest display name.
+NAME_MAX = 40
+
+
+def site_config() -> dict[str, Any]:
+    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md)."""
+    return {
+        "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
+        "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
+        "default_size": DEFAULT_SIZE,
+        "levels": [{"level": n} for n in LEVEL_RANGE],
+        "default_level": DEFAULT_LEVEL,
+        "name_max": NAME_MAX,
+    }
