@@ -21,11 +21,12 @@ import httpx
 import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
-from omega.server.ai_worker import spec_bot
 from omega.server.app import create_app
+from omega.server.clock import Clock
+from omega.server.config import Settings
 from omega.server.limits import Limits
 from omega.server.run import uvicorn_options
-from omega.server.service import Settings
+from omega.server.thinking import spec_bot
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,9 +104,10 @@ class LiveServer:
 
 
 def make_server(url: str, *, bot: str | None = "random", limits: Limits | None = None,
-                settings: Settings | None = None, sndbuf: int | None = None) -> LiveServer:
+                settings: Settings | None = None, sndbuf: int | None = None, clock: Clock | None = None) -> LiveServer:
     factory = spec_bot(bot) if bot is not None else None
-    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings), sndbuf=sndbuf)
+    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings, clock=clock),
+                      sndbuf=sndbuf)
 
 
 class Api:

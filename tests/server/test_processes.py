@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
-from omega.server.ai_worker import spec_bot
 from omega.server.app import create_app
+from omega.server.thinking import spec_bot
 
 from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, make_server, random_turn
 
@@ -262,18 +262,24 @@ def test_logs_never_show_token_values(tmp_path: Path) -> None:
         serve.stop()
 
 
-def _spinning_workers() -> list[int]:
-    """Live (not zombie) AI worker processes of this test process."""
-    out = []
-    for pid in _children(os.getpid()):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if b"spawn_main" in cmdline and state not in ("Z", "X"):
-            out.append(pid)
-    return out
+def _spinning_workers(within: float = 10.0) -> list[int]:
+    """AI worker processes of this test process that are still computing after ``within``
+    seconds (state R or D).  A killed worker is gone, and the pool's fresh replacement goes
+    idle (S) once started; a bot that escaped its deadline never does."""
+    deadline = time.monotonic() + within
+    while True:
+        out = []
+        for pid in _children(os.getpid()):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline and state in ("R", "D"):
+                out.append(pid)
+        if not out or time.monotonic() > deadline:
+            return out
+        threading.Event().wait(0.05)  # poll: a replacement worker may still be importing
 
 
 def test_a_bot_past_its_deadline_is_killed_and_the_turn_still_played(sqlite_url: str) -> None:

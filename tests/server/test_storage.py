@@ -7,13 +7,15 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
 
+from omega.server.identity import TableKeys
 from omega.server.storage import Repository, make_engine
-from omega.server.tables import SeatConfig, TableConfig
+from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig
 
 from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
 
@@ -41,9 +43,9 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
     else:
         assert errors == []
     names = set(inspect(repos[0].engine).get_table_names())
-    assert {"tables", "seats", "events", "servers", "presence", "alembic_version"} <= names
+    assert {"tables", "seats", "events", "servers", "presence", "due", "alembic_version"} <= names
     with repos[0].engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0001"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0002"
     for r in repos:
         r.engine.dispose()
 
@@ -51,20 +53,22 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
 def test_claim_computer_turn_once(db_url: str) -> None:
     repo = Repository(make_engine(db_url))
     repo.migrate()
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     config = TableConfig("claimtbl", 2, 5, False, "2026-01-01T00:00:00+00:00",
                          (SeatConfig("computer", 1), SeatConfig("human")))
-    repo.create_table(config, [None, "h" * 64], "s" * 64, ai_pending=True)
-    repo.register_server("a")
-    repo.register_server("b")
+    repo.create_table(config, TableKeys((None, "h" * 64), "s" * 64), [(COMPUTER_TURN, now)])
+    repo.register_server("a", now)
+    repo.register_server("b", now)
+    leases = {COMPUTER_TURN: None}
     with ThreadPoolExecutor(4) as pool:
-        claims = list(pool.map(lambda sid: repo.claim_computer_turn("claimtbl", 0, sid), ["a", "b", "a", "b"]))
-    winners = {sid for sid, ok in zip(["a", "b", "a", "b"], claims, strict=True) if ok}
-    assert len(winners) == 1
+        claims = list(pool.map(lambda sid: repo.claim_due(sid, now, 10, leases), ["a", "b", "a", "b"]))
+    winners = {sid for sid, got in zip(["a", "b", "a", "b"], claims, strict=True) if got}
+    assert len(winners) == 1 and [d.table_id for c in claims for d in c] == ["claimtbl"]
     loser = ({"a", "b"} - winners).pop()
-    assert not repo.claim_computer_turn("claimtbl", 0, loser)
-    assert not repo.claim_computer_turn("claimtbl", 1, loser)  # no such version
+    assert repo.claim_due(loser, now, 10, leases) == []
+    assert repo.claim_due(loser, now - timedelta(seconds=1), 10, leases) == []  # not due yet then
     repo.forget_server(winners.pop())  # the claimer died: its turn may be taken over
-    assert repo.claim_computer_turn("claimtbl", 0, loser)
+    assert [d.table_id for d in repo.claim_due(loser, now, 10, leases)] == ["claimtbl"]
     repo.engine.dispose()
 
 
@@ -178,7 +182,7 @@ def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
 
 
 def test_tables_forgotten_by_a_small_cache_come_back_from_their_events(sqlite_url: str) -> None:
-    from omega.server.service import Settings
+    from omega.server.config import Settings
 
     live = make_server(sqlite_url, settings=Settings(cache_size=2))
     api = Api(live.url)
@@ -192,7 +196,7 @@ def test_tables_forgotten_by_a_small_cache_come_back_from_their_events(sqlite_ur
                 api.turn(t["id"], token, random_turn(state, rng), version=state["version"])
         for t in tables:
             assert len(api.state(t["id"], t["spectator_key"])["game"]["history"]) == 3
-        assert len(live.app.state.service._cache) <= 2
+        assert live.app.state.core.cached_tables <= 2
     finally:
         api.close()
         live.stop()

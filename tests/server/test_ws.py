@@ -9,11 +9,13 @@ import os
 import random
 import socket
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from omega.server.clock import FakeClock
 from omega.server.limits import Limits
 
 from .server_helpers import Api, LiveServer, Socket, make_server, random_turn
@@ -154,7 +156,20 @@ def test_bad_messages_change_nothing(server: LiveServer, api: Api) -> None:
         sock.close()
 
 
-def test_flood_and_oversize_are_refused_without_hurting_others(server: LiveServer, api: Api) -> None:
+@pytest.fixture
+def clocked(db_url: str) -> Iterator[tuple[LiveServer, FakeClock]]:
+    """A live server whose rate limits read a clock the test moves by hand."""
+    clock = FakeClock()
+    live = make_server(db_url, clock=clock)
+    try:
+        yield live, clock
+    finally:
+        live.stop()
+
+
+def test_flood_and_oversize_are_refused_without_hurting_others(clocked: tuple[LiveServer, FakeClock]) -> None:
+    server, clock = clocked
+    api = Api(server.url)
     flood_table = api.create(players=2)
     calm_table = api.create(players=2)
     flooder = Socket(server.ws_url, flood_table["id"], flood_table["token"])
@@ -182,12 +197,13 @@ def test_flood_and_oversize_are_refused_without_hurting_others(server: LiveServe
         assert 15 <= pongs < 100 and limited and {m["error"]["code"] for m in limited} == {"rate_limited"}
         # The flooder's own socket is still open and, after a pause, served again.
         flooder.conn.close_timeout = 1
-        time.sleep(1.1)  # the rate limit is per second: let the bucket refill
+        clock.advance(1.1)  # the rate limit is per second: let the bucket refill
         flooder.send({"type": "ping"})
         assert flooder.until(lambda m: m["type"] in ("pong", "error"))["type"] == "pong"
     finally:
         flooder.close()
         calm.close()
+        api.close()
 
 
 def _consistent(state: dict[str, Any]) -> bool:

@@ -1,5 +1,5 @@
 """What a table on this site may be: the one home of the table limits the server checks and
-the page offers (``GET /api/config``).
+the page offers (``GET /api/config``); and :class:`Settings`, the timings of a server process.
 
 The engine plays boards of side 2 to 13; a table is 5 to 10, the sizes people play and the
 page draws comfortably.
@@ -12,11 +12,12 @@ range(5, 11)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from omega.board import cell_count
 
-__all__ = ["TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "NAME_MAX", "LEVEL_RANGE", "site_config"]
+__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "NAME_MAX", "LEVEL_RANGE", "site_config"]
 
 #: Board sides a table may have.
 TABLE_SIZES = range(5, 11)
@@ -41,3 +42,24 @@ def site_config() -> dict[str, Any]:
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
     }
+
+
+@dataclass
+class Settings:
+    """Tunable limits and timings of a server process (rate limits are in ``limits.Limits``)."""
+
+    #: Events a reconnecting socket may be sent one by one before it gets a sync instead.
+    max_replay_events: int = 500
+    #: Seconds between heartbeats, between sweeps for dead processes, and at most between
+    #: two looks for due work.
+    sweep_interval: float = 2.0
+    #: A process whose heartbeat is older than this is dead (PostgreSQL only; with SQLite
+    #: one process owns the file, so every other process row is dead at start-up).
+    dead_after: float = 20.0
+    #: Tables kept in memory.
+    cache_size: int = 5000
+    #: Database threads (None: 16 for PostgreSQL; 2 for SQLite, whose writes are serial
+    #: anyway and where more threads only fight over the GIL while holding the write lock).
+    db_threads: int | None = None
+    #: Seconds before a computer turn whose bot failed is tried again.
+    retry_delay: float = 3.0

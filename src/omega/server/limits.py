@@ -67,17 +67,17 @@ class Buckets:
         self.rate, self.burst, self.max_keys = rate, burst, max_keys
         self._buckets: dict[str, TokenBucket] = {}
 
-    def take(self, key: str) -> bool:
-        """Spend one of ``key``'s tokens if it has one."""
+    def take(self, key: str, now: float | None = None) -> bool:
+        """Spend one of ``key``'s tokens if it has one (``now``: the caller's monotonic clock)."""
+        now = time.monotonic() if now is None else now
         bucket = self._buckets.get(key)
         if bucket is None:
             if len(self._buckets) >= self.max_keys:
-                self._prune()
-            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
-        return bucket.take()
+                self._prune(now)
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
+        return bucket.take(now)
 
-    def _prune(self) -> None:
-        now = time.monotonic()
+    def _prune(self, now: float) -> None:
         # A bucket that has refilled completely carries no information: drop it.
         for key in [k for k, b in self._buckets.items() if b.tokens + (now - b.stamp) * b.rate >= b.burst]:
             del self._buckets[key]

@@ -93,10 +93,6 @@ class Hub:
         """Open sockets on ``table_id``."""
         return len(self._subs.get(table_id, ()))
 
-    def count(self) -> int:
-        """Open sockets."""
-        return sum(len(s) for s in self._subs.values())
-
     def deliver(self, table_id: str, items: list[Delivery]) -> None:
         """Give events (in version order) to every socket of the table."""
         for sub in self._subs.get(table_id, ()):
@@ -122,6 +118,10 @@ class PgListener:
         self.on_reconnect = on_reconnect
         self.ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+
+    async def wait_ready(self, timeout: float) -> None:
+        """Wait until the listener listens (TimeoutError after ``timeout`` seconds)."""
+        await asyncio.wait_for(self.ready.wait(), timeout)
 
     def start(self) -> None:
         """Start listening in the background."""

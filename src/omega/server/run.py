@@ -60,7 +60,7 @@ def serve_main(args: argparse.Namespace) -> int:
         print(f"omega serve: missing driver for {url!r}: {e}", file=sys.stderr)
         return 2
     # Log the database without its password.
-    logging.getLogger("omega.server").info("database %s", app.state.service.repo.engine.url)
+    logging.getLogger("omega.server").info("database %s", app.state.core.repo.engine.url)
     # Config, then the redaction, then run: Config sets up uvicorn's loggers (replacing their
     # handlers), and every record must pass the filter that hides ?token= values.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info",

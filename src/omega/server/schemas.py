@@ -26,14 +26,9 @@ from pydantic import (
     field_validator,
 )
 
+from omega.server.actions import Action, ResignAction, SwapAction, TurnAction
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, NAME_MAX, TABLE_PLAYERS, TABLE_SIZES
-from omega.server.tables import (
-    ActionT,
-    ApiError,
-    ResignAction,
-    SwapAction,
-    TurnAction,
-)
+from omega.server.errors import ApiError
 
 __all__ = [
     "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage",
@@ -198,7 +193,7 @@ def parse_client_message(text: str | bytes) -> _WsAction | _WsPing:
         raise _bad(e) from None
 
 
-def to_action(body: _TurnBody | _SwapBody | _ResignBody | _TurnInner | _SwapInner | _ResignInner) -> ActionT:
+def to_action(body: _TurnBody | _SwapBody | _ResignBody | _TurnInner | _SwapInner | _ResignInner) -> Action:
     """The table action a validated body asks for."""
     if isinstance(body, (_TurnBody, _TurnInner)):
         return TurnAction(cells=tuple(body.cells))

@@ -51,10 +51,12 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
 
-from omega.server.tables import Event, SeatConfig, TableConfig
+from omega.server.events import Event, payload_from
+from omega.server.identity import TableKeys
+from omega.server.table import SeatConfig, TableConfig
 
 __all__ = [
-    "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow",
+    "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
     "Repository", "Writer", "StoredTable", "make_engine", "default_url",
 ]
 
@@ -75,12 +77,8 @@ class TableRow(Base):
     spectator_hash: Mapped[str] = mapped_column(String(64))
     version: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(16), default="playing")
-    # Denormalised from the events so restarts find pending computer turns with one query.
+    # Denormalised from the events, for listing tables without replaying them.
     to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    ai_pending: Mapped[bool] = mapped_column(Boolean, default=False)
-    ai_claim_version: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    ai_claim_owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    __table_args__ = (Index("ix_tables_ai_pending", "ai_pending"),)
 
 
 class SeatRow(Base):
@@ -126,6 +124,33 @@ class PresenceRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     server_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     count: Mapped[int] = mapped_column(Integer)
+
+
+class DueRow(Base):
+    """Work due at a time: a computer's turn at a table, the site-wide sweep, ...
+
+    One row per (kind, table); ``table_id`` is ``""`` for work that belongs to no table.
+    A process that takes the work claims the row (``claimed_by``); the claim holds while
+    that process lives (its ``servers`` row) and, when ``claim_expires`` is set, until then.
+    """
+
+    __tablename__ = "due"
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    __table_args__ = (Index("ix_due_due_at", "due_at"),)
+
+
+@dataclass(frozen=True)
+class Due:
+    """One claimed piece of due work."""
+
+    kind: str
+    table_id: str
+    version: int
 
 
 def default_url() -> str:
@@ -174,13 +199,14 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+def _utc(moment: datetime) -> datetime:
+    # SQLite gives back naive datetimes; every time the server stores is UTC.
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _event_from_row(row: Any) -> Event:
-    return Event(kind=row.kind, data=json.loads(row.data), version=row.version, seat=row.seat,
-                 request_id=row.request_id, fingerprint=row.fingerprint)
+    return Event(payload_from(row.kind, json.loads(row.data)), version=row.version, at=_utc(row.created_at),
+                 seat=row.seat, request_id=row.request_id, fingerprint=row.fingerprint)
 
 
 @dataclass
@@ -188,8 +214,7 @@ class StoredTable:
     """A table as loaded from the database."""
 
     config: TableConfig
-    seat_hashes: list[str | None]
-    spectator_hash: str
+    keys: TableKeys
     events: list[Event]
 
 
@@ -201,7 +226,6 @@ class Writer:
         self.table_id = table_id
         self.version = version
         self._notify = notify
-        self.appended: list[Event] = []
 
     def events_after(self, version: int) -> list[Event]:
         """Stored events after ``version`` (to catch a cached table up)."""
@@ -211,25 +235,34 @@ class Writer:
         )
         return [_event_from_row(r) for r in rows]
 
-    def append(self, events: Sequence[Event], *, status: str, to_move_seat: int | None,
-               ai_pending: bool) -> list[Event]:
-        """Store ``events`` as the next versions and move the table row on."""
+    def append(self, events: Sequence[Event], *, status: str, to_move_seat: int | None) -> list[Event]:
+        """Store ``events`` (each with its time ``at``) as the next versions and move the
+        table row on."""
         numbered = []
-        now = _now()
         for e in events:
+            assert e.at is not None, "an event is stored with the time it was decided at"
             self.version += 1
             e = e.with_version(self.version)
             numbered.append(e)
             self.conn.execute(insert(EventRow).values(
                 table_id=self.table_id, version=e.version, kind=e.kind, data=json.dumps(e.data),
-                seat=e.seat, request_id=e.request_id, fingerprint=e.fingerprint, created_at=now,
+                seat=e.seat, request_id=e.request_id, fingerprint=e.fingerprint, created_at=e.at,
             ))
         self.conn.execute(
             update(TableRow).where(TableRow.id == self.table_id).values(
-                version=self.version, status=status, to_move_seat=to_move_seat, ai_pending=ai_pending)
+                version=self.version, status=status, to_move_seat=to_move_seat)
         )
-        self.appended.extend(numbered)
         return numbered
+
+    def keep_due(self, kind: str, version: int, due_at: datetime) -> None:
+        """Make ``kind`` work due for this table at ``due_at``, for ``version``.  A row already
+        there for the same version keeps its time and claim (the work is already known);
+        another version replaces it, unclaimed."""
+        _keep_due(self.conn, kind, self.table_id, version, due_at)
+
+    def drop_due(self, kind: str) -> None:
+        """This table has no ``kind`` work due any more."""
+        self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
 
     def presence_add(self, seat: int, server_id: str, delta: int) -> int:
         """Count a socket opening (+1) or closing (-1); returns the seat's total over all servers."""
@@ -260,6 +293,16 @@ class Writer:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
 
 
+def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+    where = (DueRow.kind == kind, DueRow.table_id == table_id)
+    known = conn.execute(select(DueRow.version).where(*where)).one_or_none()
+    if known is None:
+        conn.execute(insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at))
+    elif known.version != version:
+        conn.execute(update(DueRow).where(*where).values(
+            version=version, due_at=due_at, claimed_by=None, claim_expires=None))
+
+
 class Repository:
     """The server's storage: all methods are blocking (run them off the event loop)."""
 
@@ -277,11 +320,6 @@ class Repository:
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
 
-    @property
-    def url(self) -> str:
-        """The database URL, password included (for the PostgreSQL listener)."""
-        return self.engine.url.render_as_string(hide_password=False)
-
     def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision (safe with several processes)."""
         from alembic import command
@@ -298,18 +336,20 @@ class Repository:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def create_table(self, config: TableConfig, seat_hashes: Sequence[str | None], spectator_hash: str,
-                     ai_pending: bool) -> None:
-        """Store a new table at version 0."""
+    def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = ()) -> None:
+        """Store a new table at version 0, with the work due for it from the start
+        (``(kind, due_at)`` pairs, for version 0)."""
         with self._writing() as conn:
             conn.execute(insert(TableRow).values(
                 id=config.id, created_at=datetime.fromisoformat(config.created_at), players=config.players,
-                size=config.size, pie_rule=config.pie_rule, spectator_hash=spectator_hash, version=0,
-                status="playing", to_move_seat=0, ai_pending=ai_pending,
+                size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
+                status="playing", to_move_seat=0,
             ))
-            for i, (seat, h) in enumerate(zip(config.seats, seat_hashes, strict=True)):
+            for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
                     table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h))
+            for kind, due_at in due:
+                _keep_due(conn, kind, config.id, 0, due_at)
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
@@ -326,8 +366,8 @@ class Repository:
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
         )
-        return StoredTable(config, [s.token_hash for s in seats], row.spectator_hash,
-                           [_event_from_row(e) for e in events])
+        keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
+        return StoredTable(config, keys, [_event_from_row(e) for e in events])
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""
@@ -358,24 +398,23 @@ class Repository:
 
     # -- servers, presence and computer turns ---------------------------------------------
 
-    def register_server(self, server_id: str) -> None:
+    def register_server(self, server_id: str, now: datetime) -> None:
         """Record this process as alive."""
-        now = _now()
         with self._writing() as conn:
             conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
 
-    def heartbeat(self, server_id: str) -> None:
+    def heartbeat(self, server_id: str, now: datetime) -> None:
         """Say this process is still alive."""
         with self._writing() as conn:
-            conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=_now()))
+            conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=now))
 
-    def dead_servers(self, me: str, max_age: float | None) -> list[str]:
+    def dead_servers(self, me: str, now: datetime, max_age: float | None) -> list[str]:
         """Servers other than ``me`` whose heartbeat is older than ``max_age`` seconds
         (all of them when ``max_age`` is None: a single-process database)."""
         with self.engine.connect() as conn, conn.begin():
             query = select(ServerRow.id).where(ServerRow.id != me)
             if max_age is not None:
-                query = query.where(ServerRow.heartbeat_at < _now() - timedelta(seconds=max_age))
+                query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
             return list(conn.execute(query).scalars())
 
     def presence_of(self, server_id: str) -> list[tuple[str, int]]:
@@ -391,22 +430,56 @@ class Repository:
             conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
             conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
 
-    def pending_computer_tables(self) -> list[str]:
-        """Tables where a computer is to move."""
-        with self.engine.connect() as conn, conn.begin():
-            return list(conn.execute(select(TableRow.id).where(TableRow.ai_pending.is_(True),
-                                                                TableRow.status == "playing")).scalars())
+    # -- due work -------------------------------------------------------------------------
 
-    def claim_computer_turn(self, table_id: str, version: int, server_id: str) -> bool:
-        """Claim the computer turn pending at ``version``; True for exactly one claimer
-        unless the holder of an earlier claim is dead (no row in ``servers``)."""
+    def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+        """:meth:`Writer.keep_due` outside a table's write (work that belongs to no table)."""
         with self._writing() as conn:
-            alive = select(ServerRow.id).where(ServerRow.id == TableRow.ai_claim_owner).exists()
-            result = conn.execute(
-                update(TableRow)
-                .where(TableRow.id == table_id, TableRow.version == version, TableRow.ai_pending.is_(True),
-                       (TableRow.ai_claim_version.is_(None)) | (TableRow.ai_claim_version != version)
-                       | (TableRow.ai_claim_owner == server_id) | ~alive)
-                .values(ai_claim_version=version, ai_claim_owner=server_id)
-            )
-            return bool(result.rowcount == 1)
+            _keep_due(conn, kind, table_id, version, due_at)
+
+    def claim_due(self, server_id: str, now: datetime, limit: int, leases: dict[str, float | None]) -> list[Due]:
+        """Claim up to ``limit`` rows of the kinds in ``leases`` that are due by ``now`` and
+        free: never claimed, claimed by a process that is gone, or past their claim's expiry.
+        A claim of kind k expires ``leases[k]`` seconds from now (None: held while this
+        process lives).  Each row is claimed by one process only: PostgreSQL skips rows
+        another transaction is claiming (``SKIP LOCKED``); SQLite has one writer."""
+        if limit <= 0:
+            return []
+        alive = select(ServerRow.id).where(ServerRow.id == DueRow.claimed_by).exists()
+        free = DueRow.claimed_by.is_(None) | ~alive | (DueRow.claim_expires.is_not(None) & (DueRow.claim_expires < now))
+        query = (select(DueRow.kind, DueRow.table_id, DueRow.version)
+                 .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free)
+                 .order_by(DueRow.due_at).limit(limit))
+        if self.is_postgres:
+            query = query.with_for_update(skip_locked=True)
+        claimed = []
+        with self._writing() as conn:
+            for kind, table_id, version in conn.execute(query).all():
+                lease = leases[kind]
+                conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id).values(
+                    claimed_by=server_id, claim_expires=None if lease is None else now + timedelta(seconds=lease)))
+                claimed.append(Due(kind, table_id, version))
+        return claimed
+
+    def release_due(self, due: Due, server_id: str, due_at: datetime) -> None:
+        """Give back a claim: the work is due again at ``due_at`` (a retry, or the next round
+        of recurring work), unless someone replaced the row meanwhile."""
+        with self._writing() as conn:
+            conn.execute(update(DueRow).where(
+                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
+                DueRow.version == due.version).values(due_at=due_at, claimed_by=None, claim_expires=None))
+
+    def finish_due(self, due: Due, server_id: str) -> None:
+        """The claimed work is done (or there was nothing to do): remove its row, unless the
+        row was replaced meanwhile (new work for the table)."""
+        with self._writing() as conn:
+            conn.execute(delete(DueRow).where(
+                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
+                DueRow.version == due.version))
+
+    def next_due_at(self, kinds: Sequence[str]) -> datetime | None:
+        """When the earliest unclaimed work of these kinds is due (None: nothing waits)."""
+        with self.engine.connect() as conn, conn.begin():
+            first = conn.execute(select(func.min(DueRow.due_at)).where(
+                DueRow.kind.in_(list(kinds)), DueRow.claimed_by.is_(None))).scalar_one_or_none()
+        return None if first is None else _utc(first)

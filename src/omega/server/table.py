@@ -1,17 +1,21 @@
 """A table: seats around one :class:`omega.Game`, rebuilt from its event log.
 
-This module decides what an action does (which events it produces) and what a table looks
-like to its players; it does no input/output.  Every rule question goes to ``Game``.
+This module decides what an action does (:func:`decide`: which events it produces) and
+what a table looks like to its players (:meth:`TableState.view`); it does no input/output
+and reads no clock: the time comes in as ``now``.  Every rule question goes to ``Game``.
 
 A table's history is a list of events with consecutive versions (1, 2, ...).  Applying the
 events in order to a fresh :class:`TableState` gives the table exactly as it was, which is
 how the server restarts, catches up with other server processes and replays games.
 
+>>> from datetime import UTC, datetime
+>>> from omega.server.actions import TurnAction
+>>> now = datetime(2026, 1, 1, tzinfo=UTC)
 >>> t = TableState(TableConfig("t1", players=2, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
 ...                            seats=(SeatConfig("human"), SeatConfig("computer", 2))))
->>> events = t.decide(0, TurnAction(cells=("e5", "a1")))
->>> [e.kind for e in events]
-['turn']
+>>> events = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
+>>> [e.kind for e in events], events[0].at == now
+(['turn'], True)
 >>> t.apply(events[0].with_version(1)); t.game.current_player
 1
 >>> t.computer_to_move()
@@ -20,47 +24,36 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
 
 from omega.game import SWAP, Color, Game, IllegalMove
+from omega.server.actions import Action, ResignAction, SwapAction
+from omega.server.errors import ApiError
+from omega.server.events import (
+    PLAY_EVENTS,
+    Event,
+    GameEnded,
+    Joined,
+    Payload,
+    PresenceChanged,
+    Renamed,
+    Resigned,
+    Swapped,
+    TurnPlayed,
+)
 
-__all__ = [
-    "ApiError", "SeatConfig", "TableConfig", "Event", "TableState",
-    "TurnAction", "SwapAction", "ResignAction", "ActionT", "action_fingerprint",
-]
+__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "default_name", "final_ranking", "game_view"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
 
-
-class ApiError(Exception):
-    """A refused request: a stable ``code`` (see ``docs/server-api.md``) and a message.
-
-    >>> ApiError("not_found", "no such table").as_json()
-    {'error': {'code': 'not_found', 'message': 'no such table'}}
-    """
-
-    STATUS: ClassVar[dict[str, int]] = {
-        "bad_request": 400, "auth_required": 401, "forbidden": 403, "not_found": 404,
-        "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409,
-        "too_large": 413, "illegal_move": 422, "rate_limited": 429, "unavailable": 503,
-    }
-
-    def __init__(self, code: str, message: str) -> None:
-        assert code in self.STATUS, code
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    @property
-    def status(self) -> int:
-        """The HTTP status that goes with the code."""
-        return self.STATUS[self.code]
-
-    def as_json(self) -> dict[str, Any]:
-        """The error body every refused request gets."""
-        return {"error": {"code": self.code, "message": self.message}}
+#: Work due at a table: a computer (a computer seat or a resigned one) is to move.
+COMPUTER_TURN = "computer"
+#: Every kind of work a table's state can make due (see :meth:`TableState.due_work`).
+DUE_KINDS = (COMPUTER_TURN,)
 
 
 @dataclass(frozen=True)
@@ -83,66 +76,6 @@ class TableConfig:
     seats: tuple[SeatConfig, ...]
 
 
-@dataclass(frozen=True)
-class TurnAction:
-    """Place one stone per colour in play; ``cells`` in colour order White, Black, Red, Blue."""
-
-    cells: tuple[str, ...]
-    type: Literal["turn"] = "turn"
-
-
-@dataclass(frozen=True)
-class SwapAction:
-    """The pie-rule swap."""
-
-    type: Literal["swap"] = "swap"
-
-
-@dataclass(frozen=True)
-class ResignAction:
-    """Give up: the seat ranks last and the computer plays on for it."""
-
-    type: Literal["resign"] = "resign"
-
-
-ActionT = TurnAction | SwapAction | ResignAction
-
-
-def action_fingerprint(action: ActionT) -> str:
-    """A short text that is equal for equal actions (to spot a reused request_id).
-
-    >>> action_fingerprint(TurnAction(cells=("E5", "a1")))
-    'turn e5 a1'
-    """
-    if isinstance(action, TurnAction):
-        return "turn " + " ".join(c.strip().lower() for c in action.cells)
-    return action.type
-
-
-@dataclass(frozen=True)
-class Event:
-    """One change of a table; ``version`` is 0 until the event is stored."""
-
-    kind: str
-    data: dict[str, Any]
-    version: int = 0
-    seat: int | None = None
-    request_id: str | None = None
-    fingerprint: str | None = None
-
-    def with_version(self, version: int) -> Event:
-        """The same event numbered ``version``."""
-        return replace(self, version=version)
-
-    def public(self) -> dict[str, Any]:
-        """The event as the WebSocket sends it: ``{"kind": ..., details}``."""
-        return {"kind": self.kind, **self.data}
-
-
-#: The events that change the play; the others (join, name, presence) only the seats' look.
-PLAY_EVENTS = frozenset({"turn", "swap", "resign", "over"})
-
-
 @dataclass
 class TableState:
     """A table as its events made it: the game, names, resignations, presence."""
@@ -154,6 +87,8 @@ class TableState:
     # end): a client that saw it or later saw the position as it is, whatever presence or
     # name events came since.
     play_version: int = 0
+    #: When the last event was decided (None before the first).
+    updated_at: datetime | None = None
     names: list[str] = field(init=False)
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
@@ -167,113 +102,26 @@ class TableState:
         self.joined = [s.kind == "computer" for s in c.seats]
         self.connections = [0] * c.players
 
-    # -- deciding -----------------------------------------------------------------------
-
-    def decide(self, seat: int | None, action: ActionT) -> list[Event]:
-        """The events ``action`` by ``seat`` produces, or ApiError; the state is unchanged.
-
-        ``seat`` None means the computer acting for the seat to move (a computer seat or a
-        resigned one).
-        """
-        if self.over:
-            raise ApiError("game_over", "the game is over")
-        if isinstance(action, ResignAction):
-            return self._decide_resign(seat)
-        mover = self.game.current_player
-        assert mover is not None  # the game is not over, so someone is to move
-        if seat is None:
-            if not self.computer_to_move():
-                raise ApiError("not_your_turn", "no computer seat is to move")
-            seat = mover
-            by_computer = True
-        else:
-            if seat in self.resigned:
-                raise ApiError("forbidden", "you have resigned; the computer plays this seat")
-            if self.config.seats[seat].kind != "human":
-                raise ApiError("forbidden", "this seat is played by the computer")
-            if seat != mover:
-                color = self.game.to_move
-                assert color is not None
-                raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
-            by_computer = False
-        trial = self.game.copy()
-        color = trial.to_move
-        assert color is not None
-        try:
-            if isinstance(action, SwapAction):
-                trial.swap()
-                events = [Event("swap", {"seat": seat, "computer": by_computer})]
-            else:
-                trial.play(list(action.cells))
-                played = trial.history[-1]
-                assert played != SWAP
-                events = [Event("turn", {"seat": seat, "color": color.label, "cells": list(played),
-                                         "computer": by_computer})]
-        except IllegalMove as e:
-            raise ApiError("illegal_move", str(e)) from None
-        if trial.is_over:
-            events.append(self._over_event(trial, self.resigned, "board_full"))
-        return events
-
-    def _decide_resign(self, seat: int | None) -> list[Event]:
-        if seat is None or self.config.seats[seat].kind != "human":
-            raise ApiError("forbidden", "only a human seat can resign")
-        if seat in self.resigned:
-            raise ApiError("forbidden", "you have already resigned")
-        color = self.game.color_of(seat)
-        events = [Event("resign", {"seat": seat, "color": color.label})]
-        resigned = [*self.resigned, seat]
-        if self.config.players - len(resigned) < 2:
-            events.append(self._over_event(self.game, resigned, "resignation"))
-        return events
-
-    def _over_event(self, game: Game, resigned: list[int], reason: str) -> Event:
-        ranking = final_ranking(game, resigned)
-        scores = game.scores()
-        return Event("over", {
-            "reason": reason,
-            "ranking": [c.label for c in ranking],
-            "winner": ranking[0].label,
-            "scores": {c.label: str(scores[c]) for c in game.colors},
-        })
-
     # -- applying -----------------------------------------------------------------------
 
     def apply(self, event: Event) -> None:
         """Apply a stored event (its version must be the next one)."""
         if event.version != self.version + 1:
             raise ValueError(f"event version {event.version} does not follow {self.version}")
-        d = event.data
-        kind = event.kind
-        if kind == "turn":
-            self.game.play(d["cells"])
-        elif kind == "swap":
-            self.game.swap()
-        elif kind == "join":
-            self.joined[d["seat"]] = True
-        elif kind == "name":
-            self.names[d["seat"]] = d["name"]
-        elif kind == "resign":
-            self.resigned.append(d["seat"])
-        elif kind == "over":
-            # Only announces (reason, ranking) the end that the event before it, stored in
-            # the same commit, already made: ``over`` is derived, see the property.
-            pass
-        elif kind == "presence":
-            self.connections[d["seat"]] = d["connections"]
-        else:
-            raise ValueError(f"unknown event kind {kind!r}")
+        _APPLY[type(event.payload)](self, event.payload)
         if event.request_id is not None:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
-        if kind in PLAY_EVENTS:
+        if event.kind in PLAY_EVENTS:
             self.play_version = event.version
         self.version = event.version
+        if event.at is not None:
+            self.updated_at = event.at
 
     def copy(self) -> TableState:
         """An independent copy (requests, which only grow, are left out)."""
         other = TableState(self.config)
         other.game = self.game.copy()
-        other.version, other.play_version = self.version, self.play_version
+        other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
         return other
@@ -314,6 +162,12 @@ class TableState:
         assert level is not None
         return level
 
+    def due_work(self) -> dict[str, int]:
+        """The work this state makes due, by kind, each for the play version it is about:
+        ``{"computer": v}`` while a computer is to move.  Stored in the same commit as the
+        events that made it due, so a crash can never lose a pending computer turn."""
+        return {COMPUTER_TURN: self.play_version} if self.computer_to_move() else {}
+
     def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
         """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
         c = self.config
@@ -348,6 +202,115 @@ class TableState:
             if not self.game.is_over:
                 tags["Outcome"] = f"{ranking[0].label} wins by resignation"
         return tags
+
+
+# -- how each event changes a table -------------------------------------------------------
+
+def _turn(t: TableState, e: TurnPlayed) -> None:
+    t.game.play(list(e.cells))
+
+
+def _swap(t: TableState, e: Swapped) -> None:
+    t.game.swap()
+
+
+def _join(t: TableState, e: Joined) -> None:
+    t.joined[e.seat] = True
+
+
+def _rename(t: TableState, e: Renamed) -> None:
+    t.names[e.seat] = e.name
+
+
+def _resign(t: TableState, e: Resigned) -> None:
+    t.resigned.append(e.seat)
+
+
+def _end(t: TableState, e: GameEnded) -> None:
+    # Only announces (reason, ranking) the end that the event before it, stored in the same
+    # commit, already made: ``over`` is derived, see TableState.over.
+    pass
+
+
+def _presence(t: TableState, e: PresenceChanged) -> None:
+    t.connections[e.seat] = e.connections
+
+
+_APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
+    TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
+    Resigned: _resign, GameEnded: _end, PresenceChanged: _presence,
+}
+
+
+# -- deciding ---------------------------------------------------------------------------------
+
+def decide(state: TableState, seat: int | None, action: Action, now: datetime) -> list[Event]:
+    """The events ``action`` by ``seat`` produces at time ``now``, or ApiError; ``state`` is
+    unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
+    seat or a resigned one).
+    """
+    if state.over:
+        raise ApiError("game_over", "the game is over")
+    if isinstance(action, ResignAction):
+        return _decide_resign(state, seat, now)
+    mover = state.game.current_player
+    assert mover is not None  # the game is not over, so someone is to move
+    if seat is None:
+        if not state.computer_to_move():
+            raise ApiError("not_your_turn", "no computer seat is to move")
+        seat = mover
+        by_computer = True
+    else:
+        if seat in state.resigned:
+            raise ApiError("forbidden", "you have resigned; the computer plays this seat")
+        if state.config.seats[seat].kind != "human":
+            raise ApiError("forbidden", "this seat is played by the computer")
+        if seat != mover:
+            color = state.game.to_move
+            assert color is not None
+            raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
+        by_computer = False
+    trial = state.game.copy()
+    color = trial.to_move
+    assert color is not None
+    payload: Payload
+    try:
+        if isinstance(action, SwapAction):
+            trial.swap()
+            payload = Swapped(seat=seat, computer=by_computer)
+        else:
+            trial.play(list(action.cells))
+            played = trial.history[-1]
+            assert played != SWAP
+            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer)
+    except IllegalMove as e:
+        raise ApiError("illegal_move", str(e)) from None
+    events = [Event(payload, at=now)]
+    if trial.is_over:
+        events.append(_over_event(trial, state.resigned, "board_full", now))
+    return events
+
+
+def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[Event]:
+    if seat is None or state.config.seats[seat].kind != "human":
+        raise ApiError("forbidden", "only a human seat can resign")
+    if seat in state.resigned:
+        raise ApiError("forbidden", "you have already resigned")
+    color = state.game.color_of(seat)
+    events = [Event(Resigned(seat=seat, color=color.label), at=now)]
+    resigned = [*state.resigned, seat]
+    if state.config.players - len(resigned) < 2:
+        events.append(_over_event(state.game, resigned, "resignation", now))
+    return events
+
+
+def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:
+    ranking = final_ranking(game, resigned)
+    scores = game.scores()
+    return Event(GameEnded(
+        reason=reason, ranking=tuple(c.label for c in ranking), winner=ranking[0].label,
+        scores={c.label: str(scores[c]) for c in game.colors},
+    ), at=now)
 
 
 def default_name(index: int, seat: SeatConfig) -> str:

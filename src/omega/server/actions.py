@@ -1,0 +1,46 @@
+"""What a seat may ask a table to do: typed actions, one small value each.
+
+>>> action_fingerprint(TurnAction(cells=("E5", "a1")))
+'turn e5 a1'
+>>> action_fingerprint(ResignAction())
+'resign'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+__all__ = ["TurnAction", "SwapAction", "ResignAction", "Action", "action_fingerprint"]
+
+
+@dataclass(frozen=True)
+class TurnAction:
+    """Place one stone per colour in play; ``cells`` in colour order White, Black, Red, Blue."""
+
+    kind: ClassVar[str] = "turn"
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SwapAction:
+    """The pie-rule swap."""
+
+    kind: ClassVar[str] = "swap"
+
+
+@dataclass(frozen=True)
+class ResignAction:
+    """Give up: the seat ranks last and the computer plays on for it."""
+
+    kind: ClassVar[str] = "resign"
+
+
+Action = TurnAction | SwapAction | ResignAction
+
+
+def action_fingerprint(action: Action) -> str:
+    """A short text that is equal for equal actions (to spot a reused request_id)."""
+    if isinstance(action, TurnAction):
+        return "turn " + " ".join(c.strip().lower() for c in action.cells)
+    return action.kind

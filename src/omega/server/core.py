@@ -1,0 +1,424 @@
+"""The one action path: identity -> seat -> version -> decide -> persist -> broadcast.
+
+:class:`TableCore` holds this process's cache of tables and is the only place that writes
+a table's events.  Every change goes through :meth:`TableCore.write`:
+
+1. serialise: the table's ``asyncio.Lock`` in this process, and a write transaction that
+   locks the table row (PostgreSQL) or the database (SQLite) across processes;
+2. catch up: events other processes stored since the cache last looked are applied first;
+3. decide: a function of the up-to-date state and ``now`` (the injected clock's time) says
+   which events the change makes, or raises :class:`~omega.server.errors.ApiError`;
+4. persist: the events, the table row and the table's due work (a computer to move) are
+   committed together;
+5. broadcast: only after the commit does the cache move on and this process's sockets get
+   the events; other processes hear of them through the database (``pubsub``).
+
+A person's action (:meth:`TableCore.act`) adds, before deciding, the identity's seat, the
+request id (a retry gets its first answer) and the version the client saw.  Computer turns
+take the same path with the :data:`~omega.server.identity.COMPUTER` identity.
+
+Blocking database work runs in a thread pool (:meth:`TableCore.db`), never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import zlib
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy.exc import IntegrityError
+
+from omega.game import Game
+from omega.server.actions import Action, action_fingerprint
+from omega.server.clock import Clock, stamp
+from omega.server.config import Settings
+from omega.server.errors import ApiError
+from omega.server.events import Event, Joined, Renamed
+from omega.server.identity import (
+    Authenticator,
+    ComputerPlayer,
+    Credentials,
+    Identity,
+    SeatHolder,
+    TableKeys,
+    hash_token,
+    new_token,
+)
+from omega.server.pubsub import Delivery, Hub
+from omega.server.storage import Repository, Writer
+from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide
+
+__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of"]
+
+log = logging.getLogger("omega.server")
+T = TypeVar("T")
+
+#: What a write decides: the events for the up-to-date state at ``now`` (the writer is
+#: there for decisions that read or count other rows in the same transaction).
+Decision = Callable[[TableState, Writer, datetime], list[Event]]
+
+
+@dataclass
+class Cached:
+    """A table in this process's memory: its state, its keys, and the lock of its writes."""
+
+    state: TableState
+    keys: TableKeys
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass(frozen=True)
+class Acted:
+    """The answer to an action: the version it was stored at, and the table after it."""
+
+    version: int
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ComputerJob:
+    """What a computer needs to choose its action: the game at ``version`` and its level."""
+
+    table_id: str
+    version: int
+    level: int
+    seed: int
+    game: Game
+
+
+@dataclass(frozen=True)
+class NewTable:
+    """A table to create: its seats, who creates it and the name they chose."""
+
+    players: int
+    size: int
+    pie_rule: bool
+    seats: tuple[SeatConfig, ...]
+    creator_seat: int
+    name: str | None = None
+
+
+def seat_of(who: Identity) -> int | None:
+    """The seat an identity acts for (None: the computer, for the seat to move);
+    ``forbidden`` for a spectator."""
+    if isinstance(who, SeatHolder):
+        return who.seat
+    if isinstance(who, ComputerPlayer):
+        return None
+    raise ApiError("forbidden", "spectators cannot act")
+
+
+class TableCore:
+    """The tables of one server process: the cache, the action path and event fan-out."""
+
+    def __init__(self, repo: Repository, clock: Clock, authenticator: Authenticator,
+                 settings: Settings | None = None) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.authenticator = authenticator
+        self.settings = settings or Settings()
+        self.server_id = secrets.token_hex(8)
+        self.hub = Hub()
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
+        self._loading: dict[str, asyncio.Lock] = {}
+        threads = self.settings.db_threads or (16 if repo.is_postgres else 2)
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-db")
+        #: Called after a commit stored due work (a computer to move): the scheduler looks.
+        self.on_due: Callable[[], None] = lambda: None
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run blocking database work in the database threads."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def close(self) -> None:
+        """Release the database threads and connections."""
+        self._executor.shutdown(wait=True)
+        self.repo.engine.dispose()
+
+    @property
+    def cached_tables(self) -> int:
+        """How many tables this process holds in memory."""
+        return len(self._cache)
+
+    # -- the table cache --------------------------------------------------------------------
+
+    async def get(self, table_id: str) -> Cached:
+        """The cached table (loaded from its events when needed); ``not_found`` otherwise."""
+        if len(table_id) > 32:  # longer than any id: no need to ask the database
+            raise ApiError("not_found", "there is no such table")
+        cached = self._cache.get(table_id)
+        if cached is not None:
+            self._cache.move_to_end(table_id)
+            return cached
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            cached = self._cache.get(table_id)
+            if cached is None:
+                stored = await self.db(self.repo.load, table_id)
+                if stored is None:
+                    self._loading.pop(table_id, None)
+                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                state = TableState(stored.config)
+                for e in stored.events:
+                    state.apply(e)
+                cached = Cached(state, stored.keys)
+                self._remember(table_id, cached)
+        self._loading.pop(table_id, None)
+        return cached
+
+    def _remember(self, table_id: str, cached: Cached) -> None:
+        self._cache[table_id] = cached
+        excess = len(self._cache) - self.settings.cache_size
+        if excess <= 0:
+            return
+        # Forget the least recently used tables that no socket watches and no write holds;
+        # a forgotten table is simply loaded again from its events when needed.
+        for old_id in list(self._cache):
+            if excess <= 0:
+                break
+            old = self._cache[old_id]
+            if old_id != table_id and not self.hub.has(old_id) and not old.lock.locked():
+                del self._cache[old_id]
+                excess -= 1
+
+    async def fresh(self, table_id: str) -> Cached:
+        """The cached table, caught up with events other processes stored."""
+        cached = await self.get(table_id)
+        version = await self.db(self.repo.version, table_id)
+        if version is not None and version > cached.state.version:
+            async with cached.lock:
+                await self._catch_up(table_id, cached)
+        return cached
+
+    async def _catch_up(self, table_id: str, cached: Cached) -> None:
+        """Apply events other processes stored, and push them to this process's sockets
+        (whoever catches up delivers, so no event is applied without being delivered).
+        The caller holds ``cached.lock``."""
+        events = await self.db(self.repo.events_after, table_id, cached.state.version)
+        out = []
+        for e in events:
+            cached.state.apply(e)
+            out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False)))
+        self.hub.deliver(table_id, out)
+
+    def remote_event(self, table_id: str, version: int) -> None:
+        """Another process stored an event (PostgreSQL NOTIFY): deliver it to our sockets."""
+        if self.hub.has(table_id):
+            asyncio.get_running_loop().create_task(self._deliver_remote(table_id))
+
+    async def _deliver_remote(self, table_id: str) -> None:
+        try:
+            cached = await self.get(table_id)
+            async with cached.lock:
+                await self._catch_up(table_id, cached)
+        except Exception:
+            log.exception("could not deliver remote events of table %s", table_id)
+
+    # -- identity ---------------------------------------------------------------------------
+
+    async def identify(self, table_id: str, credentials: Credentials, *, fresh: bool = True) -> Identity:
+        """Who ``credentials`` prove the caller is at ``table_id`` (``fresh`` catches the
+        cached table up with other processes first, for reads)."""
+        cached = await (self.fresh(table_id) if fresh else self.get(table_id))
+        return self.authenticator.identify(credentials, cached.keys)
+
+    async def visit(self, table_id: str, who: Identity) -> None:
+        """A seat's first visit is recorded as a ``join``."""
+        if not isinstance(who, SeatHolder) or (await self.get(table_id)).state.joined[who.seat]:
+            return
+        seat = who.seat
+        await self.write(table_id, lambda st, w, now: [] if st.joined[seat] else [Event(Joined(seat), at=now)])
+
+    # -- the action path ----------------------------------------------------------------------
+
+    async def write(self, table_id: str, decision: Decision) -> tuple[Cached, list[Event]]:
+        """Run ``decision`` on the up-to-date table inside a write transaction, store its
+        events with the table's due work, and only then push them to sockets.  Returns the
+        table and the stored events."""
+        cached = await self.get(table_id)
+        async with cached.lock:
+            state = cached.state
+            # Events applied to the cache, to be pushed to sockets whatever the decision says:
+            # a refused action may still have caught the cache up with other processes' events.
+            applied: list[Delivery] = []
+            now = self.clock.now()
+
+            def transaction() -> list[Event]:
+                with self.repo.write(table_id) as w:
+                    if w is None:
+                        raise ApiError("not_found", f"there is no table {table_id!r}")
+                    if w.version != state.version:  # another process wrote: catch up first
+                        for e in w.events_after(state.version):
+                            state.apply(e)
+                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                    events = decision(state, w, now)
+                    if not events:
+                        return []
+                    # Where the table stands after these events: the row's derived columns
+                    # and the work due for it are stored in the same commit.
+                    trial = state.copy()
+                    for i, e in enumerate(events, start=1):
+                        trial.apply(e.with_version(state.version + i))
+                    stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
+                    due = trial.due_work()
+                    for kind in DUE_KINDS:
+                        if kind in due:
+                            w.keep_due(kind, due[kind], now)
+                        else:
+                            w.drop_due(kind)
+                    w.notify(f"{self.server_id}:{table_id}:{w.version}")
+                # Committed: now the cache may move on.
+                for e in stored:
+                    state.apply(e)
+                    applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                return stored
+
+            try:
+                stored = await self.db(transaction)
+            finally:
+                self.hub.deliver(table_id, applied)
+        if stored and cached.state.due_work():
+            self.on_due()
+        return cached, stored
+
+    async def act(self, table_id: str, who: Identity, action: Action, *, request_id: str | None = None,
+                  version: int | None = None) -> Acted | None:
+        """An action by ``who``; answers only once it is stored.
+
+        ``request_id`` makes a retry safe (the first answer again, never a second move);
+        ``version`` is the table version the action was chosen at: ``stale_version`` if the
+        play changed since (a player arriving or renaming does not count).  For the computer
+        (no request id) a stale action is dropped: None.
+        """
+        seat = seat_of(who)
+        fingerprint = action_fingerprint(action)
+        first_answer: list[int] = []
+
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            first = state.requests.get(request_id) if request_id is not None else None
+            if first is not None:  # a retry: the first answer, never a second move
+                first_version, first_seat, first_fp = first
+                if first_seat != seat or first_fp != fingerprint:
+                    raise ApiError("conflict", "this request_id was already used for another action")
+                first_answer.append(first_version)
+                return []
+            if version is not None and not state.play_version <= version <= state.version:
+                if seat is None:
+                    return []  # the computer chose on a position that is gone
+                raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+            events = decide(state, seat, action, now)
+            events[0] = Event(events[0].payload, at=now, seat=seat, request_id=request_id,
+                              fingerprint=fingerprint if request_id is not None else None)
+            # A seat's first action joins it in the same transaction.
+            if seat is not None and not state.joined[seat]:
+                events.insert(0, Event(Joined(seat), at=now))
+            return events
+
+        cached, stored = await self.write(table_id, decision)
+        if first_answer:
+            return Acted(first_answer[0], cached.state.view(seat))
+        acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
+        if acted is None:
+            return None  # a computer's stale action, dropped
+        return Acted(acted.version, cached.state.view(seat))
+
+    async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
+        """Change the display name of ``who``'s seat."""
+        if not isinstance(who, SeatHolder):
+            raise ApiError("forbidden", "spectators have no seat to name")
+        seat = who.seat
+        cached, _ = await self.write(
+            table_id, lambda st, w, now: [] if st.names[seat] == name else [Event(Renamed(seat, name), at=now)])
+        return cached.state.view(seat)
+
+    async def create(self, new: NewTable) -> dict[str, Any]:
+        """Create a table; the answer holds every human seat's token and the spectator key."""
+        humans = [i for i, s in enumerate(new.seats) if s.kind == "human"]
+        tokens = {i: new_token() for i in humans}
+        spectator = new_token()
+        now = self.clock.now()
+        keys = TableKeys(tuple(hash_token(tokens[i]) if i in tokens else None for i in range(new.players)),
+                         hash_token(spectator))
+        for attempt in range(5):
+            # 48 random bits per id: a clash is rare, and then another id is drawn.
+            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)
+            state = TableState(config)
+            try:
+                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()])
+                break
+            except IntegrityError:
+                if attempt == 4:
+                    raise
+        cached = Cached(state, keys)
+        self._remember(config.id, cached)
+        # The creator has joined (and named their seat) by creating the table.
+        creator = new.creator_seat
+        first = [Event(Joined(creator), at=now)]
+        if new.name is not None:
+            first.append(Event(Renamed(creator, new.name), at=now))
+        await self.write(config.id, lambda st, w, at: first)
+        if state.due_work():
+            self.on_due()
+        return {
+            "id": config.id, "seat": creator, "token": tokens[creator],
+            "invites": {str(i): t for i, t in tokens.items()}, "spectator_key": spectator,
+            "state": cached.state.view(creator),
+        }
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def view(self, table_id: str, who: Identity) -> dict[str, Any]:
+        """The table state as ``who`` sees it."""
+        return (await self.get(table_id)).state.view(viewer_seat(who))
+
+    async def sync(self, table_id: str, who: Identity) -> tuple[int, dict[str, Any]]:
+        """Current version and state (for a WebSocket sync)."""
+        cached = await self.fresh(table_id)
+        async with cached.lock:
+            return cached.state.version, cached.state.view(viewer_seat(who))
+
+    async def events_since(self, table_id: str, since: int) -> list[Delivery] | None:
+        """Every event after ``since`` with the state after each, or None if a sync is better
+        (``since`` unknown or too far behind)."""
+        cached = await self.fresh(table_id)
+        current = cached.state.version
+        if since > current or since < 0 or current - since > self.settings.max_replay_events:
+            return None
+        if since == current:
+            return []
+
+        def rebuild() -> list[Delivery] | None:
+            # In a database thread: hundreds of states of a big board would stall the loop.
+            stored = self.repo.load(table_id)
+            if stored is None:
+                return None
+            replay = TableState(stored.config)
+            out = []
+            for e in stored.events:
+                replay.apply(e)
+                if e.version > since:
+                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False)))
+            return out
+
+        return await self.db(rebuild)
+
+    async def computer_job(self, table_id: str) -> ComputerJob | None:
+        """What the computer to move at ``table_id`` must think about; None if no computer is."""
+        cached = await self.fresh(table_id)
+        state = cached.state
+        if not state.computer_to_move():
+            return None
+        seed = zlib.crc32(f"{table_id}:{state.version}".encode())
+        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy())
+
+
+def viewer_seat(who: Identity) -> int | None:
+    """The seat a viewer sees the table from (None: a spectator's view)."""
+    return who.seat if isinstance(who, SeatHolder) else None

@@ -1,0 +1,41 @@
+"""The refusals the server answers with: a stable code (``docs/server-api.md``) and a message.
+
+>>> ApiError("not_found", "no such table").as_json()
+{'error': {'code': 'not_found', 'message': 'no such table'}}
+>>> ApiError("game_over", "the game is over").status
+409
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = ["ApiError"]
+
+
+class ApiError(Exception):
+    """A refused request: a stable ``code`` and a message for people.
+
+    Codes are part of the API: clients branch on them, so a code is never renamed.
+    """
+
+    STATUS: ClassVar[dict[str, int]] = {
+        "bad_request": 400, "auth_required": 401, "forbidden": 403, "not_found": 404,
+        "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409,
+        "too_large": 413, "illegal_move": 422, "rate_limited": 429, "unavailable": 503,
+    }
+
+    def __init__(self, code: str, message: str) -> None:
+        assert code in self.STATUS, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    @property
+    def status(self) -> int:
+        """The HTTP status that goes with the code."""
+        return self.STATUS[self.code]
+
+    def as_json(self) -> dict[str, Any]:
+        """The error body every refused request gets."""
+        return {"error": {"code": self.code, "message": self.message}}

@@ -1,0 +1,151 @@
+"""What happened at a table: typed events, and the envelope they are stored in.
+
+A table's log is a list of :class:`Event` with consecutive versions.  Each carries one
+payload (a small frozen dataclass whose ``kind`` names it in storage and on the wire) and
+the time it was decided at.  The stored form is ``kind`` plus a JSON object of the
+payload's fields, the same for every version of the server.
+
+>>> e = Event(TurnPlayed(seat=0, color="White", cells=("e5", "a1"), computer=False))
+>>> e.kind, e.public()
+('turn', {'kind': 'turn', 'seat': 0, 'color': 'White', 'cells': ['e5', 'a1'], 'computer': False})
+>>> payload_from("name", {"seat": 1, "name": "Ann"})
+Renamed(seat=1, name='Ann')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
+from typing import Any, ClassVar
+
+__all__ = [
+    "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "GameEnded", "PresenceChanged",
+    "Payload", "Event", "PLAY_EVENTS", "payload_from",
+]
+
+
+@dataclass(frozen=True)
+class TurnPlayed:
+    """A turn: the cells in colour order, by ``seat`` (``computer`` when the computer chose)."""
+
+    kind: ClassVar[str] = "turn"
+    seat: int
+    color: str
+    cells: tuple[str, ...]
+    computer: bool
+
+
+@dataclass(frozen=True)
+class Swapped:
+    """The pie-rule swap by ``seat``."""
+
+    kind: ClassVar[str] = "swap"
+    seat: int
+    computer: bool
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A seat's player opened the table for the first time."""
+
+    kind: ClassVar[str] = "join"
+    seat: int
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """A seat's display name changed."""
+
+    kind: ClassVar[str] = "name"
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Resigned:
+    """A seat gave up; it ranks last and the computer plays on for it."""
+
+    kind: ClassVar[str] = "resign"
+    seat: int
+    color: str
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """Announces the end (the event before it already ended the game): why, and the result."""
+
+    kind: ClassVar[str] = "over"
+    reason: str
+    ranking: tuple[str, ...]
+    winner: str
+    scores: dict[str, str]
+
+
+@dataclass(frozen=True)
+class PresenceChanged:
+    """How many sockets a seat has open, over all server processes."""
+
+    kind: ClassVar[str] = "presence"
+    seat: int
+    connected: bool
+    connections: int
+
+
+Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | GameEnded | PresenceChanged
+
+_BY_KIND: dict[str, type[Payload]] = {
+    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, GameEnded, PresenceChanged)
+}
+
+#: The events that change the play; the others (join, name, presence) only the seats' look.
+PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, GameEnded.kind})
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def payload_from(kind: str, data: dict[str, Any]) -> Payload:
+    """The payload stored as ``kind`` and ``data``; ValueError for an unknown kind or fields."""
+    cls = _BY_KIND.get(kind)
+    if cls is None:
+        raise ValueError(f"unknown event kind {kind!r}")
+    names = {f.name for f in fields(cls)}
+    if set(data) != names:
+        raise ValueError(f"event {kind!r} has fields {sorted(data)}, expected {sorted(names)}")
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    return cls(**values)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change of a table; ``version`` is 0 until the event is stored.
+
+    ``at`` is when the server decided it (from its clock), stored with the event so that a
+    replay of the log sees the same times.
+    """
+
+    payload: Payload
+    version: int = 0
+    at: datetime | None = None
+    seat: int | None = None
+    request_id: str | None = None
+    fingerprint: str | None = None
+
+    @property
+    def kind(self) -> str:
+        """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``over``, ``presence``."""
+        return self.payload.kind
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The payload's fields as stored (JSON-ready)."""
+        return {f.name: _plain(getattr(self.payload, f.name)) for f in fields(self.payload)}
+
+    def with_version(self, version: int) -> Event:
+        """The same event numbered ``version``."""
+        return replace(self, version=version)
+
+    def public(self) -> dict[str, Any]:
+        """The event as the WebSocket sends it: ``{"kind": ..., details}``."""
+        return {"kind": self.kind, **self.data}

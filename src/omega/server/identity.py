@@ -1,0 +1,118 @@
+"""Who is asking: the caller's credentials resolved, once per request or socket, into an
+:class:`Identity`.  The action path receives the identity, never a raw secret.
+
+Today a caller proves a seat with its secret seat token, or watching rights with the
+spectator key; the server itself acts for computer seats.  Another way to prove identity
+(accounts, say) is another :class:`Authenticator`, passed to the server in place of
+:class:`TokenAuthenticator`; nothing after this module changes.
+
+>>> keys = TableKeys(seat_hashes=(hash_token("s0"), None), spectator_hash=hash_token("w"))
+>>> auth = TokenAuthenticator()
+>>> auth.identify(Credentials("s0"), keys), auth.identify(Credentials("w"), keys)
+(SeatHolder(seat=0), Spectator())
+>>> auth.identify(Credentials("nope"), keys)
+Traceback (most recent call last):
+...
+omega.server.errors.ApiError: this token belongs to no seat of this table
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Protocol
+
+from omega.server.errors import ApiError
+
+__all__ = [
+    "SeatHolder", "Spectator", "ComputerPlayer", "COMPUTER", "Identity", "Credentials", "TableKeys",
+    "Authenticator", "TokenAuthenticator", "hash_token", "new_token",
+]
+
+
+@dataclass(frozen=True)
+class SeatHolder:
+    """The player of one seat."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class Spectator:
+    """Someone who may watch the table but not act."""
+
+
+@dataclass(frozen=True)
+class ComputerPlayer:
+    """The server itself, acting for the seat to move when a computer plays it."""
+
+
+#: The one computer identity.
+COMPUTER = ComputerPlayer()
+
+Identity = SeatHolder | Spectator | ComputerPlayer
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What a caller showed: a seat token or spectator key (None when it showed nothing).
+
+    The ``repr`` never shows the secret, so a credential in a log line or traceback is safe.
+    """
+
+    token: str | None
+
+    def __repr__(self) -> str:
+        return "Credentials(***)" if self.token else "Credentials(None)"
+
+
+@dataclass(frozen=True)
+class TableKeys:
+    """What a table stores to check credentials: digests only, never the secrets."""
+
+    seat_hashes: tuple[str | None, ...]
+    spectator_hash: str
+
+
+class Authenticator(Protocol):
+    """Turns a caller's credentials into an identity at one table, or raises ApiError
+    (``auth_required`` when nothing was shown, ``forbidden`` when it proves nothing here)."""
+
+    def identify(self, credentials: Credentials, keys: TableKeys) -> Identity:
+        """The identity ``credentials`` prove at the table whose keys are ``keys``."""
+        ...
+
+
+class TokenAuthenticator:
+    """Seat tokens and spectator keys, compared by their SHA-256 digests in constant time."""
+
+    def identify(self, credentials: Credentials, keys: TableKeys) -> Identity:
+        """A seat for a seat token, a spectator for the spectator key."""
+        if not credentials.token:
+            raise ApiError("auth_required", "this needs a seat token or the spectator key")
+        digest = hash_token(credentials.token)
+        for i, h in enumerate(keys.seat_hashes):
+            if h is not None and secrets.compare_digest(h, digest):
+                return SeatHolder(i)
+        if secrets.compare_digest(keys.spectator_hash, digest):
+            return Spectator()
+        raise ApiError("forbidden", "this token belongs to no seat of this table")
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored only as SHA-256 digests.
+
+    >>> len(hash_token("abc"))
+    64
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A new secret: 24 random bytes, URL-safe (32 characters).
+
+    >>> len(new_token())
+    32
+    """
+    return secrets.token_urlsafe(24)

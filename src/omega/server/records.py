@@ -1,0 +1,47 @@
+"""A table's game as a record (text and JSON) and as a replay, for anyone who may see it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omega.record import to_json
+from omega.server.core import TableCore
+from omega.server.errors import ApiError
+from omega.server.identity import Identity
+from omega.server.table import game_view
+
+__all__ = ["Records"]
+
+
+class Records:
+    """Records and replays of the tables of one process."""
+
+    def __init__(self, core: TableCore) -> None:
+        self.core = core
+
+    async def record(self, table_id: str, who: Identity) -> tuple[str, dict[str, Any]]:
+        """The text and JSON records of the table's game (``who`` has been identified)."""
+        del who  # every identity of the table may download its record
+        state = (await self.core.get(table_id)).state
+        tags = state.record_tags()
+        data = to_json(state.game, tags)
+        data["table"] = {"id": state.config.id, "status": state.status,
+                         "ranking": state.view(viewer=False)["game"]["ranking"],
+                         "resigned": [state.game.color_of(s).label for s in state.resigned]}
+        return state.game.record(tags), data
+
+    async def replay(self, table_id: str, who: Identity, at: int) -> dict[str, Any]:
+        """The game view after the first ``at`` history entries."""
+        del who
+        state = (await self.core.get(table_id)).state
+        history = state.game.history
+        if not 0 <= at <= len(history):
+            raise ApiError("bad_request", f"bad request: at must be from 0 to {len(history)}")
+        game = state.game.copy()
+        while len(game.history) > at:
+            game.undo()
+        final = at == len(history)
+        view = game_view(game, state.resigned if final else (), state.over if final else None)
+        view["at"] = at
+        view["length"] = len(history)
+        return view

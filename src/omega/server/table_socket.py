@@ -1,0 +1,215 @@
+"""The WebSocket of a table (``/ws/tables/{id}``): the caller is identified once when it
+connects; then it gets a sync (or the events it missed), every new event in version order,
+and may send actions, which take the same action path as HTTP ones."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+from fastapi import WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
+
+from omega.server.clock import Clock
+from omega.server.core import TableCore, viewer_seat
+from omega.server.errors import ApiError
+from omega.server.identity import Credentials, Identity, SeatHolder
+from omega.server.limits import Limits, TokenBucket
+from omega.server.presence import Presence
+from omega.server.pubsub import Delivery, Subscriber
+from omega.server.schemas import parse_client_message, to_action
+
+__all__ = ["TableSocket", "CLOSE_TOO_SLOW"]
+
+log = logging.getLogger("omega.server")
+
+
+class _Gone(Exception):
+    """The client closed its socket while we were sending."""
+
+
+#: Close code of a socket whose client fell too far behind (did not read); see server-api.md.
+CLOSE_TOO_SLOW = 4408
+
+
+class TableSocket:
+    """One WebSocket connection to a table."""
+
+    def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
+                 table_id: str) -> None:
+        self.ws = ws
+        self.core = core
+        self.presence = presence
+        self.limits = limits
+        self.clock = clock
+        self.table_id = table_id
+        self.send_lock = asyncio.Lock()
+        self.last = 0
+        self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock.monotonic())
+        self.writer: asyncio.Task[None] | None = None
+        self.closing: asyncio.Task[None] | None = None
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self.send_lock:
+            if self.closing is not None:
+                raise _Gone
+            try:
+                # The transport makes a send wait while the client is not reading.
+                async with asyncio.timeout(self.limits.ws_send_timeout):
+                    await self.ws.send_text(json.dumps(message, separators=(",", ":")))
+            except TimeoutError:  # before OSError, of which it is a subclass
+                self.too_slow(f"a message waited {self.limits.ws_send_timeout:g} s for the client to read")
+                raise _Gone from None
+            except (WebSocketDisconnect, WebSocketDisconnected, OSError):
+                raise _Gone from None
+
+    def too_slow(self, why: str) -> None:
+        """The client fell too far behind: close its socket (4408); it may reconnect with since."""
+        if self.closing is None:
+            log.info("closing a socket of table %s that fell behind: %s", self.table_id, why)
+            self.closing = asyncio.get_running_loop().create_task(self._close_too_slow())
+
+    async def _close_too_slow(self) -> None:
+        if self.writer is not None and self.writer is not asyncio.current_task():
+            self.writer.cancel()  # it may be waiting for the client to read
+        # The transport sends the close frame behind the unread data without waiting
+        # (transport.SlowReaderProtocol) and tells the reader the socket is closed.
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(5):
+                await self.ws.close(code=CLOSE_TOO_SLOW,
+                                    reason=f"too far behind; reconnect with since={self.last}")
+
+    async def close_with(self, error: ApiError) -> None:
+        with contextlib.suppress(Exception):
+            await self.send({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+            await self.ws.close(code=4000 + error.status)
+
+    async def run(self) -> None:
+        params = self.ws.query_params
+        try:
+            who = await self.core.identify(self.table_id, Credentials(params.get("token")))
+            await self.core.visit(self.table_id, who)
+        except ApiError as e:
+            await self.close_with(e)
+            return
+        hub = self.core.hub
+        if hub.sockets(self.table_id) >= self.limits.sockets_per_table:
+            await self.close_with(ApiError("rate_limited", "too many sockets on this table"))
+            return
+        seat = who.seat if isinstance(who, SeatHolder) else None
+        sub = hub.add(self.table_id, seat, self.limits.ws_send_queue)
+        sub.on_overflow = lambda: self.too_slow(f"{self.limits.ws_send_queue} events were waiting to be sent")
+        try:
+            since_text = params.get("since", "")
+            replay = await self.core.events_since(self.table_id, int(since_text)) \
+                if since_text.isdigit() and len(since_text) < 10 else None
+            if replay is None:
+                await self.send_sync(who)
+            else:
+                for item in replay:
+                    await self.send_event(item, who)
+            self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
+            if seat is not None:
+                await self.presence.opened(self.table_id, seat)
+            try:
+                await self.read(who)
+            finally:
+                if seat is not None:
+                    with contextlib.suppress(Exception):
+                        await self.presence.closed(self.table_id, seat)
+        except (WebSocketDisconnect, _Gone):
+            pass  # the client went away; presence and subscription are cleaned up below
+        finally:
+            hub.remove(sub)
+            if self.writer is not None:
+                self.writer.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self.writer
+            if self.closing is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self.closing
+
+    async def send_sync(self, who: Identity) -> None:
+        version, state = await self.core.sync(self.table_id, who)
+        await self.send({"type": "sync", "version": version, "state": state})
+        self.last = version  # only once sent: a socket closed as too slow names the last one it got
+
+    async def send_event(self, item: Delivery, who: Identity) -> None:
+        await self.send({"type": "event", "version": item.version, "event": item.event,
+                         "state": {**item.state, "you": {"seat": viewer_seat(who)}}})
+        self.last = item.version
+
+    async def pump(self, queue: asyncio.Queue[Delivery | None], who: Identity, sub: Subscriber) -> None:
+        """Send queued events in order; a gap is filled from the log, ``resync`` gets a sync.
+        (An overflow closes the socket instead: see ``too_slow``.)"""
+        try:
+            while True:
+                item = await queue.get()
+                if sub.overflow:
+                    return
+                if sub.resync:
+                    sub.resync = False
+                    while not queue.empty():
+                        queue.get_nowait()
+                    await self.send_sync(who)
+                    continue
+                if item is None or item.version <= self.last:
+                    continue
+                if item.version > self.last + 1:
+                    missing = await self.core.events_since(self.table_id, self.last)
+                    if missing is None:
+                        await self.send_sync(who)
+                        continue
+                    for m in missing:
+                        if m.version > self.last:
+                            await self.send_event(m, who)
+                    continue
+                await self.send_event(item, who)
+        except _Gone:
+            pass  # the socket closed; the reader ends the connection
+
+    async def read(self, who: Identity) -> None:
+        while True:
+            message = await self.ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            raw = message.get("text")
+            if raw is None:
+                raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+            # The bucket first: a flood costs one subtraction per message, whatever it holds.
+            if not self.bucket.take(self.clock.monotonic()):
+                await self.reply_error(None, ApiError("rate_limited", f"at most {self.limits.ws_rate:g} messages a second"))
+                continue
+            if len(raw) > self.limits.max_message or len(raw.encode("utf-8")) > self.limits.max_message:
+                await self.reply_error(None, ApiError("too_large", f"messages are limited to {self.limits.max_message} bytes"))
+                continue
+            request_id = None
+            try:
+                msg = parse_client_message(raw)
+                if msg.type == "ping":
+                    await self.send({"type": "pong"})
+                    continue
+                request_id = msg.request_id
+                acted = await self.core.act(self.table_id, who, to_action(msg.action),
+                                            request_id=msg.request_id, version=msg.version)
+                assert acted is not None  # a person's action is stored, answered or refused
+                await self.send({"type": "ack", "request_id": msg.request_id, "version": acted.version})
+            except ApiError as e:
+                await self.reply_error(request_id if request_id is not None else _request_id_of(raw), e)
+
+    async def reply_error(self, request_id: str | None, error: ApiError) -> None:
+        if self.ws.client_state == WebSocketState.CONNECTED:
+            await self.send({"type": "error", "request_id": request_id, "error": error.as_json()["error"]})
+
+
+def _request_id_of(raw: str) -> str | None:
+    """The request_id of a message that failed validation, if one can be read from it."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    rid = data.get("request_id") if isinstance(data, dict) else None
+    return rid if isinstance(rid, str) and len(rid) <= 128 else None
