@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from omega import Color, Game
-from omega.record import factors_text
+from omega.texts import factors_text
 
 ROOT = Path(__file__).resolve().parent.parent
 OMEGA = [sys.executable, "-m", "omega.cli"]
@@ -363,16 +363,21 @@ def test_save_to_a_name_with_spaces(tmp_path: Path) -> None:
     assert Game.from_record(target.read_text()).history == (("e5", "a1"),)
 
 
-def test_show_into_a_closed_pipe_is_quiet() -> None:
-    # Like `omega show game.txt | head -0`: nobody reads the output. The read end is closed
-    # before the process starts, so its first write fails with EPIPE every time.
+def into_closed_pipe(args: list[str], env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``omega`` with its standard output on a pipe whose read end is already closed."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        result = subprocess.run([*OMEGA, "show", str(ROOT / "docs" / "example-game.txt")], env=ENV,
-                                stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=60)
+        return subprocess.run([*OMEGA, *args], env=env, input=stdin, stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
     finally:
         os.close(write_end)
+
+
+def test_show_into_a_closed_pipe_is_quiet() -> None:
+    # Like `omega show game.txt | head -0`: nobody reads the output. The read end is closed
+    # before the process starts, so its first write fails with EPIPE every time.
+    result = into_closed_pipe(["show", str(ROOT / "docs" / "example-game.txt")], ENV)
     assert result.returncode == 0
     assert result.stderr == ""
 
@@ -389,3 +394,16 @@ def test_a_reader_that_closes_early_gets_no_traceback() -> None:
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=60) == 0
     assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(("args", "stdin"), [
+    (["show", str(ROOT / "docs" / "example-game.txt")], ""),
+    (["match", "random", "random", "--games", "2", "--size", "3", "--jobs", "1"], ""),
+    (["play"], "e5 a1\nquit\n"),
+    (["engine"], "name\nshowboard\nquit\n"),
+])
+def test_buffered_output_into_a_closed_pipe_is_quiet(args: list[str], stdin: str) -> None:
+    # Without PYTHONUNBUFFERED the output waits in a buffer, so the closed pipe shows up only
+    # when that buffer is flushed: still no message and exit status 0, for every command.
+    result = into_closed_pipe(args, {k: v for k, v in ENV.items() if k != "PYTHONUNBUFFERED"}, stdin)
+    assert (result.returncode, result.stderr) == (0, "")

@@ -221,3 +221,15 @@ def test_any_json_is_a_record_or_a_value_error(actions: Any, players: int, size:
         assert str(e).startswith("record JSON")
     else:
         assert from_json(to_json(record.game)).game == record.game
+
+
+@SETTINGS
+@given(games(), st.data())
+def test_position_after_is_the_game_taken_back(game: Game, data: st.DataObject) -> None:
+    entries = data.draw(st.integers(0, len(game.history)))
+    earlier = game.position_after(entries)
+    taken_back = game.copy()
+    for _ in range(len(game.history) - entries):
+        taken_back.undo()
+    assert observable_state(earlier) == observable_state(taken_back)
+    assert Game.from_history(game.history, game.players, game.size, game.pie_rule) == game

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from omega import Color, Game, IllegalMove
-from omega.record import factors_text, from_json, parse_record, result_text, to_json
+from omega.record import from_json, load, parse_record, to_json
+from omega.texts import factors_text, result_text
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -193,6 +194,39 @@ BAD_JSON: list[tuple[Any, str]] = [
 def test_bad_json_records(data: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         from_json(data)
+
+
+# -- either form ----------------------------------------------------------------------------
+
+
+def test_load_reads_either_form() -> None:
+    game = finished_pie_game()
+    text = game.record({"White": "Ann"})
+    as_json = json.dumps(to_json(game, {"White": "Ann"}))
+    for source in (text, as_json, "\n  " + as_json, "\ufeff" + text):
+        record = load(source)
+        assert record.game == game and record.tags["White"] == "Ann"
+    assert Game.from_record(as_json) == game
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Players: 2\nSize: 5\n\n1. e5 e5\n", r"^line 4, entry 1: cell e5 is given twice in one turn$"),
+        ("{broken", r"^record JSON is not valid JSON"),
+        ('{"format": "omega-record", "version": 1, "players": 2, "size": 5, "actions": [["e5"]]}',
+         r"^record JSON, action 1: a turn places 2 stones"),
+        ("", r"^line 1: the record is empty"),
+    ],
+)
+def test_load_names_the_problem_in_either_form(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load(text)
+
+
+def test_load_needs_text() -> None:
+    with pytest.raises(ValueError, match="a record is text"):
+        load(b"{}")  # type: ignore[arg-type]
 
 
 # -- helpers --------------------------------------------------------------------------------

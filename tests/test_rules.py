@@ -379,3 +379,59 @@ def test_play_accepts_a_mapping_in_any_key_order() -> None:
     b = Game(players=3, size=5)
     b.play(["e5", "a1", "i9"])
     assert a == b and a.history == (("e5", "a1", "i9"),)
+
+
+def swapped_game() -> Game:
+    """Three entries: a turn, the pie swap, a turn."""
+    game = Game(players=2, size=5, pie_rule=True)
+    game.play(["e5", "a1"])
+    game.swap()
+    game.play(["e4", "a2"])
+    return game
+
+
+def test_a_game_from_its_history() -> None:
+    played = swapped_game()
+    rebuilt = Game.from_history(played.history, players=2, size=5, pie_rule=True)
+    assert rebuilt == played and observable_state(rebuilt) == observable_state(played)
+    # Entries as a program sends them: lists of cells, any case.
+    assert Game.from_history([["E5", "A1"], "swap", ["e4", "a2"]], 2, 5, True) == played
+    assert Game.from_history([], players=3, size=4) == Game(players=3, size=4)
+
+
+@pytest.mark.parametrize(
+    ("history", "message"),
+    [
+        ([["e5", "a1"], ["e5", "b1"]], "cell e5 is occupied by White"),
+        ([["e5", "a1"], "swap"], "swap is not allowed: the pie rule is off"),
+        ([["e5", "a1"], "pass"], "'pass' is not an action"),
+        ([["e5"]], r"a turn places 2 stones \(one per colour\), got 1 cell"),
+    ],
+)
+def test_a_bad_history_is_an_illegal_move(history: list[Any], message: str) -> None:
+    with pytest.raises(IllegalMove, match=message):
+        Game.from_history(history)
+
+
+def test_bad_settings_for_a_history() -> None:
+    with pytest.raises(ValueError, match="players must be 2, 3 or 4"):
+        Game.from_history([], players=5)
+
+
+def test_position_after_some_entries() -> None:
+    game = swapped_game()
+    assert game.position_after(0) == Game(players=2, size=5, pie_rule=True)
+    after_swap = game.position_after(2)
+    assert after_swap.history == (("e5", "a1"), "swap") and after_swap.swapped and after_swap.current_player == 0
+    full = game.position_after(3)
+    assert full == game and full is not game
+    full.undo()
+    assert game.history[-1] == ("e4", "a2")  # a new game, not a view of this one
+
+
+@pytest.mark.parametrize("entries", [-1, 2, True, "1", 1.0])
+def test_position_after_needs_a_count_of_entries_in_the_history(entries: Any) -> None:
+    game = Game()
+    game.play(["e5", "a1"])
+    with pytest.raises(ValueError, match=r"^position_after takes 0 to 1 entries \(the length of the history\), got "):
+        game.position_after(entries)

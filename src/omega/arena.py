@@ -33,6 +33,7 @@ from typing import Any, TextIO
 from omega.ai import make_bot, parse_spec
 from omega.ai.base import Bot
 from omega.game import SWAP, Color, Game, IllegalMove
+from omega.texts import one_line
 
 __all__ = [
     "GameJob",
@@ -528,8 +529,7 @@ def match_main(args: argparse.Namespace) -> int:
 
     Exit status 0, or 2 with one line on standard error for a bad spec or bad rules.
     """
-    # Usage errors are printed here rather than raised as omega.cli.UsageError: under
-    # "python -m omega.cli" that class exists twice (__main__ and omega.cli).
+    # Usage errors are printed here: omega.cli (and its UsageError) sits above this module.
     try:
         check_match_args(args.bot_a, args.bot_b, args.games, args.size, args.players, args.pie)
     except ValueError as e:
@@ -557,5 +557,5 @@ def match_main(args: argparse.Namespace) -> int:
 
 
 def _usage_error(message: str) -> int:
-    print(f"omega match: {' '.join(message.split())}", file=sys.stderr)
+    print(f"omega match: {one_line(message, 'bad arguments')}", file=sys.stderr)
     return 2

@@ -10,14 +10,22 @@ so ``omega show`` needs nothing beyond the standard library.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from omega import __version__
+from omega.board import MAX_SIZE, MIN_SIZE
+from omega.game import MAX_PLAYERS, MIN_PLAYERS
+from omega.texts import range_text
 
 
 class UsageError(Exception):
-    """Bad arguments or input: printed as one line on standard error, exit status 2."""
+    """Bad arguments: printed as one line on standard error, exit status 2.
+
+    Raised by the argument parser and for an unknown command; the subcommands print their
+    own input errors, since they sit below this module and cannot import it.
+    """
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,10 +61,14 @@ def _ranged(low: int, high: int, what: str) -> argparse._ActionType:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{what} {text!r} is not a whole number") from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{what} must be from {low} to {high}, got {value}")
+            raise argparse.ArgumentTypeError(range_text(what, low, high, value))
         return value
 
     return parse
+
+
+_players = _ranged(MIN_PLAYERS, MAX_PLAYERS, "players")
+_size = _ranged(MIN_SIZE, MAX_SIZE, "size")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--access-log", action="store_true", help="log every HTTP request (token values hidden)")
 
     play = sub.add_parser("play", help="play a game in the terminal")
-    play.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
-    play.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
+    play.add_argument("--players", type=_players, default=2)
+    play.add_argument("--size", type=_size, default=5)
     play.add_argument("--pie", action="store_true", help="use the pie rule (2 players)")
     play.add_argument("--ai", action="append", default=[], metavar="SEAT=BOT",
                       help="a computer player in a seat (0-based), e.g. --ai 1=mcts:level=3")
@@ -91,8 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--no-color", action="store_true")
 
     bench = sub.add_parser("bench", help="measure the engine kernel's playout speed")
-    bench.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
-    bench.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
+    bench.add_argument("--size", type=_size, default=5)
+    bench.add_argument("--players", type=_players, default=2)
     bench.add_argument("--seconds", type=_positive_float, default=3.0)
     bench.add_argument("--json", action="store_true")
 
@@ -100,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("bot_a", metavar="BOT_A")
     match.add_argument("bot_b", metavar="BOT_B")
     match.add_argument("--games", type=_positive_int, default=100)
-    match.add_argument("--size", type=_ranged(2, 13, "size"), default=5)
-    match.add_argument("--players", type=_ranged(2, 4, "players"), default=2)
+    match.add_argument("--size", type=_size, default=5)
+    match.add_argument("--players", type=_players, default=2)
     match.add_argument("--seed", type=int, default=0)
     match.add_argument("--jobs", type=_positive_int, default=None, help="parallel games (default: one per core)")
     match.add_argument("--pie", action="store_true")
@@ -120,17 +132,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         args = build_parser().parse_args(argv)
-        return _dispatch(args)
+        status = _dispatch(args)
+        sys.stdout.flush()  # so that a closed pipe is found here, not at the interpreter's exit
+        return status
     except UsageError as e:
         print(str(e).splitlines()[0] if str(e) else "omega: bad arguments", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`omega match ... | head`): not an error of ours. Point
-        # stdout at /dev/null so the interpreter's final flush does not complain again.
-        import os
-
+        # The reader went away (`omega show game.txt | head`, `omega match ... | head`, a
+        # controller that stops `omega engine`): not an error of ours, for any command.
+        # Point stdout at /dev/null so the interpreter's final flush does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
@@ -161,8 +174,4 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    # Run the importable omega.cli rather than this __main__ copy, so that UsageError
-    # raised by subcommand modules (which import omega.cli) is the class main() catches.
-    from omega.cli import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

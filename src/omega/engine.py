@@ -17,9 +17,7 @@ echoes (``=7 e5 a1``).  Nothing a controller sends makes the engine print a trac
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,10 +25,12 @@ from typing import BinaryIO, TextIO
 
 from omega import __version__
 from omega.ai.base import Bot
-from omega.board import Board
-from omega.game import SWAP, Color, Game, IllegalMove
+from omega.board import MAX_SIZE, MIN_SIZE, Board
+from omega.game import SWAP, Color, Game, IllegalMove, check_players
+from omega.record import load
+from omega.texts import one_line, range_text, scores_text, standing_text
 
-__all__ = ["Engine", "EngineError", "engine_main", "render_board", "PROTOCOL_VERSION", "DEFAULT_TIME"]
+__all__ = ["Engine", "EngineError", "engine_main", "protocol_board", "PROTOCOL_VERSION", "DEFAULT_TIME"]
 
 #: Version of this protocol (``docs/protocol.md``); bumped on incompatible changes.
 PROTOCOL_VERSION = "1"
@@ -40,7 +40,6 @@ DEFAULT_TIME = 1.0
 _STRENGTH_ORDER = ("mcts", "greedy", "random")
 #: Bot options that already say how long a bot thinks; ``time_per_turn`` leaves them alone.
 _EFFORT_OPTIONS = ("time", "iterations", "level")
-_STONE = {Color.WHITE: "W", Color.BLACK: "B", Color.RED: "R", Color.BLUE: "U"}
 
 
 class EngineError(Exception):
@@ -53,14 +52,15 @@ class _Command:
     usage: str
 
 
-def render_board(game: Game) -> str:
-    """The board as text, row ``a`` at the top, each row labelled by its first and last cell.
+def protocol_board(game: Game) -> str:
+    """The board as ``showboard`` answers it: row ``a`` at the top, each row labelled by its
+    first and last cell, so a program can read it back.
 
     ``W`` ``B`` ``R`` ``U`` are White, Black, Red and Blue stones, ``.`` an empty cell.
     There is never an empty line (an empty line ends a protocol answer).
 
     >>> g = Game(size=2); g.play(["b2", "a1"])
-    >>> print(render_board(g))
+    >>> print(protocol_board(g))
      a1 B . a2
     b1 . W . b3
      c2 . . c3
@@ -73,7 +73,7 @@ def render_board(game: Game) -> str:
     for r in range(1, 2 * n):
         first, last = max(1, r - n + 1), min(2 * n - 1, r + n - 1)
         names = [f"{chr(96 + r)}{c}" for c in range(first, last + 1)]
-        marks = " ".join(_STONE[stones[name]] if name in stones else "." for name in names)
+        marks = " ".join(stones[name].letter if name in stones else "." for name in names)
         # Half a cell (one character) of indent per row away from the middle: hex layout.
         lines.append(" " * abs(r - n) + f"{names[0]:>{label_width}} {marks} {names[-1]}")
     return "\n".join(lines)
@@ -152,9 +152,9 @@ class Engine:
                 raise EngineError(f"unknown command: {words[0]}")
             result = command.handler(args)
         except (EngineError, IllegalMove) as e:
-            return f"?{ident} {_one_line(str(e))}\n\n"
+            return f"?{ident} {one_line(str(e), 'error')}\n\n"
         except Exception as e:  # a bug or a failing bot: still an answer, never a traceback
-            return f"?{ident} internal error: {type(e).__name__}: {_one_line(str(e))}\n\n"
+            return f"?{ident} internal error: {type(e).__name__}: {one_line(str(e), 'error')}\n\n"
         # An empty line ends the answer, so a multi-line result must not contain one. The
         # first line may be empty: a board or record then starts on the line after "=".
         first, *rest = result.split("\n")
@@ -260,16 +260,18 @@ class Engine:
     def _boardsize(self, args: list[str]) -> str:
         self._args(args, 1, 1, "boardsize N")
         size = _int_arg(args[0], "board size")
-        if not 2 <= size <= 13:
-            raise EngineError(f"board size must be from 2 to 13, got {size}")
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise EngineError(range_text("board size", MIN_SIZE, MAX_SIZE, size))
         self._new_game(self.game.players, size, self.game.pie_rule)
         return ""
 
     def _players(self, args: list[str]) -> str:
         self._args(args, 1, 1, "players N")
         players = _int_arg(args[0], "players")
-        if not 2 <= players <= 4:
-            raise EngineError(f"players must be 2, 3 or 4, got {players}")
+        try:
+            check_players(players)
+        except ValueError as e:
+            raise EngineError(str(e)) from None
         if players != 2 and self.game.pie_rule:
             raise EngineError("the pie rule is a 2-player option: send 'pie off' first")
         self._new_game(players, self.game.size, self.game.pie_rule)
@@ -339,10 +341,7 @@ class Engine:
 
     def _final_score(self, args: list[str]) -> str:
         self._args(args, 0, 0, "final_score")
-        scores = self.game.scores()
-        parts = ", ".join(f"{c.label} {scores[c]}" for c in self.game.colors)
-        leader = self.game.ranking()[0].label
-        return f"{parts}; {leader} {'wins' if self.game.is_over else 'leads'}"
+        return standing_text(self.game)
 
     def _scores(self, args: list[str]) -> str:
         self._args(args, 0, 0, "scores")
@@ -361,12 +360,11 @@ class Engine:
         self._args(args, 0, 0, "showboard")
         g = self.game
         if g.is_over:
-            status = f"game over after {g.turns_played} turns; {self._final_score([])}"
+            status = f"game over after {g.turns_played} turns; {standing_text(g)}"
         else:
             assert g.to_move is not None
             status = f"{g.to_move.label} to move (player {g.current_player}), turn {g.turns_played + 1}, round {g.round}"
-        scores = ", ".join(f"{c.label} {s}" for c, s in g.scores().items())
-        return f"\n{render_board(g)}\n{status}\nscores: {scores}"
+        return f"\n{protocol_board(g)}\n{status}\nscores: {scores_text(g)}"
 
     def _bot_command(self, args: list[str]) -> str:
         from omega.ai import make_bot
@@ -388,8 +386,6 @@ class Engine:
         return "\n" + self.game.record()
 
     def _loadrecord(self, args: list[str]) -> str:
-        from omega.record import from_json, parse_record
-
         if not args:
             raise EngineError("usage: loadrecord FILE")
         path = " ".join(args)
@@ -399,8 +395,8 @@ class Engine:
         except (OSError, UnicodeDecodeError) as e:
             raise EngineError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
         try:
-            record = from_json(text) if text.lstrip().startswith("{") else parse_record(text)
-        except (ValueError, json.JSONDecodeError) as e:
+            record = load(text)
+        except ValueError as e:
             raise EngineError(f"bad record {path}: {e}") from None
         self.game = record.game
         return ""
@@ -418,10 +414,6 @@ def _is_colour(word: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "error"
 
 
 def _int_arg(text: str, what: str) -> int:
@@ -445,14 +437,12 @@ def serve(stdin: BinaryIO, stdout: TextIO) -> int:
 
 
 def engine_main() -> int:
-    """``omega engine``: serve the protocol on standard input/output; exit status 0."""
+    """``omega engine``: serve the protocol on standard input/output; exit status 0.
+
+    A controller that goes away (a closed pipe) is handled by :func:`omega.cli.main`, as
+    for every command.
+    """
     try:
         return serve(sys.stdin.buffer, sys.stdout)
-    except BrokenPipeError:
-        # The controller went away: nothing left to say. Point stdout at /dev/null so the
-        # interpreter's final flush does not complain either.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
     except KeyboardInterrupt:
         return 0

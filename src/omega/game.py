@@ -17,7 +17,13 @@ from math import prod
 
 from omega.board import Board
 
-__all__ = ["Color", "Game", "IllegalMove", "Turn", "Action", "SWAP"]
+__all__ = ["Color", "Game", "IllegalMove", "Turn", "Action", "SWAP", "MIN_PLAYERS", "MAX_PLAYERS", "check_players"]
+
+#: The fewest and the most players (and so colours) in a game.
+MIN_PLAYERS = 2
+MAX_PLAYERS = 4
+
+_LETTERS = "WBRU"  # Color.letter, in colour order
 
 
 class Color(IntEnum):
@@ -37,21 +43,45 @@ class Color(IntEnum):
         """The colour's name as players read it: ``White``, ``Black``, ``Red``, ``Blue``."""
         return self.name.capitalize()
 
+    @property
+    def letter(self) -> str:
+        """The colour's one letter, for boards drawn as text (Blue is ``U``, unlike Black).
+
+        >>> "".join(c.letter for c in Color)
+        'WBRU'
+        """
+        return _LETTERS[self]
+
     @classmethod
     def parse(cls, text: str) -> Color:
-        """The colour called ``text`` (case-insensitive name or its initial W/B/R/U).
+        """The colour called ``text`` (case-insensitive name or its letter W/B/R/U).
 
         >>> Color.parse("red"), Color.parse("u")
         (<Color.RED: 2>, <Color.BLUE: 3>)
         """
         key = text.strip().upper()
-        short = {"W": cls.WHITE, "B": cls.BLACK, "R": cls.RED, "U": cls.BLUE}
-        if key in short:
-            return short[key]
+        if len(key) == 1 and key in _LETTERS:
+            return cls(_LETTERS.index(key))
         try:
             return cls[key]
         except KeyError:
             raise ValueError(f"{text!r} is not a colour (White, Black, Red or Blue)") from None
+
+
+def check_players(players: object) -> int:
+    """``players`` if it is a number of players the rules allow; ValueError if not.
+
+    >>> check_players(3)
+    3
+    >>> check_players(5)
+    Traceback (most recent call last):
+    ...
+    ValueError: players must be 2, 3 or 4, got 5
+    """
+    if not isinstance(players, int) or isinstance(players, bool) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        allowed = ", ".join(map(str, range(MIN_PLAYERS, MAX_PLAYERS)))
+        raise ValueError(f"players must be {allowed} or {MAX_PLAYERS}, got {players!r}")
+    return players
 
 
 class IllegalMove(ValueError):
@@ -95,8 +125,7 @@ class Game:
     )
 
     def __init__(self, players: int = 2, size: int = 5, pie_rule: bool = False) -> None:
-        if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-            raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+        check_players(players)
         if not isinstance(pie_rule, bool):
             raise ValueError(f"pie_rule must be True or False, got {pie_rule!r}")
         if pie_rule and players != 2:
@@ -447,6 +476,46 @@ class Game:
         else:
             self.play(action)
 
+    @classmethod
+    def from_history(
+        cls,
+        history: Iterable[Action | Sequence[str]],
+        players: int = 2,
+        size: int = 5,
+        pie_rule: bool = False,
+    ) -> Game:
+        """A new game with these settings after the entries of ``history``, applied in order.
+
+        Each entry is a turn (cells in colour order) or :data:`SWAP`, as :meth:`apply`
+        takes it; an illegal one raises :class:`IllegalMove` (a ValueError), like :meth:`play`.
+
+        >>> g = Game.from_history([("e5", "a1"), "swap"], pie_rule=True)
+        >>> g.swapped, g.to_move
+        (True, <Color.BLACK: 1>)
+        """
+        game = cls(players=players, size=size, pie_rule=pie_rule)
+        for action in history:
+            game.apply(action)
+        return game
+
+    def position_after(self, entries: int) -> Game:
+        """A new game of the same settings holding only the first ``entries`` history entries.
+
+        ValueError unless ``entries`` is a whole number from 0 to ``len(self.history)``.
+
+        >>> g = Game(); g.play(["e5", "a1"]); g.play(["e4", "a2"])
+        >>> g.position_after(1).history
+        (('e5', 'a1'),)
+        >>> g.position_after(3)
+        Traceback (most recent call last):
+        ...
+        ValueError: position_after takes 0 to 2 entries (the length of the history), got 3
+        """
+        total = len(self._history)
+        if not isinstance(entries, int) or isinstance(entries, bool) or not 0 <= entries <= total:
+            raise ValueError(f"position_after takes 0 to {total} entries (the length of the history), got {entries!r}")
+        return Game.from_history(self._history[:entries], self.players, self.size, self.pie_rule)
+
     def copy(self) -> Game:
         """An independent copy of the game.
 
@@ -500,11 +569,11 @@ class Game:
         >>> Game.from_record("Players: 2\\nSize: 5\\n\\n1. e5 a1\\n").stone("a1")
         <Color.BLACK: 1>
         """
-        from omega.record import from_json, parse_record
+        # Imported here, not at the top: omega.record is built on this module, so this
+        # module must not import it while it is itself being imported.
+        from omega.record import load
 
-        if isinstance(text, str) and text.lstrip().startswith("{"):  # a text record never starts with '{'
-            return from_json(text).game
-        return parse_record(text).game
+        return load(text).game
 
     # -- helpers ----------------------------------------------------------------------
 

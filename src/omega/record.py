@@ -29,9 +29,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from omega.game import SWAP, Color, Game, IllegalMove
+from omega.board import MAX_SIZE, MIN_SIZE
+from omega.game import MAX_PLAYERS, MIN_PLAYERS, SWAP, Color, Game, IllegalMove
+from omega.texts import action_text, result_text
 
-__all__ = ["Record", "format_record", "parse_record", "to_json", "from_json", "result_text", "factors_text"]
+__all__ = ["Record", "load", "format_record", "parse_record", "to_json", "from_json"]
 
 JSON_FORMAT = "omega-record"
 JSON_VERSION = 1
@@ -55,28 +57,21 @@ class Record:
     tags: dict[str, str] = field(default_factory=dict)
 
 
-def factors_text(game: Game, color: Color) -> str:
-    """A colour's score written as its factors, largest first: ``5 x 4 x 3 = 60``.
+def load(text: str) -> Record:
+    """Read a record in either form: the JSON form's text, or the text form.
 
-    >>> g = Game(); g.play(["e5", "a1"]); factors_text(g, Color.WHITE)
-    '1 = 1'
+    ValueError (:class:`~omega.game.IllegalMove` for an illegal entry) saying where and why
+    if it is bad.
+
+    >>> load("Players: 2\\nSize: 5\\n\\n1. e5 a1\\n").game.stone("a1")
+    <Color.BLACK: 1>
+    >>> load('{"format": "omega-record", "version": 1, "players": 2, "size": 5, "actions": []}').game.size
+    5
     """
-    sizes = game.group_sizes(color)
-    if not sizes:
-        return "0"
-    return f"{' x '.join(map(str, sizes))} = {game.score(color)}"
-
-
-def result_text(game: Game) -> str:
-    """The ``Result`` tag of a finished game: each colour's score, then the winner.
-
-    >>> g = Game(size=2); g.play(["a1", "c3"]); print(result_text(g))
-    White 1, Black 1; Black wins
-    """
-    scores = game.scores()
-    parts = ", ".join(f"{c.label} {scores[c]}" for c in game.colors)
-    winner = game.ranking()[0]
-    return f"{parts}; {winner.label} wins"
+    # A JSON record is an object, and a text record never starts with '{'.
+    if isinstance(text, str) and text.lstrip().startswith("{"):
+        return from_json(text)
+    return parse_record(text)
 
 
 def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
@@ -102,7 +97,7 @@ def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
         lines.append(f"Result: {result_text(game)}")
     lines.append("")
     for number, action in enumerate(game.history, start=1):
-        lines.append(f"{number}. {action if action == SWAP else ' '.join(action)}")
+        lines.append(f"{number}. {action_text(action)}")
     return "\n".join(lines) + "\n"
 
 
@@ -150,8 +145,8 @@ def parse_record(text: str) -> Record:
     if first_line == 0:
         raise ValueError("line 1: the record is empty (it needs at least 'Players: N' and 'Size: N' lines)")
 
-    players = _int_tag(raw_tags, "Players", 2, 4, first_line)
-    size = _int_tag(raw_tags, "Size", 2, 13, first_line)
+    players = _int_tag(raw_tags, "Players", MIN_PLAYERS, MAX_PLAYERS, first_line)
+    size = _int_tag(raw_tags, "Size", MIN_SIZE, MAX_SIZE, first_line)
     pie_value, pie_line = raw_tags.get("Pie", ("no", 0))
     if pie_value.lower() not in ("yes", "no", "on", "off", "true", "false"):
         raise ValueError(f"line {pie_line}: Pie must be yes or no, got {pie_value!r}")
@@ -261,10 +256,7 @@ def from_json(data: Mapping[str, Any] | str) -> Record:
         raise ValueError("record JSON: actions must be a list")
     for index, action in enumerate(actions, start=1):
         try:
-            if isinstance(action, list):
-                game.play(action)
-            else:
-                game.apply(action)
+            game.apply(action)
         except IllegalMove as e:
             raise IllegalMove(f"record JSON, action {index}: {e}") from None
     return Record(game=game, tags=dict(tags))

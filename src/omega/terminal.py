@@ -6,7 +6,7 @@ and never with ``--no-color`` or the ``NO_COLOR`` environment variable.
 
 >>> from omega import Game
 >>> g = Game(size=2); g.play(["a1", "c3"])
->>> print(render_board(g))
+>>> print(board_picture(g))
        1   2
  a   W   .   3
  b .   .   .
@@ -25,18 +25,16 @@ from datetime import date
 from typing import IO, TYPE_CHECKING, Any
 
 from omega.game import SWAP, Color, Game, IllegalMove
-from omega.record import Record, factors_text, from_json, parse_record, to_json
+from omega.record import Record, load, to_json
+from omega.texts import action_text, factors_text, one_line, tie_break_text
 
 if TYPE_CHECKING:  # the AI package is imported only when a game has a computer player
     from omega.ai.base import Bot
 
 __all__ = [
-    "LETTERS", "render_board", "score_lines", "status_line", "ranking_lines", "tie_break_text",
-    "groups_lines", "show_main", "play_main",
+    "board_picture", "score_lines", "status_line", "ranking_lines", "groups_lines", "show_main", "play_main",
 ]
 
-#: One letter per colour for plain-text boards (Blue is ``U`` so it differs from Black).
-LETTERS = {Color.WHITE: "W", Color.BLACK: "B", Color.RED: "R", Color.BLUE: "U"}
 EMPTY = "."
 
 # Bold bright white, bold grey (readable on dark and light backgrounds), red, blue.
@@ -64,14 +62,15 @@ def _paint(text: str, color: Color | None, ansi: bool, fresh: bool = False) -> s
     return f"{_ANSI[color] if color is not None else _DIM}{underline}{text}{_RESET}"
 
 
-def render_board(game: Game, color: bool = False) -> str:
-    """The board as text: hex layout, row letters on the left, column numbers along the top
-    and right edges (a column runs down and to the left), stones as W/B/R/U, ``.`` if empty.
-    With ``color``, stones get ANSI colours and those of the last turn are underlined.
+def board_picture(game: Game, color: bool = False) -> str:
+    """The board drawn for people: hex layout, row letters on the left, column numbers along
+    the top and right edges (a column runs down and to the left), stones as their
+    :attr:`~omega.game.Color.letter`, ``.`` if empty.  With ``color``, stones get ANSI
+    colours and those of the last turn are underlined.
 
     >>> from omega import Game
     >>> g = Game(size=3); g.play(["c3", "a1"])
-    >>> print(render_board(g))
+    >>> print(board_picture(g))
              1   2   3
      a     B   .   .   4
      b   .   .   .   .   5
@@ -106,7 +105,7 @@ def render_board(game: Game, color: bool = False) -> str:
             if stone is None:
                 cells.append(_paint(EMPTY, None, color))
             else:
-                cells.append(_paint(LETTERS[stone], stone, color, fresh=name in fresh))
+                cells.append(_paint(stone.letter, stone, color, fresh=name in fresh))
         parts.append((" " * (_CELL_WIDTH - 1)).join(cells))
         if r < n:  # the column that starts on the next row is labelled at this row's end
             parts.append(" " * (_CELL_WIDTH - 1) + str(n + r))
@@ -129,7 +128,18 @@ def score_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
     White (player 0): 2 = 2
     Black (player 1): 1 x 1 = 1
     """
-    return [f"{c.label} ({_holder(game, c, names)}): {factors_text(game, c)}" for c in game.colors]
+    return [_score_line(game, c, names) for c in game.colors]
+
+
+def _score_line(game: Game, color: Color, names: dict[int, str] | None) -> str:
+    return f"{color.label} ({_holder(game, color, names)}): {factors_text(game, color)}"
+
+
+def _sorted_groups(game: Game, color: Color) -> list[list[str]]:
+    # Largest first; groups are disjoint, so equal sizes are ordered by their first cell.
+    index = game.board.index
+    groups = sorted(game.groups(color), key=lambda g: (-len(g), min(map(index, g))))
+    return [sorted(g, key=index) for g in groups]
 
 
 def groups_lines(game: Game) -> list[str]:
@@ -143,30 +153,9 @@ def groups_lines(game: Game) -> list[str]:
     """
     out = []
     for c in game.colors:
-        groups = sorted(game.groups(c), key=lambda g: (-len(g), sorted(g, key=game.board.index)))
-        text = " | ".join(f"[{len(g)}] " + " ".join(sorted(g, key=game.board.index)) for g in groups)
+        text = " | ".join(f"[{len(g)}] " + " ".join(g) for g in _sorted_groups(game, c))
         out.append(f"{c.label} groups: {text or '(none)'}")
     return out
-
-
-def tie_break_text(game: Game) -> str | None:
-    """Why the winner won on equal scores, when the top score is shared (game over only).
-
-    >>> from omega import Game
-    >>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"]); tie_break_text(g)
-    'Tie-break: White and Black both score 1; Black wins as the colour later in turn order.'
-    """
-    if not game.is_over:
-        return None
-    scores = game.scores()
-    ranking = game.ranking()
-    best = scores[ranking[0]]
-    tied = [c for c in game.colors if scores[c] == best]
-    if len(tied) < 2:
-        return None
-    names = " and ".join(c.label for c in tied) if len(tied) == 2 else ", ".join(c.label for c in tied[:-1]) + f" and {tied[-1].label}"
-    both = "both" if len(tied) == 2 else "all"
-    return f"Tie-break: {names} {both} score {best}; {ranking[0].label} wins as the colour later in turn order."
 
 
 def ranking_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
@@ -178,10 +167,7 @@ def ranking_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
     1. Black (player 1): 1 x 1 = 1
     2. White (player 0): 1 x 1 = 1
     """
-    return [
-        f"{place}. {c.label} ({_holder(game, c, names)}): {factors_text(game, c)}"
-        for place, c in enumerate(game.ranking(), start=1)
-    ]
+    return [f"{place}. {_score_line(game, c, names)}" for place, c in enumerate(game.ranking(), start=1)]
 
 
 def status_line(game: Game, names: dict[int, str] | None = None) -> str:
@@ -229,26 +215,19 @@ def _read_record(path: str) -> Record:
     except UnicodeDecodeError as e:
         raise _InputError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
-        # A JSON record is an object; a text record never starts with '{'.
-        return from_json(text) if text.lstrip().startswith("{") else parse_record(text)
+        return load(text)
     except ValueError as e:
-        raise _InputError(f"{where}: {_one_line(str(e))}") from None
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split()) or "bad input"
+        raise _InputError(f"{where}: {one_line(str(e), 'bad input')}") from None
 
 
 def _position(record: Record, turn: int | None) -> Game:
     full = record.game
     if turn is None:
         return full
-    if turn > len(full.history):
-        raise _InputError(f"--turn {turn} is past the end of the record ({len(full.history)} entries)")
-    game = Game(players=full.players, size=full.size, pie_rule=full.pie_rule)
-    for action in full.history[:turn]:
-        game.apply(action)
-    return game
+    try:
+        return full.position_after(turn)  # argparse has made sure that turn >= 0
+    except ValueError:
+        raise _InputError(f"--turn {turn} is past the end of the record ({len(full.history)} entries)") from None
 
 
 def show_json(game: Game, record: Record, entries: int) -> dict[str, Any]:
@@ -271,30 +250,12 @@ def show_json(game: Game, record: Record, entries: int) -> dict[str, Any]:
         "players_of": {c.label: game.player_of(c) for c in game.colors},
         "stones": {cell: c.label for cell, c in sorted(game.stones().items(), key=lambda kv: game.board.index(kv[0]))},
         "factors": {c.label: factors_text(game, c) for c in game.colors},
-        "groups": {
-            c.label: [sorted(g, key=game.board.index) for g in sorted(game.groups(c), key=lambda g: (-len(g), min(map(game.board.index, g))))]
-            for c in game.colors
-        },
+        "groups": {c.label: _sorted_groups(game, c) for c in game.colors},
         "tie_break": tie_break_text(game),
     })
     return data
 
 
-def _closed_pipe_safe(main: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    # `omega show game.txt | head` closes the pipe early: that is not an error worth a traceback.
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return main(args)
-        except BrokenPipeError:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush stays quiet
-            return 0
-
-    run.__doc__ = main.__doc__
-    return run
-
-
-@_closed_pipe_safe
 def show_main(args: argparse.Namespace) -> int:
     """``omega show RECORD_FILE [--turn K] [--json] [--no-color]``; returns the exit status."""
     try:
@@ -315,7 +276,7 @@ def show_main(args: argparse.Namespace) -> int:
     head = f"Omega: {game.players} players, side {game.size}{pie}; after {len(game.history)} of {entries} entries"
     for key, value in record.tags.items():
         head += f"\n{key}: {value}"
-    out = [head, "", render_board(game, ansi), ""]
+    out = [head, "", board_picture(game, ansi), ""]
     last = _last_turn_line(game)
     if last:
         out.append(last)
@@ -371,7 +332,7 @@ def _make_bots(seats: dict[int, str]) -> dict[int, Bot]:
         try:
             bots[seat] = make_bot(spec)
         except ValueError as e:
-            raise _InputError(f"--ai {seat}={spec}: {_one_line(str(e))}") from None
+            raise _InputError(f"--ai {seat}={spec}: {one_line(str(e), 'bad input')}") from None
     return bots
 
 
@@ -394,7 +355,7 @@ class _Session:
     def show(self) -> None:
         g = self.game
         self.say()
-        self.say(render_board(g, self.ansi))
+        self.say(board_picture(g, self.ansi))
         last = _last_turn_line(g)
         if last:
             self.say(last)
@@ -466,8 +427,7 @@ class _Session:
         g = self.game
         action = bot.choose(g)
         g.apply(action)  # a bot that breaks the rules is a bug: let IllegalMove surface
-        text = "swap" if action == SWAP else " ".join(action)
-        self.say(f"Player {player} ({bot.name}) plays: {text}")
+        self.say(f"Player {player} ({bot.name}) plays: {action_text(action)}")
         self.show()
 
     def command(self, line: str) -> str:
@@ -531,7 +491,6 @@ class _Session:
         self.show()
 
 
-@_closed_pipe_safe
 def play_main(args: argparse.Namespace) -> int:
     """``omega play [--players N] [--size S] [--pie] [--ai SEAT=BOT ...] [--save FILE]``."""
     try:

@@ -1,0 +1,127 @@
+"""Sentences shown to people about a game: scores as factors, results, tie-breaks.
+
+The terminal, the engine protocol, the records and the server all write these out; each
+sentence is composed here once, so they always read the same.
+
+>>> from omega.game import Color, Game
+>>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"])
+>>> result_text(g)
+'White 1, Black 1; Black wins'
+>>> factors_text(g, Color.BLACK)
+'1 x 1 = 1'
+"""
+
+from __future__ import annotations
+
+from omega.game import SWAP, Action, Color, Game
+
+__all__ = [
+    "factors_text", "scores_text", "wins_text", "result_text", "standing_text", "resignation_outcome",
+    "tie_break_text", "action_text", "range_text", "one_line",
+]
+
+
+def factors_text(game: Game, color: Color) -> str:
+    """A colour's score written as its factors, largest first: ``5 x 4 x 3 = 60``.
+
+    >>> g = Game(); g.play(["e5", "a1"]); factors_text(g, Color.WHITE)
+    '1 = 1'
+    """
+    sizes = game.group_sizes(color)
+    if not sizes:
+        return "0"
+    return f"{' x '.join(map(str, sizes))} = {game.score(color)}"
+
+
+def scores_text(game: Game) -> str:
+    """Every colour's score in colour order: ``White 6, Black 16``.
+
+    >>> g = Game(); g.play(["e5", "a1"]); scores_text(g)
+    'White 1, Black 1'
+    """
+    scores = game.scores()
+    return ", ".join(f"{c.label} {scores[c]}" for c in game.colors)
+
+
+def wins_text(color: Color) -> str:
+    """The colour that won, as a sentence: ``White wins``.
+
+    >>> wins_text(Color.RED)
+    'Red wins'
+    """
+    return f"{color.label} wins"
+
+
+def result_text(game: Game) -> str:
+    """The ``Result`` tag of a finished game: each colour's score, then the winner.
+
+    >>> g = Game(size=2); g.play(["a1", "c3"]); print(result_text(g))
+    White 1, Black 1; Black wins
+    """
+    return f"{scores_text(game)}; {wins_text(game.ranking()[0])}"
+
+
+def standing_text(game: Game) -> str:
+    """The scores, then the winner once the game is over, or the leader before it.
+
+    >>> g = Game(); g.play(["e5", "a1"]); standing_text(g)
+    'White 1, Black 1; Black leads'
+    """
+    if game.is_over:
+        return result_text(game)
+    return f"{scores_text(game)}; {game.ranking()[0].label} leads"
+
+
+def resignation_outcome(color: Color) -> str:
+    """How a game that ended by resignation came out, for a record's ``Outcome`` tag.
+
+    >>> resignation_outcome(Color.BLACK)
+    'Black wins by resignation'
+    """
+    return f"{wins_text(color)} by resignation"
+
+
+def tie_break_text(game: Game) -> str | None:
+    """Why the winner won on equal scores, when the top score is shared (game over only).
+
+    >>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"]); tie_break_text(g)
+    'Tie-break: White and Black both score 1; Black wins as the colour later in turn order.'
+    """
+    if not game.is_over:
+        return None
+    scores = game.scores()
+    ranking = game.ranking()
+    best = scores[ranking[0]]
+    tied = [c.label for c in game.colors if scores[c] == best]
+    if len(tied) < 2:
+        return None
+    names = f"{', '.join(tied[:-1])} and {tied[-1]}"
+    both = "both" if len(tied) == 2 else "all"
+    return f"Tie-break: {names} {both} score {best}; {wins_text(ranking[0])} as the colour later in turn order."
+
+
+def action_text(action: Action) -> str:
+    """One history entry as records and transcripts write it: its cells, or ``swap``.
+
+    >>> action_text(("e5", "a1")), action_text("swap")
+    ('e5 a1', 'swap')
+    """
+    return SWAP if action == SWAP else " ".join(action)
+
+
+def range_text(what: str, low: int, high: int, value: int) -> str:
+    """The complaint about a whole number outside ``low`` .. ``high``.
+
+    >>> range_text("board size", 2, 13, 14)
+    'board size must be from 2 to 13, got 14'
+    """
+    return f"{what} must be from {low} to {high}, got {value}"
+
+
+def one_line(text: str, fallback: str) -> str:
+    """``text`` folded onto one line (an error message printed where one line is the rule).
+
+    >>> one_line("bad\\n  record", "error"), one_line("", "error")
+    ('bad record', 'error')
+    """
+    return " ".join(text.split()) or fallback
