@@ -66,6 +66,21 @@ def test_config_matches_what_create_accepts(api: Api) -> None:
     assert api.http.post("/api/tables", json={"players": 2, "name": "x" * config["name_max"]}).status_code == 201
 
 
+@pytest.mark.parametrize("bad", ["a\u2028b", "a\u2029b", "a\x85b", "a\x0bb", "\u202eevil"])
+def test_a_name_the_server_takes_can_always_be_written_in_a_record(api: Api, bad: str) -> None:
+    # A line separator in a name once broke every record download of its table for good.
+    r = api.http.post("/api/tables", json={"players": 2, "name": bad})
+    assert r.status_code == 400 and error_code(r) == "bad_request"
+    t = api.create(players=2, name="Ann")
+    auth = {"authorization": f"Bearer {t['token']}"}
+    r = api.http.post(f"/api/tables/{t['id']}/name", json={"name": bad}, headers=auth)
+    assert r.status_code == 400 and error_code(r) == "bad_request"
+    api.turn(t["id"], t["token"], ["e5", "a1"])
+    text = api.http.get(f"/api/tables/{t['id']}/record.txt", headers=auth)
+    assert text.status_code == 200 and Game.from_record(text.text).history == (("e5", "a1"),)
+    assert "White: Ann" in text.text
+
+
 def test_create_tokens_seats_and_reads(api: Api) -> None:
     t = api.create(players=3, size=6, seats=[{"kind": "computer", "level": 2}, {"kind": "human"}, {"kind": "human"}],
                    name="Ann")

@@ -16,20 +16,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.board import cell_count
+from omega.game import MAX_PLAYERS, MIN_PLAYERS
+from omega.names import NAME_MAX
 
-__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "NAME_MAX", "LEVEL_RANGE", "site_config"]
+__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
 
 #: Board sides a table may have.
 TABLE_SIZES = range(5, 11)
-#: Players at a table.
-TABLE_PLAYERS = range(2, 5)
+#: Players at a table: as many as the rules allow.
+TABLE_PLAYERS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
 #: Computer levels a seat may have.
 LEVEL_RANGE = range(1, 6)
 #: What the page's form starts with.
 DEFAULT_SIZE = 5
 DEFAULT_LEVEL = 2
-#: Longest display name.
-NAME_MAX = 40
 
 
 def site_config() -> dict[str, Any]:

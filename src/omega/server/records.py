@@ -37,9 +37,7 @@ class Records:
         history = state.game.history
         if not 0 <= at <= len(history):
             raise ApiError("bad_request", f"bad request: at must be from 0 to {len(history)}")
-        game = state.game.copy()
-        while len(game.history) > at:
-            game.undo()
+        game = state.game.position_after(at)
         final = at == len(history)
         view = game_view(game, state.resigned if final else (), state.over if final else None)
         view["at"] = at

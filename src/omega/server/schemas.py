@@ -13,7 +13,6 @@ bad_request | bad request: turn.cells: Input should be a valid array
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -26,8 +25,9 @@ from pydantic import (
     field_validator,
 )
 
+from omega.names import check_name
 from omega.server.actions import Action, ResignAction, SwapAction, TurnAction
-from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, NAME_MAX, TABLE_PLAYERS, TABLE_SIZES
+from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
 
 __all__ = [
@@ -35,20 +35,12 @@ __all__ = [
     "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
 ]
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Cell = Annotated[str, StringConstraints(min_length=1, max_length=4)]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-
-
-def _check_name(value: str) -> str:
-    value = value.strip()
-    if not 1 <= len(value) <= NAME_MAX or _CONTROL.search(value):
-        raise ValueError(f"a name is 1 to {NAME_MAX} printable characters")
-    return value
 
 
 class HumanSeat(_Strict):
@@ -77,7 +69,7 @@ class CreateTable(_Strict):
     creator_seat: Annotated[int, Field(ge=0, le=3)] | None = None
     name: str | None = None
 
-    _name = field_validator("name")(lambda v: None if v is None else _check_name(v))
+    _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 
 
 class _TurnBody(_Strict):
@@ -106,7 +98,7 @@ class NameBody(_Strict):
     """``POST /api/tables/{id}/name``."""
 
     name: str
-    _name = field_validator("name")(_check_name)
+    _name = field_validator("name")(check_name)
 
 
 class _TurnInner(_Strict):

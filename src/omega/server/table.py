@@ -44,6 +44,7 @@ from omega.server.events import (
     Swapped,
     TurnPlayed,
 )
+from omega.texts import resignation_outcome
 
 __all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "default_name", "final_ranking", "game_view"]
 
@@ -200,7 +201,7 @@ class TableState:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
             if not self.game.is_over:
-                tags["Outcome"] = f"{ranking[0].label} wins by resignation"
+                tags["Outcome"] = resignation_outcome(ranking[0])
         return tags
 
 
