@@ -1,0 +1,126 @@
+"""The table's pure core: decisions take the time, events carry it, and replaying the stored
+log rebuilds the same table, times included.  No server, no real clock."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from omega.server.actions import ResignAction, SwapAction, TurnAction
+from omega.server.clock import FakeClock
+from omega.server.errors import ApiError
+from omega.server.events import Event, Joined, PresenceChanged, Renamed, payload_from
+from omega.server.identity import TableKeys
+from omega.server.storage import Repository, make_engine
+from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig, TableState, decide
+
+CONFIG = TableConfig("tbl1", players=3, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
+                     seats=(SeatConfig("human"), SeatConfig("human"), SeatConfig("computer", 2)))
+
+
+def _play_random(state: TableState, clock: FakeClock, rng: random.Random, turns: int) -> list[Event]:
+    """Decide and apply ``turns`` actions (random legal turns, a resignation, names), the
+    clock moving on between them; returns the stored events."""
+    log: list[Event] = []
+
+    def store(events: list[Event]) -> None:
+        for e in events:
+            stored = e.with_version(state.version + 1)
+            state.apply(stored)
+            log.append(stored)
+
+    store([Event(Joined(0), at=clock.now()), Event(Renamed(0, "Ann"), at=clock.now())])
+    for n in range(turns):
+        clock.advance(rng.uniform(0.5, 30))
+        if state.over:
+            break
+        if n == 3:
+            store(decide(state, 1, ResignAction(), clock.now()))
+            continue
+        mover = state.to_move_seat()
+        seat = None if state.computer_to_move() else mover
+        cells = rng.sample(state.game.empty_cells(), state.config.players)
+        store(decide(state, seat, TurnAction(tuple(cells)), clock.now()))
+        if n % 2:
+            store([Event(PresenceChanged(0, connected=n % 4 == 1, connections=n % 4 == 1), at=clock.now())])
+    return log
+
+
+def _picture(state: TableState) -> tuple[object, ...]:
+    return (state.view(0), state.version, state.play_version, state.updated_at, state.due_work(),
+            state.resigned, state.requests)
+
+
+def test_decide_stamps_events_with_the_time_it_is_given_and_changes_nothing() -> None:
+    state = TableState(CONFIG)
+    now = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    before = _picture(state)
+    events = decide(state, 0, TurnAction(("e5", "a1", "i9")), now)
+    assert [e.kind for e in events] == ["turn"] and events[0].at == now
+    assert _picture(state) == before  # deciding is not applying
+    for seat, action, code in ((1, TurnAction(("e5", "a1", "i9")), "not_your_turn"),
+                               (0, TurnAction(("e5", "e5", "i9")), "illegal_move"),
+                               (0, SwapAction(), "illegal_move"),
+                               (2, ResignAction(), "forbidden"),
+                               (None, TurnAction(("e5", "a1", "i9")), "not_your_turn")):
+        with pytest.raises(ApiError) as info:
+            decide(state, seat, action, now)
+        assert info.value.code == code
+        assert _picture(state) == before  # a refused action changes nothing
+
+
+def test_the_log_replays_to_the_same_table_times_included() -> None:
+    for seed in range(5):
+        rng = random.Random(seed)
+        clock = FakeClock()
+        live = TableState(CONFIG)
+        log = _play_random(live, clock, rng, 12)
+        replayed = TableState(CONFIG)
+        for e in log:
+            replayed.apply(e)
+        assert _picture(replayed) == _picture(live)
+        assert live.updated_at == log[-1].at and live.updated_at is not None
+        assert live.updated_at > datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_stored_events_come_back_typed_with_their_times() -> None:
+    repo = Repository(make_engine("sqlite://"))
+    repo.migrate()
+    clock = FakeClock(datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
+    live = TableState(CONFIG)
+    repo.create_table(CONFIG, TableKeys((None, None, None), "s" * 64))
+    log = _play_random(live, clock, random.Random(7), 10)
+    with repo.write(CONFIG.id) as w:
+        assert w is not None
+        w.append([e.with_version(0) for e in log], status=live.status, to_move_seat=live.to_move_seat())
+    stored = repo.load(CONFIG.id)
+    assert stored is not None
+    assert [(e.payload, e.version, e.at) for e in stored.events] == [(e.payload, e.version, e.at) for e in log]
+    replayed = TableState(stored.config)
+    for e in stored.events:
+        replayed.apply(e)
+    assert _picture(replayed) == _picture(live)
+    repo.engine.dispose()
+
+
+def test_due_work_follows_the_play_version() -> None:
+    state = TableState(CONFIG)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert state.due_work() == {}
+    for seat in (0, 1):
+        cells = [c for c in state.game.empty_cells()][:3]
+        for e in decide(state, seat, TurnAction(tuple(cells)), now):
+            state.apply(e.with_version(state.version + 1))
+    assert state.computer_to_move() and state.due_work() == {COMPUTER_TURN: state.play_version}
+    # A player coming or going does not make the computer's turn a new piece of work.
+    state.apply(Event(PresenceChanged(0, True, 1), version=state.version + 1, at=now + timedelta(seconds=1)))
+    assert state.due_work() == {COMPUTER_TURN: state.play_version} and state.play_version < state.version
+
+
+def test_unknown_or_malformed_stored_events_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown event kind"):
+        payload_from("teleport", {"seat": 0})
+    with pytest.raises(ValueError, match="fields"):
+        payload_from("name", {"seat": 0})
