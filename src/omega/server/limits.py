@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 __all__ = ["Limits", "TokenBucket", "Buckets"]
@@ -43,15 +42,14 @@ class TokenBucket:
 
     __slots__ = ("rate", "burst", "tokens", "stamp")
 
-    def __init__(self, rate: float, burst: int, now: float | None = None) -> None:
+    def __init__(self, rate: float, burst: int, now: float) -> None:
         self.rate = rate
         self.burst = burst
         self.tokens = float(burst)
-        self.stamp = time.monotonic() if now is None else now
+        self.stamp = now
 
-    def take(self, now: float | None = None) -> bool:
-        """Spend one token if there is one."""
-        now = time.monotonic() if now is None else now
+    def take(self, now: float) -> bool:
+        """Spend one token if there is one; ``now`` is the server clock's ``monotonic()``."""
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens >= 1.0:
@@ -67,9 +65,8 @@ class Buckets:
         self.rate, self.burst, self.max_keys = rate, burst, max_keys
         self._buckets: dict[str, TokenBucket] = {}
 
-    def take(self, key: str, now: float | None = None) -> bool:
-        """Spend one of ``key``'s tokens if it has one (``now``: the caller's monotonic clock)."""
-        now = time.monotonic() if now is None else now
+    def take(self, key: str, now: float) -> bool:
+        """Spend one of ``key``'s tokens if it has one (``now``: the server clock's ``monotonic()``)."""
         bucket = self._buckets.get(key)
         if bucket is None:
             if len(self._buckets) >= self.max_keys:
