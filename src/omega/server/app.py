@@ -31,6 +31,7 @@ from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPl
 from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
+from omega.server.headers import SecurityHeaders
 from omega.server.identity import Credentials, Identity, TokenAuthenticator, hash_token
 from omega.server.limits import Buckets, Limits
 from omega.server.presence import Presence
@@ -80,6 +81,12 @@ async def _body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _address(request: Request) -> str:
+    """The client's address (the proxy's, unless ``omega serve --forwarded-allow-ips``
+    trusts that proxy to say whom it forwards)."""
+    return request.client.host if request.client else "?"
+
+
 def _new_table(req: CreateTable) -> NewTable:
     assert req.seats is not None
     seats = tuple(SeatConfig(s.kind, getattr(s, "level", None)) for s in req.seats)
@@ -114,7 +121,11 @@ def create_app(
         # Claimed turns beyond the workers wait in this process; the rest stay in the
         # database for whichever process has room first.
         scheduler.handle(COMPUTER_TURN, computers.play, capacity=2 * ai_workers)
-    http_buckets = Buckets(limits.http_rate, limits.http_burst)
+    # Only a token that proved itself once gets a bucket of its own; everything else (no
+    # token, an unknown or junk one) is charged to the client's address, which an attacker
+    # cannot mint for free the way it can mint tokens.
+    token_buckets = Buckets(limits.http_rate, limits.http_burst)
+    address_buckets = Buckets(limits.http_rate, limits.http_burst)
     create_buckets = Buckets(limits.create_rate, limits.create_burst)
 
     @asynccontextmanager
@@ -138,6 +149,7 @@ def create_app(
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(SecurityHeaders)
     app.state.core = core
     app.state.scheduler = scheduler
     app.state.computers = computers
@@ -157,31 +169,53 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = "not_found" if exc.status_code == 404 else "bad_request"
-        return JSONResponse(ApiError(code, str(exc.detail)).as_json(), status_code=404 if code == "not_found" else 400)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+        error = ApiError(code, str(exc.detail))
+        # A 405 keeps the router's Allow header.
+        return JSONResponse(error.as_json(), status_code=error.status, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        # A bug: the traceback goes to the log (uvicorn logs it after this answer), the
+        # client gets the usual error shape, never a plain-text page.
+        error = ApiError("internal", "internal server error")
+        return JSONResponse(error.as_json(), status_code=error.status)
 
     # -- dependencies: who is calling, and what they sent -------------------------------------
 
     def caller(request: Request) -> Credentials:
-        """The request's credentials, after charging them (or the address) one request."""
+        """The request's credentials, after charging one request: to the token's own bucket
+        if it has proved itself before, otherwise to the client's address."""
         credentials = _credentials(request)
-        client = request.client.host if request.client else "?"
-        key = hash_token(credentials.token) if credentials.token else f"addr:{client}"
-        if not http_buckets.take(key, clock.monotonic()):
+        now = clock.monotonic()
+        digest = hash_token(credentials.token) if credentials.token else None
+        if digest is not None and digest in token_buckets:
+            allowed = token_buckets.take(digest, now)
+        else:
+            allowed = address_buckets.take(_address(request), now)
+        if not allowed:
             raise ApiError("rate_limited", "too many requests; slow down")
         return credentials
+
+    def proved(credentials: Credentials) -> None:
+        """A token identified someone: from now on it is charged to a bucket of its own."""
+        if credentials.token:
+            token_buckets.open(hash_token(credentials.token), clock.monotonic())
 
     async def reader(table_id: str, credentials: Annotated[Credentials, Depends(caller)]) -> Identity:
         """Whoever reads a table: identified against its latest state; a seat's first visit
         joins it."""
         who = await core.identify(table_id, credentials)
+        proved(credentials)
         await core.visit(table_id, who)
         return who
 
     async def actor(table_id: str, credentials: Annotated[Credentials, Depends(caller)]) -> Identity:
         """Whoever acts: the write catches up inside its transaction, and a first action joins
         in the same commit."""
-        return await core.identify(table_id, credentials, fresh=False)
+        who = await core.identify(table_id, credentials, fresh=False)
+        proved(credentials)
+        return who
 
     def body(parse: Callable[[bytes], T]) -> Callable[[Request], Awaitable[T]]:
         """A dependency that reads the body (at most ``max_message`` bytes, refused before
@@ -202,8 +236,8 @@ def create_app(
             return HTMLResponse(page.read_text(encoding="utf-8"))
         return HTMLResponse(_MISSING_CLIENT)
 
-    app.add_api_route("/", index, methods=["GET"], include_in_schema=False)
-    app.add_api_route("/t/{table_id}", index, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=False)
+    app.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web_dir(), check_dir=False), name="static")
 
     # -- HTTP API ---------------------------------------------------------------------------------
@@ -212,13 +246,20 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"ok": True}
 
+    async def healthz() -> dict[str, Any]:
+        """For load balancers and monitors: the process answers and its database does too
+        (a database that does not answer gives 503 ``unavailable``)."""
+        await core.db(repo.ping)
+        return {"ok": True, "database": "ok"}
+
+    app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
+
     @app.get("/api/config")
     async def config() -> dict[str, Any]:
         return site_config()
 
     def creation_allowed(request: Request) -> None:
-        client = request.client.host if request.client else "?"
-        if not create_buckets.take(client, clock.monotonic()):
+        if not create_buckets.take(_address(request), clock.monotonic()):
             raise ApiError("rate_limited", "too many new tables; slow down")
 
     @app.post("/api/tables", status_code=201, dependencies=[Depends(creation_allowed)])

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 __all__ = ["Limits", "TokenBucket", "Buckets"]
@@ -21,7 +22,8 @@ class Limits:
     #: WebSocket messages per second per connection (and the burst allowed).
     ws_rate: float = 20.0
     ws_burst: int = 20
-    #: HTTP requests per second per token (per client address without one).
+    #: HTTP requests per second per token that proved itself (per client address for
+    #: requests without one, or with an unknown one).
     http_rate: float = 20.0
     http_burst: int = 40
     #: New tables per second per client address.
@@ -59,24 +61,35 @@ class TokenBucket:
 
 
 class Buckets:
-    """Token buckets by key (a token's digest, a client address), pruned as they refill."""
+    """Token buckets by key (a valid token's digest, a client address), at most ``max_keys``
+    of them: past that the least recently used bucket is forgotten, one at a time (a
+    forgotten key starts again with a full bucket, which only a key unused for a while gets).
+
+    >>> b = Buckets(rate=1.0, burst=1, max_keys=2)
+    >>> b.take("a", 0.0), b.take("a", 0.0), b.take("b", 0.0), b.take("c", 0.0), "a" in b
+    (True, False, True, True, False)
+    """
 
     def __init__(self, rate: float, burst: int, max_keys: int = 20000) -> None:
         self.rate, self.burst, self.max_keys = rate, burst, max_keys
-        self._buckets: dict[str, TokenBucket] = {}
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._buckets
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def open(self, key: str, now: float) -> None:
+        """Give ``key`` a bucket (full) if it has none, without spending from it."""
+        if key in self._buckets:
+            self._buckets.move_to_end(key)
+            return
+        while len(self._buckets) >= self.max_keys:
+            self._buckets.popitem(last=False)
+        self._buckets[key] = TokenBucket(self.rate, self.burst, now)
 
     def take(self, key: str, now: float) -> bool:
         """Spend one of ``key``'s tokens if it has one (``now``: the server clock's ``monotonic()``)."""
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            if len(self._buckets) >= self.max_keys:
-                self._prune(now)
-            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, now)
-        return bucket.take(now)
-
-    def _prune(self, now: float) -> None:
-        # A bucket that has refilled completely carries no information: drop it.
-        for key in [k for k, b in self._buckets.items() if b.tokens + (now - b.stamp) * b.rate >= b.burst]:
-            del self._buckets[key]
-        if len(self._buckets) >= self.max_keys:
-            self._buckets.clear()
+        self.open(key, now)
+        return self._buckets[key].take(now)

@@ -182,9 +182,9 @@ def make_engine(url: str) -> Engine:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        # NORMAL: a commit is in the WAL (OS page cache) before it returns, so killing the
-        # process loses nothing acknowledged; only a power cut could lose the last commits.
-        cursor.execute("PRAGMA synchronous=NORMAL")
+        # FULL: a commit is on disk (the WAL fsynced) before it returns, so an acknowledged
+        # turn survives a power cut, not only a killed process (NORMAL's promise).
+        cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
@@ -319,6 +319,12 @@ class Repository:
         lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
+
+    def ping(self) -> None:
+        """Ask the database a trivial question (DBAPIError if it does not answer)."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            conn.rollback()
 
     def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision (safe with several processes)."""
