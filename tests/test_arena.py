@@ -16,7 +16,7 @@ import pytest
 
 from omega import Color, Game
 from omega.ai import make_bot
-from omega.ai.base import _FACTORIES, register
+from omega.ai.base import register, unregister
 from omega.arena import (
     GameJob,
     elo_from_rate,
@@ -192,7 +192,7 @@ def test_an_illegal_action_names_the_bot() -> None:
         with pytest.raises(RuntimeError, match=r"game 0: bot 'test-cheater' played an illegal action"):
             run_match("test-cheater", "random", games=2, size=3, jobs=1)
     finally:
-        _FACTORIES.pop("test-cheater")
+        unregister("test-cheater")
 
 
 def test_library_rejects_bad_arguments() -> None:
@@ -378,7 +378,7 @@ def test_pie_swaps_follow_the_colour_not_the_seat() -> None:
     try:
         match = run_match("test-swapper", "random", games=4, size=3, seed=1, jobs=1, pie=True)
     finally:
-        _FACTORIES.pop("test-swapper")
+        unregister("test-swapper")
     # Games 1 and 3: BOT_A sits in seat 1 (Black), swaps, and ends up holding White.
     assert [r.a_seat for r in match.results] == [0, 1, 0, 1]
     assert [r.swapped_by for r in match.results] == [None, "a", None, "a"]

@@ -15,7 +15,7 @@ import pytest
 
 from omega import Color, Game, __version__
 from omega.ai import make_bot, registered
-from omega.ai.base import _FACTORIES, register
+from omega.ai.base import register, unregister
 from omega.engine import Engine
 from omega.game import Action
 from omega.record import to_json
@@ -448,4 +448,4 @@ def test_genmove_answers_swap_when_the_bot_swaps() -> None:
         record = engine.execute("record")
         assert record is not None and record.endswith("1. e5 a1\n2. swap\n3. a2 a3\n\n")
     finally:
-        _FACTORIES.pop("test-swapper")
+        unregister("test-swapper")

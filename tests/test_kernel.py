@@ -3,6 +3,8 @@
 Random games on sides 2-10 with 2-4 players are played on both; after every turn the
 groups, sizes, scores, side to move, end of game and winner must be equal.  Random
 playouts from random positions must end exactly where ``Game`` ends, with its winner.
+The one helper that says whose stone comes next and when the game ends follows ``Game``
+stone by stone.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omega import Color, Game
-from omega.kernel import KernelState, _exact_cmp, _mul_limbs
+from omega.board import MIN_SIZE
+from omega.kernel import KernelState, compare_exact, mul_limbs, next_stone
 
 
 def _kernel_groups(k: KernelState, game: Game, color: int) -> set[frozenset[str]]:
@@ -35,7 +38,8 @@ def _assert_same(k: KernelState, game: Game) -> None:
         assert log == -1.0 if exact == 0 else abs(log - np.log(float(exact))) < 1e-9
 
 
-games = st.tuples(st.integers(2, 10), st.integers(2, 4), st.integers(0, 2**32))
+# TODO house: players (take the player range from omega.game once it is defined there)
+games = st.tuples(st.integers(MIN_SIZE, 10), st.integers(2, 4), st.integers(0, 2**32))
 
 
 @settings(max_examples=40, deadline=None)
@@ -58,6 +62,33 @@ def test_kernel_follows_game_turn_by_turn(spec: tuple[int, int, int]) -> None:
         _assert_same(by_stone, game)
     _assert_same(KernelState.from_game(game), game)
     assert game.winner is not None and by_turn.leader() == int(game.winner)
+
+
+@settings(max_examples=40, deadline=None)
+@given(games)
+def test_next_stone_follows_game_stone_by_stone(spec: tuple[int, int, int]) -> None:
+    size, players, seed = spec
+    rng = random.Random(seed)
+    game = Game(players=players, size=size)
+    empty = len(game.cells)
+    turn, placed, color, over = next_stone(players, 0, 0, empty)
+    while True:
+        assert (turn, placed) == (0 if game.to_move is None else int(game.to_move), 0)
+        assert over == game.is_over
+        if over:
+            break
+        cells = rng.sample(game.empty_cells(), players)
+        mover = turn
+        colors = []
+        for _ in range(players):
+            colors.append(color)
+            assert not over, "the game cannot end inside a turn"
+            empty -= 1
+            turn, placed, color, over = next_stone(players, turn, placed + 1, empty)
+        # The mover's own stone first, then the following colours in turn order.
+        assert colors == [(mover + j) % players for j in range(players)]
+        game.play(cells)
+        assert empty == game.empty_count
 
 
 def _finish_like(game: Game, final: np.ndarray) -> Game:
@@ -137,7 +168,7 @@ def test_exact_products_beyond_64_bits() -> None:
     limbs[0] = 1
     expected = 1
     for k in [3] * 70 + [271, 5, 2]:
-        _mul_limbs(limbs, k)
+        mul_limbs(limbs, k)
         expected *= k
     assert expected > 2**120
     assert sum(int(v) << (32 * i) for i, v in enumerate(limbs)) == expected
@@ -154,4 +185,4 @@ def test_exact_comparison_matches_python_ints_on_full_boards() -> None:
         for a in range(players):
             for b in range(players):
                 sign = (scores[Color(a)] > scores[Color(b)]) - (scores[Color(a)] < scores[Color(b)])
-                assert _exact_cmp(k.board, k.parent, k.gsize, k.counts, a, b) == sign
+                assert compare_exact(k.board, k.parent, k.gsize, k.counts, a, b) == sign

@@ -23,35 +23,55 @@ fixed-width limbs, so close results are decided exactly, as ``Game`` does with b
 
 from __future__ import annotations
 
+import math
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TypeAlias
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
-from omega.board import Board
+from omega.board import MAX_SIZE, Board, cell_count
 from omega.game import Color, Game
 
-if TYPE_CHECKING:
-    from numpy.typing import NDArray
+__all__ = [
+    "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
+    "find_root", "mul_limbs", "next_stone", "place_stone", "rand_below", "random_fill", "random_playouts",
+    "score_board", "seed_state", "winner_of", "xorshift",
+    "Float32Array", "Float64Array", "Int8Array", "Int32Array", "Int64Array", "UInt64Array",
+]
 
-__all__ = ["EPS", "KernelState", "Tables", "tables"]
+#: The array types the kernels take (one name per dtype, shared by every search module).
+Int8Array: TypeAlias = NDArray[np.int8]
+Int32Array: TypeAlias = NDArray[np.int32]
+Int64Array: TypeAlias = NDArray[np.int64]
+UInt64Array: TypeAlias = NDArray[np.uint64]
+Float32Array: TypeAlias = NDArray[np.float32]
+Float64Array: TypeAlias = NDArray[np.float64]
 
 #: Log-scores closer than this are compared exactly from the group sizes.
 EPS = 1e-9
-# 8 limbs of 32 bits hold any product of group sizes up to side 13 (at most 3**79 < 2**126).
-_LIMBS = 8
+
+# TODO house: players (size these by omega.game's largest player count once it is defined there)
+#: Length of every per-colour array (log-scores, stone counts, a turn's cells): one entry
+#: per colour that exists, so one array fits any player count.
+MAX_COLORS = len(Color)
+
+# Limbs of 32 bits enough for any product of group sizes on the largest board: sizes
+# adding up to at most its cell count multiply to at most 3**(cells / 3), since splitting
+# into threes gives the biggest product.
+_LIMBS = math.ceil(cell_count(MAX_SIZE) / 3 * math.log2(3) / 32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-class Tables:
-    """Per-side constant arrays shared by every kernel call.
+class BoardArrays:
+    """The constant arrays of one board side, shared by every kernel call.
 
     ``nbr[i]``: the neighbours of cell ``i`` padded with -1; ``back[i]``: the neighbours
     with a smaller index (at most 3), padded with -1, which is all a one-pass union-find
     over the board needs; ``logt[k] = log(k)``.
 
-    >>> t = tables(3); t.nbr.shape, int(t.back[0][0])
+    >>> a = board_arrays(3); a.nbr.shape, int(a.back[0][0])
     ((19, 6), -1)
     """
 
@@ -60,20 +80,24 @@ class Tables:
         n = len(board)
         self.size = size
         self.ncell = n
-        self.nbr = np.full((n, 6), -1, dtype=np.int32)
-        self.back = np.full((n, 3), -1, dtype=np.int32)
+        self.nbr: Int32Array = np.full((n, 6), -1, dtype=np.int32)
+        self.back: Int32Array = np.full((n, 3), -1, dtype=np.int32)
         for i, nbs in enumerate(board.neighbours):
             self.nbr[i, : len(nbs)] = nbs
             lower = sorted(k for k in nbs if k < i)
             self.back[i, : len(lower)] = lower
-        self.logt = np.zeros(n + 2, dtype=np.float64)
+        self.logt: Float64Array = np.zeros(n + 2, dtype=np.float64)
         self.logt[1:] = np.log(np.arange(1, n + 2, dtype=np.float64))
 
 
 @cache
-def tables(size: int) -> Tables:
-    """The shared :class:`Tables` of board side ``size``."""
-    return Tables(size)
+def board_arrays(size: int) -> BoardArrays:
+    """The shared :class:`BoardArrays` of board side ``size``.
+
+    >>> board_arrays(5) is board_arrays(5), board_arrays(5).ncell
+    (True, 61)
+    """
+    return BoardArrays(size)
 
 
 # ---------------------------------------------------------------------------------------
@@ -82,7 +106,13 @@ def tables(size: int) -> Tables:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _find(parent: Any, x: int) -> int:
+def find_root(parent: Int32Array, x: int) -> int:
+    """The root of the group of the stone on cell ``x`` (halving the path on the way).
+
+    >>> parent = np.array([0, 0, 1, 3], dtype=np.int32)
+    >>> find_root(parent, 2), find_root(parent, 3)
+    (0, 3)
+    """
     while parent[x] != x:
         parent[x] = parent[parent[x]]  # path halving keeps trees flat
         x = parent[x]
@@ -90,7 +120,7 @@ def _find(parent: Any, x: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _union(parent: Any, size: Any, a: int, b: int) -> int:
+def _union(parent: Int32Array, size: Int32Array, a: int, b: int) -> int:
     """Join the groups of distinct roots ``a`` and ``b``; returns the new root."""
     if size[a] < size[b]:  # union by size: the larger tree keeps its root
         a, b = b, a
@@ -100,8 +130,8 @@ def _union(parent: Any, size: Any, a: int, b: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def place_stone(board: Any, parent: Any, size: Any, logs: Any, counts: Any, nbr: Any, logt: Any,
-                cell: int, color: int) -> None:
+def place_stone(board: Int8Array, parent: Int32Array, size: Int32Array, logs: Float64Array, counts: Int32Array,
+                nbr: Int32Array, logt: Float64Array, cell: int, color: int) -> None:
     """Put a ``color`` stone on empty ``cell``, merging groups and updating the log-score."""
     board[cell] = color
     parent[cell] = cell
@@ -114,7 +144,7 @@ def place_stone(board: Any, parent: Any, size: Any, logs: Any, counts: Any, nbr:
             break
         if board[k] != color:
             continue
-        r = _find(parent, k)
+        r = find_root(parent, k)
         if r == root:
             continue
         a, b = size[root], size[r]
@@ -123,7 +153,12 @@ def place_stone(board: Any, parent: Any, size: Any, logs: Any, counts: Any, nbr:
 
 
 @njit(cache=True, nogil=True)
-def _mul_limbs(limbs: Any, k: int) -> None:
+def mul_limbs(limbs: UInt64Array, k: int) -> None:
+    """Multiply in place the number held in ``limbs`` (32 bits each, lowest first) by ``k``.
+
+    >>> limbs = np.array([2**31, 0], dtype=np.uint64); mul_limbs(limbs, 6); [int(v) for v in limbs]
+    [0, 3]
+    """
     carry = np.uint64(0)
     for i in range(limbs.shape[0]):
         v = limbs[i] * np.uint64(k) + carry
@@ -132,8 +167,14 @@ def _mul_limbs(limbs: Any, k: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _exact_cmp(board: Any, parent: Any, size: Any, counts: Any, a: int, b: int) -> int:
-    """Sign of score(a) - score(b), from exact products of the group sizes."""
+def compare_exact(board: Int8Array, parent: Int32Array, size: Int32Array, counts: Int32Array, a: int,
+                  b: int) -> int:
+    """Sign of score(a) - score(b), from exact products of the group sizes.
+
+    >>> k = KernelState(players=2, size=3); k.place(0, 0); k.place(1, 0); k.place(5, 1)
+    >>> compare_exact(k.board, k.parent, k.gsize, k.counts, 0, 1)
+    1
+    """
     if a == b:
         return 0
     if counts[a] == 0 or counts[b] == 0:
@@ -145,7 +186,7 @@ def _exact_cmp(board: Any, parent: Any, size: Any, counts: Any, a: int, b: int) 
     for i in range(board.shape[0]):
         c = board[i]
         if (c == a or c == b) and parent[i] == i:  # noqa: SIM109  (Numba: no tuple test)
-            _mul_limbs(la if c == a else lb, size[i])
+            mul_limbs(la if c == a else lb, size[i])
     for i in range(_LIMBS - 1, -1, -1):
         if la[i] != lb[i]:
             return 1 if la[i] > lb[i] else -1
@@ -153,19 +194,20 @@ def _exact_cmp(board: Any, parent: Any, size: Any, counts: Any, a: int, b: int) 
 
 
 @njit(cache=True, nogil=True)
-def winner_of(board: Any, parent: Any, size: Any, logs: Any, counts: Any, players: int) -> int:
+def winner_of(board: Int8Array, parent: Int32Array, size: Int32Array, logs: Float64Array, counts: Int32Array,
+              players: int) -> int:
     """The winning colour: highest score, ties to the later colour (exact when close)."""
     best = 0
     for c in range(1, players):
         d = logs[c] - logs[best]
-        if d > EPS or (d > -EPS and _exact_cmp(board, parent, size, counts, c, best) >= 0):
+        if d > EPS or (d > -EPS and compare_exact(board, parent, size, counts, c, best) >= 0):
             best = c
     return best
 
 
 @njit(cache=True, nogil=True)
-def score_board(board: Any, back: Any, logt: Any, parent: Any, size: Any, logs: Any, counts: Any,
-                players: int) -> None:
+def score_board(board: Int8Array, back: Int32Array, logt: Float64Array, parent: Int32Array, size: Int32Array,
+                logs: Float64Array, counts: Int32Array, players: int) -> None:
     """Rebuild groups of a whole board in one pass; fill ``logs`` and ``counts``."""
     for c in range(players):
         logs[c] = 0.0
@@ -184,7 +226,7 @@ def score_board(board: Any, back: Any, logt: Any, parent: Any, size: Any, logs: 
                 break
             if board[k] != c:
                 continue
-            r = _find(parent, k)
+            r = find_root(parent, k)
             if r == root:
                 continue
             root = _union(parent, size, root, r)
@@ -197,32 +239,55 @@ def score_board(board: Any, back: Any, logt: Any, parent: Any, size: Any, logs: 
             logs[c] = -1.0  # no stones scores 0: below every product (log >= 0)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def next_stone(players: int, turn: int, placed: int, n_empty: int) -> tuple[int, int, int, bool]:
+    """Where play stands once ``placed`` stones of colour ``turn``'s turn are on the board
+    and ``n_empty`` cells are empty: ``(turn, placed, colour of the next stone, game over)``,
+    a completed turn being passed on to the next colour.
+
+    The kernel places a turn one stone at a time, the mover's own colour first, then the
+    following colours in turn order.  The game ends just before White's turn when fewer
+    cells than players squared are empty (the rule as ``Game`` states it).
+
+    >>> next_stone(3, 1, 1, 50), next_stone(2, 1, 2, 50), next_stone(2, 1, 2, 3)
+    ((1, 1, 2, False), (0, 0, 0, False), (0, 0, 0, True))
+    """
+    if placed == players:
+        turn = (turn + 1) % players
+        placed = 0
+    return turn, placed, (turn + placed) % players, placed == 0 and turn == 0 and n_empty < players * players
+
+
 @njit(cache=True, nogil=True)
-def fill_sequence(players: int, turn: int, step: int, n_empty: int, seq: Any) -> int:
+def fill_sequence(players: int, turn: int, step: int, n_empty: int, seq: Int8Array) -> int:
     """Colours still to be placed from (turn colour, stones placed in the turn, empties) to
     the end of the game, written into ``seq``; returns their number.  The order inside the
-    fill does not matter to a uniform random fill (stones of different colours commute)."""
+    fill does not matter to a uniform random fill (stones of different colours commute).
+
+    >>> seq = np.empty(16, dtype=np.int8); n = fill_sequence(2, 1, 1, 5, seq); seq[:n].tolist()
+    [0, 0, 1, 0, 1]
+    """
     n = 0
     e = n_empty
-    if step > 0:
-        for j in range(step, players):
-            seq[n] = (turn + j) % players
-            n += 1
-        e -= players - step
-        turn = (turn + 1) % players
-    while not (turn == 0 and e < players * players):
+    turn, step, color, over = next_stone(players, turn, step, e)
+    while not over and step > 0:  # the rest of the current turn
+        seq[n] = color
+        n += 1
+        e -= 1
+        turn, step, color, over = next_stone(players, turn, step + 1, e)
+    while not over:  # whole turns, in colour order
         for c in range(players):
             seq[n] = c
             n += 1
         e -= players
-        turn = (turn + 1) % players
+        turn, step, color, over = next_stone(players, turn, players, e)
     return n
 
 
 @njit(cache=True, nogil=True)
-def xorshift(state: Any) -> Any:
+def xorshift(state: UInt64Array) -> np.uint64:
     """Next value of the xorshift64 generator kept in ``state[0]``."""
-    x = state[0]
+    x: np.uint64 = state[0]
     x ^= x << np.uint64(13)
     x ^= x >> np.uint64(7)
     x ^= x << np.uint64(17)
@@ -231,13 +296,14 @@ def xorshift(state: Any) -> Any:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def rand_below(state: Any, n: int) -> int:
+def rand_below(state: UInt64Array, n: int) -> int:
     """Uniform integer in ``[0, n)`` (multiply-shift: no division in the loop)."""
     return int(((xorshift(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def random_fill(board: Any, cells: Any, n_empty: int, seq: Any, length: int, rng: Any) -> None:
+def random_fill(board: Int8Array, cells: Int32Array, n_empty: int, seq: Int8Array, length: int,
+                rng: UInt64Array) -> None:
     """Put the colours ``seq[:length]`` on uniformly random cells among ``cells[:n_empty]``."""
     e = n_empty
     for t in range(length):
@@ -249,7 +315,7 @@ def random_fill(board: Any, cells: Any, n_empty: int, seq: Any, length: int, rng
 
 
 @njit(cache=True, nogil=True)
-def seed_state(seed: int) -> Any:
+def seed_state(seed: int) -> UInt64Array:
     """A one-element xorshift state from any integer seed (never zero)."""
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = (np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)) | np.uint64(1)
@@ -259,8 +325,9 @@ def seed_state(seed: int) -> Any:
 
 
 @njit(cache=True, nogil=True)
-def random_playouts(board0: Any, empties0: Any, n_empty: int, back: Any, logt: Any, players: int,
-                    turn: int, step: int, count: int, seed: int, wins: Any, final: Any) -> None:
+def random_playouts(board0: Int8Array, empties0: Int32Array, n_empty: int, back: Int32Array, logt: Float64Array,
+                    players: int, turn: int, step: int, count: int, seed: int, wins: Int64Array,
+                    final: Int8Array) -> None:
     """Play ``count`` uniform random playouts from a position to the end of the game,
     score each one fully and add each winner to ``wins[colour]``.  The last final board
     is left in ``final`` (tests check it against ``Game``)."""
@@ -269,8 +336,8 @@ def random_playouts(board0: Any, empties0: Any, n_empty: int, back: Any, logt: A
     cells = np.empty(ncell, dtype=np.int32)
     parent = np.empty(ncell, dtype=np.int32)
     size = np.empty(ncell, dtype=np.int32)
-    logs = np.zeros(4, dtype=np.float64)
-    counts = np.zeros(4, dtype=np.int32)
+    logs = np.zeros(MAX_COLORS, dtype=np.float64)
+    counts = np.zeros(MAX_COLORS, dtype=np.int32)
     seq = np.empty(ncell + players * players, dtype=np.int8)
     length = fill_sequence(players, turn, step, n_empty, seq)
     rng = seed_state(seed)
@@ -300,17 +367,17 @@ class KernelState:
     def __init__(self, players: int, size: int) -> None:
         self.players = players
         self.size = size
-        self.tables = tables(size)
-        n = self.tables.ncell
-        self.board: NDArray[np.int8] = np.full(n, -1, dtype=np.int8)
-        self.parent: NDArray[np.int32] = np.arange(n, dtype=np.int32)
-        self.gsize: NDArray[np.int32] = np.ones(n, dtype=np.int32)
-        self.logs: NDArray[np.float64] = np.zeros(4, dtype=np.float64)
-        self.counts: NDArray[np.int32] = np.zeros(4, dtype=np.int32)
+        self.arrays = board_arrays(size)
+        n = self.arrays.ncell
+        self.board: Int8Array = np.full(n, -1, dtype=np.int8)
+        self.parent: Int32Array = np.arange(n, dtype=np.int32)
+        self.gsize: Int32Array = np.ones(n, dtype=np.int32)
+        self.logs: Float64Array = np.zeros(MAX_COLORS, dtype=np.float64)
+        self.counts: Int32Array = np.zeros(MAX_COLORS, dtype=np.int32)
+        self.empty = n
         self.turn = 0
         self.step = 0
-        self.empty = n
-        self.over = n < players * players
+        self.over = bool(next_stone(players, 0, 0, n)[3])
 
     @classmethod
     def from_game(cls, game: Game) -> KernelState:
@@ -348,14 +415,23 @@ class KernelState:
     @property
     def placing(self) -> int:
         """The colour of the next single stone of the current turn."""
-        return (self.turn + self.step) % self.players
+        return int(next_stone(self.players, self.turn, self.step, self.empty)[2])
+
+    def turn_colors(self) -> list[int]:
+        """The colours of the current turn's stones in the order the kernel places them: the
+        mover's own colour first, then the following colours in turn order.
+
+        >>> k = KernelState(players=3, size=4); k.play_turn([0, 1, 2]); k.turn_colors()
+        [1, 2, 0]
+        """
+        return [int(next_stone(self.players, self.turn, j, self.empty)[2]) for j in range(self.players)]
 
     def place(self, cell: int, color: int) -> None:
         """Put one stone on an empty cell (no turn bookkeeping: for set-up and search)."""
         if self.board[cell] >= 0:
             raise ValueError(f"cell {Board.of(self.size).name(cell)} is not empty")
-        t = self.tables
-        place_stone(self.board, self.parent, self.gsize, self.logs, self.counts, t.nbr, t.logt, cell, color)
+        a = self.arrays
+        place_stone(self.board, self.parent, self.gsize, self.logs, self.counts, a.nbr, a.logt, cell, color)
         self.empty -= 1
 
     def place_next(self, cell: int) -> None:
@@ -363,20 +439,15 @@ class KernelState:
         if self.over:
             raise ValueError("the game is over")
         self.place(cell, self.placing)
-        self.step += 1
-        if self.step == self.players:
-            self.step = 0
-            self.turn = (self.turn + 1) % self.players
-            if self.turn == 0 and self.empty < self.players * self.players:
-                self.over = True
+        turn, step, _, over = next_stone(self.players, self.turn, self.step + 1, self.empty)
+        self.turn, self.step, self.over = int(turn), int(step), bool(over)
 
     def play_turn(self, cells: list[int]) -> None:
         """Play a whole turn: ``cells`` are indices in colour order (White, Black, ...)."""
         if self.step != 0 or len(cells) != self.players:
             raise ValueError("a turn is one cell per colour, from the start of the turn")
-        order = [(self.turn + j) % self.players for j in range(self.players)]
-        for color in order:
-            self.place_next(cells[color])
+        for _ in range(self.players):
+            self.place_next(cells[self.placing])
 
     def find(self, cell: int) -> int:
         """Root of the group of the stone on ``cell``."""
@@ -414,18 +485,18 @@ class KernelState:
     def leader(self) -> int:
         """The colour ranked first now (the winner once the game is over), by the kernel's
         own comparison: log-scores, exact products when close."""
-        logs = np.array(self.log_scores() + [0.0] * (4 - self.players))
+        logs = np.array(self.log_scores() + [0.0] * (MAX_COLORS - self.players))
         return int(winner_of(self.board, self.parent, self.gsize, logs, self.counts, self.players))
 
-    def empties(self) -> NDArray[np.int32]:
+    def empties(self) -> Int32Array:
         """Indices of the empty cells."""
         return np.flatnonzero(self.board < 0).astype(np.int32)
 
-    def playouts(self, count: int, seed: int = 0) -> NDArray[np.int64]:
+    def playouts(self, count: int, seed: int = 0) -> Int64Array:
         """Wins per colour of ``count`` uniform random playouts from this position."""
         return self._playouts(count, seed)[0]
 
-    def final_board(self, seed: int = 0) -> NDArray[np.int8]:
+    def final_board(self, seed: int = 0) -> Int8Array:
         """The board at the end of one uniform random playout from this position.
 
         >>> k = KernelState(players=2, size=5); int((k.final_board(seed=3) < 0).sum())
@@ -433,14 +504,14 @@ class KernelState:
         """
         return self._playouts(1, seed)[1]
 
-    def _playouts(self, count: int, seed: int) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
+    def _playouts(self, count: int, seed: int) -> tuple[Int64Array, Int8Array]:
         wins = np.zeros(self.players, dtype=np.int64)
         final = self.board.copy()
         if self.over:
             wins[self.leader()] += count
             return wins, final
         empties = self.empties()
-        t = self.tables
-        random_playouts(self.board, empties, len(empties), t.back, t.logt, self.players,
+        a = self.arrays
+        random_playouts(self.board, empties, len(empties), a.back, a.logt, self.players,
                         self.turn, self.step, count, seed, wins, final)
         return wins, final

@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+from omega.ai import levels
 from omega.ai import random_bot as _random_bot  # noqa: F401  (registers "random")
 from omega.ai.base import Bot, create, parse_spec, registered
+from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, Level, level
 
-__all__ = ["Bot", "bot_for_level", "make_bot", "parse_spec", "registered"]
-
-LEVELS = range(1, 6)
+__all__ = [
+    "LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Bot", "Level", "bot_for_level", "level", "make_bot", "parse_spec",
+    "registered",
+]
 
 
 def make_bot(spec: str) -> Bot:
@@ -26,9 +29,12 @@ def make_bot(spec: str) -> Bot:
 
 
 def bot_for_level(level: int, seed: int | None = None) -> Bot:
-    """The computer player of a web-app level (1 = quick and beatable, 5 = strongest)."""
-    if level not in LEVELS:
-        raise ValueError(f"level must be from 1 to 5, got {level!r}")
+    """The computer player of a web-app level (1 = quick and beatable, 5 = strongest).
+
+    >>> bot_for_level(2, seed=4).name
+    'mcts:level=2,seed=4'
+    """
+    levels.level(level)  # ValueError for a level that does not exist
     spec = f"mcts:level={level}" + (f",seed={seed}" if seed is not None else "")
     return make_bot(spec)
 

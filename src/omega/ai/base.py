@@ -15,7 +15,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from omega.game import Action, Game
 
-__all__ = ["Bot", "BotFactory", "parse_spec", "register", "registered", "create"]
+__all__ = ["Bot", "BotFactory", "parse_spec", "register", "registered", "unregister", "create"]
 
 
 @runtime_checkable
@@ -47,6 +47,16 @@ def register(name: str) -> Callable[[BotFactory], BotFactory]:
         return factory
 
     return add
+
+
+def unregister(name: str) -> None:
+    """Forget the bot spec name ``name`` (for bots registered for a while, as in tests).
+
+    >>> _ = register("example")(lambda options: None)
+    >>> "example" in registered(), unregister("example"), "example" in registered()
+    (True, None, False)
+    """
+    del _FACTORIES[name]
 
 
 def registered() -> list[str]:

@@ -24,14 +24,24 @@ call: well under a millisecond on side 10.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numba import njit
 
 from omega.ai.base import int_option, no_more_options, register
 from omega.game import SWAP, Action, Game, IllegalMove
-from omega.kernel import KernelState, _find, place_stone, seed_state, xorshift
+from omega.kernel import (
+    MAX_COLORS,
+    Float64Array,
+    Int8Array,
+    Int32Array,
+    KernelState,
+    find_root,
+    next_stone,
+    place_stone,
+    seed_state,
+    xorshift,
+)
 
 __all__ = ["GreedyBot", "evaluate", "greedy_cells"]
 
@@ -40,14 +50,14 @@ PER_STONE = math.log(3.0) / 3.0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _group_value(s: int, growable: bool, logt: Any) -> float:
+def _group_value(s: int, growable: bool, logt: Float64Array) -> float:
     if s < 3 and growable:
         return s * PER_STONE
     return float(logt[s])
 
 
 @njit(cache=True, nogil=True)
-def _small_growable(board: Any, nbr: Any, y: int, color: int, skip: int) -> bool:
+def _small_growable(board: Int8Array, nbr: Int32Array, y: int, color: int, skip: int) -> bool:
     """Whether the group of 1 or 2 stones holding ``y`` has an empty neighbour other than ``skip``."""
     if _has_empty_neighbour(board, nbr, y, skip):
         return True
@@ -61,7 +71,7 @@ def _small_growable(board: Any, nbr: Any, y: int, color: int, skip: int) -> bool
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _has_empty_neighbour(board: Any, nbr: Any, y: int, skip: int) -> bool:
+def _has_empty_neighbour(board: Int8Array, nbr: Int32Array, y: int, skip: int) -> bool:
     for j in range(6):
         k = nbr[y, j]
         if k < 0:
@@ -72,8 +82,8 @@ def _has_empty_neighbour(board: Any, nbr: Any, y: int, skip: int) -> bool:
 
 
 @njit(cache=True, nogil=True)
-def placement_delta(board: Any, parent: Any, size: Any, nbr: Any, logt: Any, x: int, color: int,
-                    players: int, delta: Any) -> None:
+def placement_delta(board: Int8Array, parent: Int32Array, size: Int32Array, nbr: Int32Array, logt: Float64Array,
+                    x: int, color: int, players: int, delta: Float64Array) -> None:
     """Change of every colour's evaluation if a ``color`` stone went on empty cell ``x``."""
     for c in range(players):
         delta[c] = 0.0
@@ -88,7 +98,7 @@ def placement_delta(board: Any, parent: Any, size: Any, nbr: Any, logt: Any, x: 
         c = board[k]
         if c < 0:
             continue
-        r = _find(parent, k)
+        r = find_root(parent, k)
         seen = False
         for i in range(nroots):
             if roots[i] == r:
@@ -117,7 +127,8 @@ def placement_delta(board: Any, parent: Any, size: Any, nbr: Any, logt: Any, x: 
 
 
 @njit(cache=True, nogil=True)
-def evaluate(board: Any, parent: Any, size: Any, nbr: Any, logt: Any, players: int, out: Any) -> None:
+def evaluate(board: Int8Array, parent: Int32Array, size: Int32Array, nbr: Int32Array, logt: Float64Array,
+             players: int, out: Float64Array) -> None:
     """Static evaluation of every colour (sum of group values) into ``out``."""
     for c in range(players):
         out[c] = 0.0
@@ -129,21 +140,21 @@ def evaluate(board: Any, parent: Any, size: Any, nbr: Any, logt: Any, players: i
 
 
 @njit(cache=True, nogil=True)
-def greedy_cells(board0: Any, parent0: Any, size0: Any, nbr: Any, logt: Any, players: int, mover: int,
-                 first: int, seed: int, out: Any) -> None:
+def greedy_cells(board0: Int8Array, parent0: Int32Array, size0: Int32Array, nbr: Int32Array, logt: Float64Array,
+                 players: int, mover: int, first: int, seed: int, out: Int32Array) -> None:
     """Choose ``out[colour]`` for the stones ``first..players-1`` of ``mover``'s turn
     (own colour first, then the following colours), one stone after the other."""
     board = board0.copy()
     parent = parent0.copy()
     size = size0.copy()
-    logs = np.zeros(4, dtype=np.float64)
-    counts = np.zeros(4, dtype=np.int32)
-    delta = np.zeros(4, dtype=np.float64)
+    logs = np.zeros(MAX_COLORS, dtype=np.float64)
+    counts = np.zeros(MAX_COLORS, dtype=np.int32)
+    delta = np.zeros(MAX_COLORS, dtype=np.float64)
     rng = seed_state(seed)
     for j in range(players):
         if j < first:
             continue
-        k = (mover + j) % players
+        k = next_stone(players, mover, j, 0)[2]  # only the colour: a game never ends inside a turn
         best = -1
         best_v = -1e18
         for x in range(board.shape[0]):
@@ -180,17 +191,17 @@ class GreedyBot:
 
     def should_swap(self, state: KernelState) -> bool:
         """Swap when White's evaluation is higher than Black's (ties: keep Black)."""
-        values = np.zeros(4, dtype=np.float64)
-        t = state.tables
-        evaluate(state.board, state.parent, state.gsize, t.nbr, t.logt, state.players, values)
+        values = np.zeros(MAX_COLORS, dtype=np.float64)
+        a = state.arrays
+        evaluate(state.board, state.parent, state.gsize, a.nbr, a.logt, state.players, values)
         return bool(values[0] > values[1] + 1e-9)
 
     def turn(self, state: KernelState, game: Game) -> tuple[str, ...]:
         """The cells of the greedy turn, in colour order."""
-        out = np.full(4, -1, dtype=np.int32)
-        t = state.tables
+        out = np.full(MAX_COLORS, -1, dtype=np.int32)
+        a = state.arrays
         seed = int(self._rng.integers(0, 2**62))
-        greedy_cells(state.board, state.parent, state.gsize, t.nbr, t.logt, state.players, state.turn,
+        greedy_cells(state.board, state.parent, state.gsize, a.nbr, a.logt, state.players, state.turn,
                      0, seed, out)
         return tuple(game.cells[int(out[c])] for c in range(state.players))
 

@@ -39,20 +39,26 @@ import math
 import threading
 import time as _time
 from dataclasses import dataclass
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import (
+    MAX_COLORS,
+    Float32Array,
+    Float64Array,
+    Int8Array,
+    Int32Array,
+    Int64Array,
     KernelState,
-    _find,
+    UInt64Array,
     fill_sequence,
-    place_stone,
-    rand_below,
+    next_stone,
     random_fill,
     score_board,
     seed_state,
@@ -60,126 +66,100 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["LEVELS", "MctsBot", "SearchResult"]
+__all__ = ["MctsBot", "SearchResult"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
 
-#: Simulation policies: uniform random stones, or the cheap guided policy of ``_guided_fill``.
-POLICIES = ("uniform", "guided")
 
-#: The web app's levels: (iterations per turn, seconds per turn at most).  Iteration
-#: budgets keep a level equally strong on fast and slow machines and make seeded games
-#: reproducible; the time cap keeps big boards responsive.
-LEVELS: dict[int, tuple[int, float]] = {
-    1: (10, 0.5),
-    2: (600, 1.0),
-    3: (4_000, 2.0),
-    4: (25_000, 3.0),
-    5: (150_000, 5.0),
-}
+class _Tree(NamedTuple):
+    """The search tree in preallocated pools, reused from turn to turn.  A named tuple of
+    arrays is one value the compiled search takes whole.
+
+    Node ``i`` owns the edges ``node_first[i]`` to ``node_first[i] + node_count[i] - 1``
+    and has been visited ``node_n[i]`` times.  An edge is one stone: its cell, its child
+    node (-1 until expanded), visits and reward sum, and the same for its AMAF (RAVE)
+    statistics.  ``meta`` holds the numbers of nodes and edges in use.
+    """
+
+    node_first: Int32Array
+    node_count: Int32Array
+    node_n: Float64Array
+    e_cell: Int32Array
+    e_child: Int32Array
+    e_n: Float32Array
+    e_w: Float32Array
+    e_an: Float32Array
+    e_aw: Float32Array
+    meta: Int64Array
+
+    @classmethod
+    def allocate(cls, edges: int) -> _Tree:
+        nodes = max(16, edges // 4)
+        return cls(
+            node_first=np.zeros(nodes, dtype=np.int32),
+            node_count=np.zeros(nodes, dtype=np.int32),
+            node_n=np.zeros(nodes, dtype=np.float64),
+            e_cell=np.zeros(edges, dtype=np.int32),
+            e_child=np.zeros(edges, dtype=np.int32),
+            e_n=np.zeros(edges, dtype=np.float32),
+            e_w=np.zeros(edges, dtype=np.float32),
+            e_an=np.zeros(edges, dtype=np.float32),
+            e_aw=np.zeros(edges, dtype=np.float32),
+            meta=np.zeros(2, dtype=np.int64),
+        )
+
+    @property
+    def capacity(self) -> int:
+        return len(self.e_cell)
+
+    def edges(self, node: int) -> slice:
+        first = int(self.node_first[node])
+        return slice(first, first + int(self.node_count[node]))
 
 
 # ---------------------------------------------------------------------------------------
 # The compiled search.
 
 @njit(cache=True, nogil=True)
-def _new_node(cells: Any, ncur: int, node_first: Any, node_count: Any, node_n: Any, e_cell: Any,
-              e_child: Any, e_n: Any, e_w: Any, e_an: Any, e_aw: Any, meta: Any) -> int:
+def _new_node(tree: _Tree, cells: Int32Array, ncur: int) -> int:
     """Append a node whose edges are the cells ``cells[:ncur]``; -1 if the pools are full."""
-    node, edge = meta[0], meta[1]
-    if node >= node_first.shape[0] or edge + ncur > e_cell.shape[0]:
+    node, edge = tree.meta[0], tree.meta[1]
+    if node >= tree.node_first.shape[0] or edge + ncur > tree.e_cell.shape[0]:
         return -1
-    node_first[node] = edge
-    node_count[node] = ncur
-    node_n[node] = 0.0
+    tree.node_first[node] = edge
+    tree.node_count[node] = ncur
+    tree.node_n[node] = 0.0
     for i in range(ncur):
         f = edge + i
-        e_cell[f] = cells[i]
-        e_child[f] = -1
-        e_n[f] = 0.0
-        e_w[f] = 0.0
-        e_an[f] = 0.0
-        e_aw[f] = 0.0
-    meta[0] = node + 1
-    meta[1] = edge + ncur
+        tree.e_cell[f] = cells[i]
+        tree.e_child[f] = -1
+        tree.e_n[f] = 0.0
+        tree.e_w[f] = 0.0
+        tree.e_an[f] = 0.0
+        tree.e_aw[f] = 0.0
+    tree.meta[0] = node + 1
+    tree.meta[1] = edge + ncur
     return int(node)
 
 
 @njit(cache=True, nogil=True)
-def _merged_size(board: Any, parent: Any, size: Any, nbr: Any, cell: int, color: int) -> int:
-    """Size of the ``color`` group a stone on empty ``cell`` would make."""
-    total = 1
-    r0 = -1
-    r1 = -1
-    r2 = -1
-    for j in range(6):
-        k = nbr[cell, j]
-        if k < 0:
-            break
-        if board[k] != color:
-            continue
-        r = _find(parent, k)
-        if r != r0 and r != r1 and r != r2:  # at most 3 distinct groups touch a hex cell
-            total += size[r]
-            if r0 < 0:
-                r0 = r
-            elif r1 < 0:
-                r1 = r
-            else:
-                r2 = r
-    return total
-
-
-@njit(cache=True, nogil=True)
-def _guided_fill(board: Any, cells: Any, ncur: int, players: int, turn: int, step: int, length: int,
-                 nbr: Any, back: Any, logt: Any, parent: Any, size: Any, logs: Any, counts: Any,
-                 rng: Any) -> None:
-    """Finish the game with a cheap policy: the mover keeps its own groups at 3 stones or
-    fewer and avoids giving opponents groups of 2 or 3 (one resample when the first random
-    cell breaks that), and leaves groups and log-scores up to date."""
-    score_board(board, back, logt, parent, size, logs, counts, players)
-    for c in range(players):
-        if counts[c] == 0:
-            logs[c] = 0.0  # place_stone adds to it; restored below for colours still empty
-    e = ncur
-    for _ in range(length):
-        k = (turn + step) % players
-        j = rand_below(rng, e)
-        s = _merged_size(board, parent, size, nbr, cells[j], k)
-        if (s > 3) if k == turn else (s == 2 or s == 3):
-            j = rand_below(rng, e)
-        cell = cells[j]
-        e -= 1
-        cells[j] = cells[e]
-        place_stone(board, parent, size, logs, counts, nbr, logt, cell, k)
-        step += 1
-        if step == players:
-            step = 0
-            turn = (turn + 1) % players
-    for c in range(players):
-        if counts[c] == 0:
-            logs[c] = -1.0
-
-
-@njit(cache=True, nogil=True)
-def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: int,
-            nbr: Any, back: Any, logt: Any,
-            node_first: Any, node_count: Any, node_n: Any,
-            e_cell: Any, e_child: Any, e_n: Any, e_w: Any, e_an: Any, e_aw: Any, meta: Any,
-            rng: Any, iterations: int, c_uct: float, rave_b: float, expand_after: float,
-            guided: bool) -> None:
-    """Run ``iterations`` MCTS iterations from the root (node 0, at the start of
-    ``root_turn``'s turn) on the tree held in the given arrays."""
+def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int, root_turn: int, players: int,
+            back: Int32Array, logt: Float64Array, rng: UInt64Array, iterations: int, c_uct: float, rave_b: float,
+            expand_after: float) -> None:
+    """Run ``iterations`` MCTS iterations on ``tree`` from its root (node 0, at the start
+    of ``root_turn``'s turn)."""
+    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    e_cell, e_child, e_n, e_w, e_an, e_aw = tree.e_cell, tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw
     ncell = board0.shape[0]
     board = np.empty(ncell, dtype=np.int8)
     cells = np.empty(ncell, dtype=np.int32)
     pos = np.empty(ncell, dtype=np.int32)
     parent = np.empty(ncell, dtype=np.int32)
     size = np.empty(ncell, dtype=np.int32)
-    logs = np.zeros(4, dtype=np.float64)
-    counts = np.zeros(4, dtype=np.int32)
-    reward = np.zeros(4, dtype=np.float64)
+    logs = np.zeros(MAX_COLORS, dtype=np.float64)
+    counts = np.zeros(MAX_COLORS, dtype=np.int32)
+    reward = np.zeros(MAX_COLORS, dtype=np.float64)
     seq = np.empty(ncell + players * players, dtype=np.int8)
     depth_max = ncell + 1
     path_node = np.empty(depth_max, dtype=np.int32)
@@ -193,13 +173,10 @@ def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: 
         for i in range(ncur):
             cells[i] = empties0[i]
             pos[empties0[i]] = i
-        turn = root_turn
-        step = 0
+        turn, step, k, terminal = next_stone(players, root_turn, 0, ncur)
         node = 0
         depth = 0
-        terminal = False
         while True:
-            k = (turn + step) % players
             first = node_first[node]
             last = first + node_count[node]
             explore = c_uct * math.sqrt(math.log(node_n[node] + 1.0))
@@ -209,7 +186,7 @@ def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: 
                 n = e_n[f]
                 an = e_an[f]
                 if n + an == 0.0:
-                    v = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
+                    v: float = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
                 else:
                     q = e_w[f] / n if n > 0.0 else 0.0
                     if use_rave and an > 0.0:
@@ -231,28 +208,19 @@ def _search(board0: Any, empties0: Any, n_empty0: int, root_turn: int, players: 
             path_mover[depth] = turn
             path_color[depth] = k
             depth += 1
-            step += 1
-            if step == players:
-                step = 0
-                turn = (turn + 1) % players
-                if turn == 0 and ncur < players * players:
-                    terminal = True
-                    break
+            turn, step, k, terminal = next_stone(players, turn, step + 1, ncur)
+            if terminal:
+                break
             child = e_child[best]
             if child < 0:
                 if e_n[best] + 1.0 >= expand_after:
-                    child = _new_node(cells, ncur, node_first, node_count, node_n, e_cell, e_child,
-                                      e_n, e_w, e_an, e_aw, meta)
+                    child = _new_node(tree, cells, ncur)
                     e_child[best] = child
                 break
             node = child
         length = 0 if terminal else fill_sequence(players, turn, step, ncur, seq)
-        if guided:
-            _guided_fill(board, cells, ncur, players, turn, step, length, nbr, back, logt, parent, size,
-                         logs, counts, rng)
-        else:
-            random_fill(board, cells, ncur, seq, length, rng)
-            score_board(board, back, logt, parent, size, logs, counts, players)
+        random_fill(board, cells, ncur, seq, length, rng)
+        score_board(board, back, logt, parent, size, logs, counts, players)
         win = winner_of(board, parent, size, logs, counts, players)
         for c in range(players):
             margin = 1e9
@@ -294,38 +262,14 @@ class SearchResult:
     turn_value: float | None = None
 
 
-class _Tree:
-    """Preallocated node and edge pools, reused from turn to turn."""
-
-    def __init__(self, edges: int) -> None:
-        nodes = max(16, edges // 4)
-        self.node_first = np.zeros(nodes, dtype=np.int32)
-        self.node_count = np.zeros(nodes, dtype=np.int32)
-        self.node_n = np.zeros(nodes, dtype=np.float64)
-        self.e_cell = np.zeros(edges, dtype=np.int32)
-        self.e_child = np.zeros(edges, dtype=np.int32)
-        self.e_n = np.zeros(edges, dtype=np.float32)
-        self.e_w = np.zeros(edges, dtype=np.float32)
-        self.e_an = np.zeros(edges, dtype=np.float32)
-        self.e_aw = np.zeros(edges, dtype=np.float32)
-        self.meta = np.zeros(2, dtype=np.int64)
-
-    @property
-    def capacity(self) -> int:
-        return len(self.e_cell)
-
-    def edges(self, node: int) -> slice:
-        first = int(self.node_first[node])
-        return slice(first, first + int(self.node_count[node]))
-
-
 class MctsBot:
     """Monte Carlo tree search with RAVE; see the module doc for the design.
 
     ``iterations`` and ``time`` (seconds) bound each turn's search (whichever comes
-    first; ``level`` picks both from :data:`LEVELS`).  ``seed`` makes iteration-bounded
-    searches reproducible.  ``c`` (exploration), ``rave`` (RAVE bias constant; negative
-    turns RAVE off) and ``expand`` (visits before an edge becomes a node) are for tuning.
+    first; ``level`` picks both from :data:`omega.ai.levels.LEVELS`).  ``seed`` makes
+    iteration-bounded searches reproducible.  ``c`` (exploration), ``rave`` (RAVE bias
+    constant; negative turns RAVE off) and ``expand`` (visits before an edge becomes a
+    node) are for tuning.
     """
 
     #: Edge pool size: about 100 MB at most; when it is full the tree stops growing and
@@ -333,15 +277,11 @@ class MctsBot:
     MAX_EDGES = 4_000_000
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
-                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
-                 policy: str = "uniform") -> None:
-        if policy not in POLICIES:
-            raise ValueError(f"bot option policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-        self.policy = policy
+                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2) -> None:
         if level is not None:
-            level_iterations, level_time = LEVELS[level]
-            iterations = level_iterations if iterations is None else iterations
-            time = level_time if time is None else time
+            budget = levels.level(level)
+            iterations = budget.iterations if iterations is None else iterations
+            time = budget.seconds if time is None else time
         if iterations is None and time is None:
             time = 1.0
         self.iterations = iterations
@@ -380,20 +320,15 @@ class MctsBot:
             return SWAP
         return tuple(game.cells[i] for i in result.cells)
 
-    def swap_value(self, game: Game) -> float:
-        """Black's searched value in a position where a swap is possible (below 0.5: swap)."""
-        return self.search(KernelState.from_game(game)).value
-
     def search(self, state: KernelState, balanced: bool = False) -> SearchResult:
         """Search ``state`` (at the start of a turn) and return the chosen turn."""
         if state.over or state.step != 0:
             raise ValueError("search starts at the start of a turn of a game in progress")
-        t = state.tables
+        a = state.arrays
         empties = state.empties()
         tree = self._tree_for(len(empties))
         tree.meta[:] = 0
-        _new_node(empties, len(empties), tree.node_first, tree.node_count, tree.node_n, tree.e_cell,
-                  tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw, tree.meta)
+        _new_node(tree, empties, len(empties))
         rng = seed_state(int(self._rng.integers(0, 2**62)))
         start = _time.perf_counter()
         deadline = start + self.time if self.time is not None else math.inf
@@ -403,10 +338,8 @@ class MctsBot:
         while done < budget and not self._cancel.is_set():
             n = min(chunk, budget - done)
             t0 = _time.perf_counter()
-            _search(state.board, empties, len(empties), state.turn, state.players, t.nbr, t.back, t.logt,
-                    tree.node_first, tree.node_count, tree.node_n, tree.e_cell, tree.e_child, tree.e_n,
-                    tree.e_w, tree.e_an, tree.e_aw, tree.meta, rng, n, self.c, self.rave, float(self.expand),
-                    self.policy == "guided")
+            _search(tree, state.board, empties, len(empties), state.turn, state.players, a.back, a.logt, rng, n,
+                    self.c, self.rave, float(self.expand))
             done += n
             now = _time.perf_counter()
             if now >= deadline:
@@ -430,11 +363,12 @@ class MctsBot:
             want = self.MAX_EDGES
         want = min(self.MAX_EDGES, max(want, n_empty * 8))
         if self._tree is None or self._tree.capacity < want:
-            self._tree = _Tree(want)
+            self._tree = _Tree.allocate(want)
         return self._tree
 
     def _pick(self, state: KernelState, tree: _Tree, balanced: bool) -> tuple[list[int], float, float | None]:
         players = state.players
+        order = state.turn_colors()
         cells = [-1] * players
         root = tree.edges(0)
         visits = tree.e_n[root]
@@ -444,32 +378,30 @@ class MctsBot:
         j = 0
         turn_value = None
         if balanced:
-            node, j, turn_value = self._balanced_first(tree, cells, state)
+            node, j, turn_value = self._balanced_first(tree, cells, order)
         while j < players and node >= 0 and tree.node_n[node] >= 8:
             edges = tree.edges(node)
             n = tree.e_n[edges]
             q = tree.e_w[edges] / np.maximum(n, 1.0)
             f = edges.start + int(np.lexsort((-q, -n))[0])  # most visits, then best mean
-            cells[(state.turn + j) % players] = int(tree.e_cell[f])
+            cells[order[j]] = int(tree.e_cell[f])
             turn_value = float(tree.e_w[f] / max(1.0, float(tree.e_n[f])))
             node = int(tree.e_child[f])
             j += 1
         if j < players:
             # Too few visits this deep (tiny budgets): finish the turn greedily.
             board = state.copy()
-            for i in range(j):
-                color = (state.turn + i) % players
+            for color in order[:j]:
                 board.place(cells[color], color)
-            out = np.full(4, -1, dtype=np.int32)
-            t = state.tables
-            greedy_cells(board.board, board.parent, board.gsize, t.nbr, t.logt, players, state.turn, j,
+            out = np.full(MAX_COLORS, -1, dtype=np.int32)
+            a = state.arrays
+            greedy_cells(board.board, board.parent, board.gsize, a.nbr, a.logt, players, state.turn, j,
                          int(self._rng.integers(0, 2**62)), out)
-            for i in range(j, players):
-                color = (state.turn + i) % players
+            for color in order[j:]:
                 cells[color] = int(out[color])
         return cells, value, turn_value
 
-    def _balanced_first(self, tree: _Tree, cells: list[int], state: KernelState) -> tuple[int, int, float | None]:
+    def _balanced_first(self, tree: _Tree, cells: list[int], order: list[int]) -> tuple[int, int, float | None]:
         """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
         best: tuple[float, int, int, int] | None = None
         root = tree.edges(0)
@@ -489,22 +421,20 @@ class MctsBot:
         if best is None:
             return 0, 0, None
         _, f, child, g = best
-        cells[state.turn % state.players] = int(tree.e_cell[f])
-        cells[(state.turn + 1) % state.players] = int(tree.e_cell[g])
+        cells[order[0]] = int(tree.e_cell[f])
+        cells[order[1]] = int(tree.e_cell[g])
         return int(tree.e_child[g]), 2, float(tree.e_w[g] / tree.e_n[g])
 
 
 @register("mcts")
 def _make_mcts(options: dict[str, str]) -> MctsBot:
-    level = int_option(options, "level", None, 1, 5)
+    level = int_option(options, "level", None, levels.MIN_LEVEL, levels.MAX_LEVEL)
     iterations = int_option(options, "iterations", None, 1, 10**9)
     seconds = float_option(options, "time", None, 0.001, 3600.0)
     seed = int_option(options, "seed", None, 0, 2**63 - 1)
     c = float_option(options, "c", 0.0, 0.0, 10.0)
     rave = float_option(options, "rave", 0.002, -1.0, 10.0)
     expand = int_option(options, "expand", 2, 1, 1000)
-    policy = options.pop("policy", "uniform")
     no_more_options("mcts", options)
     assert c is not None and rave is not None and expand is not None
-    return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
-                   policy=policy)
+    return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand)

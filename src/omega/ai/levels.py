@@ -1,0 +1,62 @@
+"""The computer player's levels: the one list of them, for the bots, the server and the page.
+
+A level is an MCTS search budget: at most ``iterations`` simulations and at most ``seconds``
+of thinking a turn, whichever ends first.  The iteration budget keeps a level equally strong
+on a fast or a busy machine and makes seeded games reproducible; the time cap keeps big
+boards responsive.  Each level beat the one below it in most games (``docs/ai.md``).
+
+This module is plain data (no NumPy, no Numba), so the server can import it cheaply.
+
+>>> level(3).iterations, level(3).seconds, MIN_LEVEL, MAX_LEVEL
+(4000, 2.0, 1, 5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level"]
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of the computer player: its search budget and how people see it.
+
+    >>> LEVELS[0].name, LEVELS[0].number
+    ('First game', 1)
+    """
+
+    number: int
+    iterations: int
+    seconds: float
+    name: str
+    description: str
+
+
+#: Every level, weakest first, numbered from 1 without gaps.
+LEVELS: tuple[Level, ...] = (
+    Level(1, 10, 0.5, "First game", "moves at once and makes plenty of mistakes"),
+    Level(2, 600, 1.0, "Easy", "looks a little ahead; still easy to outplay"),
+    Level(3, 4_000, 2.0, "Medium", "a fair test once you know the rules"),
+    Level(4, 25_000, 3.0, "Hard", "searches deeply and punishes loose play"),
+    Level(5, 150_000, 5.0, "Strongest", "searches longest, up to a few seconds a turn"),
+)
+
+MIN_LEVEL = LEVELS[0].number
+MAX_LEVEL = LEVELS[-1].number
+
+
+def level(number: int) -> Level:
+    """The level numbered ``number``; ValueError if there is none.
+
+    >>> level(5).name
+    'Strongest'
+    >>> level(6)
+    Traceback (most recent call last):
+    ...
+    ValueError: level must be from 1 to 5, got 6
+    """
+    for found in LEVELS:
+        if found.number == number:
+            return found
+    raise ValueError(f"level must be from {MIN_LEVEL} to {MAX_LEVEL}, got {number!r}")
