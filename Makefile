@@ -5,9 +5,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps run test lint typecheck unit e2e bench clean
+.PHONY: install system-deps run test lint typecheck jscheck jstest unit e2e bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,11 +18,22 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# Debian packages the tests use: Chromium for the browser tests, PostgreSQL for storage tests.
+# The page's type checker (TypeScript from npm); the page itself is served as written.
+$(NODE_STAMP): package.json package-lock.json | system-deps
+	npm ci --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+# Debian packages the tests use: Chromium for the browser tests, PostgreSQL for storage tests,
+# Node.js and npm for the page's type check and its Node tests. Only missing ones are installed.
 system-deps:
-	@if ! command -v chromium >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
 		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium postgresql; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
 	fi
 
 run: install
@@ -31,8 +43,15 @@ lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 
-test: install system-deps lint
+test: install system-deps lint jscheck jstest
 	$(BIN)/python -m pytest -q
+
+# The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.
+jscheck: $(NODE_STAMP)
+	node_modules/.bin/tsc -p jsconfig.json
+
+jstest: system-deps
+	node --test tests/js/*.test.js
 
 # Parts of the suite, for a quicker loop while working.
 unit: install

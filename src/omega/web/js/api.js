@@ -1,14 +1,13 @@
+// @ts-check
 // The page talks to the server only through docs/server-api.md: JSON over HTTP with the
 // seat token (or spectator key) as a Bearer token, and one WebSocket per table.
 
-/** An error answer from the server ({"error": {"code", "message"}}) or a network failure. */
-export class ApiError extends Error {
-  constructor(code, message, status = 0) {
-    super(message);
-    this.code = code;
-    this.status = status;
-  }
-}
+import { ApiError } from "./errors.js";
+
+/** @typedef {import("./types.js").ErrorBody} ErrorBody */
+/** @typedef {import("./types.js").ServerMessage} ServerMessage */
+/** @typedef {import("./types.js").ClientMessage} ClientMessage */
+/** @typedef {"connecting" | "live" | "reconnecting" | "refused"} ConnStatus */
 
 /** A random id for idempotent actions; crypto.getRandomValues works without HTTPS too. */
 export function randomId() {
@@ -17,8 +16,17 @@ export function randomId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** One HTTP call; resolves to the JSON body or rejects with an ApiError. */
+/**
+ * One HTTP call; resolves to the JSON body or rejects with an ApiError. The caller names
+ * the answer's type (docs/server-api.md) as the template argument.
+ * @template [T=unknown]
+ * @param {string} method
+ * @param {string} path
+ * @param {{token?: string | null, body?: unknown}} [options]
+ * @returns {Promise<T>}
+ */
 export async function api(method, path, { token = null, body = undefined } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -40,7 +48,7 @@ export async function api(method, path, { token = null, body = undefined } = {})
     data = null;
   }
   if (!response.ok) {
-    const error = (data && data.error) || {};
+    const error = /** @type {Partial<ErrorBody["error"]>} */ ((data && /** @type {ErrorBody} */ (data).error) || {});
     throw new ApiError(
       error.code || `http_${response.status}`,
       error.message || `The server answered ${response.status} ${response.statusText}.`,
@@ -50,7 +58,12 @@ export async function api(method, path, { token = null, body = undefined } = {})
   return data;
 }
 
-/** Fetch a file with the token and hand it to the browser as a download. */
+/**
+ * Fetch a file with the token and hand it to the browser as a download.
+ * @param {string} path
+ * @param {string} token
+ * @param {string} filename
+ */
 export async function download(path, token, filename) {
   let response;
   try {
@@ -77,16 +90,27 @@ const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
  * the events after the last version it saw (`since`), so no update is lost or repeated.
  */
 export class LiveFeed {
+  /**
+   * @param {object} options
+   * @param {string} options.tableId
+   * @param {string} options.token
+   * @param {() => number | null} options.version the last version applied, or null
+   * @param {(msg: ServerMessage) => void} options.onMessage
+   * @param {(status: ConnStatus) => void} options.onStatus
+   */
   constructor({ tableId, token, version, onMessage, onStatus }) {
     this.tableId = tableId;
     this.token = token;
-    this.version = version; // () => last version applied, or null
+    this.version = version;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.attempt = 0;
-    this.timer = null;
-    this.pinger = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.pinger = undefined;
     this.stopped = false;
     this.wake = () => {
       if (!this.stopped && (!this.ws || this.ws.readyState > 1)) this.connectNow();
@@ -97,10 +121,12 @@ export class LiveFeed {
     });
   }
 
+  /** Open the socket; from then on it reconnects by itself. */
   start() {
     this.connectNow();
   }
 
+  /** Close the socket for good. */
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -108,6 +134,7 @@ export class LiveFeed {
     if (this.ws) this.ws.close();
   }
 
+  /** Connect now unless a socket is open or opening (a pending retry is cancelled). */
   connectNow() {
     clearTimeout(this.timer);
     if (this.ws && this.ws.readyState <= 1) return;
@@ -126,6 +153,7 @@ export class LiveFeed {
       this.pinger = setInterval(() => this.send({ type: "ping" }), 25_000);
     };
     ws.onmessage = (e) => {
+      /** @type {ServerMessage} */
       let msg;
       try {
         msg = JSON.parse(e.data);
@@ -149,6 +177,10 @@ export class LiveFeed {
     };
   }
 
+  /**
+   * Send a message if the socket is open (dropped otherwise).
+   * @param {ClientMessage} message
+   */
   send(message) {
     if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(message));
   }

@@ -1,27 +1,81 @@
+// @ts-check
 // Tiny DOM helpers: the page has no framework, so element building stays readable here.
 
-/** h("button", {class: "x", onclick}, "text", child) -> element. */
+/** @typedef {import("./types.js").Color} Color */
+/** @typedef {Node | string | null | undefined | false | ChildList} Child */
+/** @typedef {Child[]} ChildList */
+/** @typedef {Record<string, unknown>} Attrs */
+
+/**
+ * Children as a flat list of nodes and strings, leaving out null, undefined and false.
+ * @param {Child[]} children
+ * @returns {(Node | string)[]}
+ */
+function flatten(children) {
+  /** @type {(Node | string)[]} */
+  const out = [];
+  for (const c of children) {
+    if (Array.isArray(c)) out.push(...flatten(c));
+    else if (c !== null && c !== undefined && c !== false) out.push(c);
+  }
+  return out;
+}
+
+/**
+ * Build an element: attributes (`on...` functions become listeners), then children.
+ * @example h("button", { class: "btn", onclick: () => {} }, "Undo")
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Attrs | null} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
-    else if (key === "class") el.className = value;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), /** @type {EventListener} */ (value));
+    else if (key === "class") el.className = String(value);
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (value === true) el.setAttribute(key, "");
-    else el.setAttribute(key, value);
+    else el.setAttribute(key, String(value));
   }
-  el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  el.append(...flatten(children));
   return el;
 }
 
-/** Replace an element's children. */
+/**
+ * Replace an element's children.
+ * @template {Element} E
+ * @param {E} el
+ * @param {...Child} children
+ * @returns {E}
+ */
 export function fill(el, ...children) {
-  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  el.replaceChildren(...flatten(children));
   return el;
 }
 
-/** Copy text to the clipboard; falls back to a hidden textarea where the API is missing (plain HTTP). */
+/** @type {WeakMap<Element, string>} */
+const drawnKeys = new WeakMap();
+
+/**
+ * Redraw only when what is drawn changed: `draw` runs when `key` differs from the key of
+ * the last drawing into `el`.
+ * @param {Element} el
+ * @param {string} key
+ * @param {() => void} draw
+ */
+export function keyed(el, key, draw) {
+  if (drawnKeys.get(el) === key) return;
+  drawnKeys.set(el, key);
+  draw();
+}
+
+/**
+ * Copy text to the clipboard; falls back to a hidden textarea where the API is missing (plain HTTP).
+ * @param {string} text
+ */
 export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
@@ -42,7 +96,11 @@ export async function copyText(text) {
   }
 }
 
-/** A "Copy" button for a link, with a short confirmation on the button itself. */
+/**
+ * A "Copy" button for a link, with a short confirmation on the button itself.
+ * @param {string} text
+ * @param {string} [label]
+ */
 export function copyButton(text, label = "Copy") {
   const button = h("button", { type: "button", class: "btn small copy", "data-copy": text }, label);
   button.addEventListener("click", async () => {
@@ -53,7 +111,10 @@ export function copyButton(text, label = "Copy") {
   return button;
 }
 
-/** A colour swatch (a small stone). */
+/**
+ * A colour swatch (a small stone).
+ * @param {Color} color
+ */
 export function swatch(color) {
   return h("span", { class: `swatch stone-${color.toLowerCase()}`, "aria-hidden": "true" });
 }

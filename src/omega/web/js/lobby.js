@@ -1,38 +1,81 @@
+// @ts-check
 // The lobby (/): create a table, reopen the tables this device remembers, join by link.
+// The form offers what the server allows (GET /api/config).
 
 import { api } from "./api.js";
+import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
+import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
 
-const cellsOf = (n) => 3 * n * (n - 1) + 1;
+/** @typedef {import("./types.js").SiteConfig} SiteConfig */
+/** @typedef {import("./types.js").CreatedTable} CreatedTable */
+/** @typedef {import("./types.js").TableState} TableState */
+/** @typedef {import("./store.js").TableEntry} TableEntry */
+/** @typedef {{kind: "human" | "computer", level: number}} SeatChoice */
+/** @typedef {{players: number, size: number, pie: boolean, seats: SeatChoice[], me: number}} Form */
+
+/** @param {TableEntry} t */
 const rowKey = (t) => `${t.id}|${t.token || ""}|${t.watch || ""}`;
 
-export function startLobby(root) {
-  const form = {
-    players: 2,
-    size: 5,
+/**
+ * The form as it opens: the fewest players, the default side, the first seat a person and
+ * the others computers of the default level.
+ * @param {SiteConfig} config
+ * @returns {Form}
+ */
+function newForm(config) {
+  return {
+    players: config.players.min,
+    size: config.default_size,
     pie: false,
-    seats: [
-      { kind: "human", level: 2 },
-      { kind: "computer", level: 2 },
-      { kind: "computer", level: 2 },
-      { kind: "computer", level: 2 },
-    ],
+    seats: Array.from({ length: config.players.max }, (_, i) => ({
+      kind: i === 0 ? "human" : "computer", level: config.default_level,
+    })),
     me: 0,
   };
+}
+
+/**
+ * Draw the lobby into `root`.
+ * @param {HTMLElement} root
+ */
+export function startLobby(root) {
+  /** @type {SiteConfig | null} */
+  let config = null;
+  /** @type {Form} */
+  let form = { players: 0, size: 0, pie: false, seats: [], me: 0 };
   const seatsBox = h("div", { class: "seats" });
   const pieRow = h("label", { class: "toggle pie-row" });
   const error = h("div", { class: "message is-error", role: "alert", hidden: true });
-  const nameInput = h("input", { type: "text", id: "name", maxlength: "40", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
+  const nameInput = h("input", { type: "text", id: "name", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
   const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
   const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });
-  for (let n = 5; n <= 10; n++) sizeSelect.append(h("option", { value: String(n) }, `${n} (${cellsOf(n)} cells)`));
   sizeSelect.addEventListener("change", () => (form.size = Number(sizeSelect.value)));
-  const createBtn = h("button", { type: "submit", class: "btn confirm big" }, "Create table");
+  const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
+
+  async function loadConfig() {
+    try {
+      config = await api("GET", "/api/config");
+    } catch (err) {
+      error.textContent = err instanceof Error ? err.message : String(err);
+      error.hidden = false;
+      return;
+    }
+    const c = /** @type {SiteConfig} */ (config);
+    form = newForm(c);
+    nameInput.maxLength = c.name_max;
+    fill(sizeSelect, c.sizes.map((size) => {
+      const o = sizeOption(size);
+      return h("option", { value: o.value, selected: size.size === form.size }, o.text);
+    }));
+    draw();
+  }
 
   function drawPlayers() {
-    fill(playersSeg, [2, 3, 4].map((n) => {
+    if (!config) return;
+    fill(playersSeg, playerCounts(config).map((n) => {
       const input = h("input", { type: "radio", name: "players", value: String(n), checked: form.players === n });
       input.addEventListener("change", () => {
         form.players = n;
@@ -51,13 +94,16 @@ export function startLobby(root) {
         h("option", { value: "human", selected: seat.kind === "human" }, "Human"),
         h("option", { value: "computer", selected: seat.kind === "computer" }, "Computer"));
       kind.addEventListener("change", () => {
-        seat.kind = kind.value;
+        seat.kind = kind.value === "human" ? "human" : "computer";
         if (seat.kind !== "human" && form.me === i) form.me = form.seats.slice(0, form.players).findIndex((s) => s.kind === "human");
         if (seat.kind === "human" && form.me < 0) form.me = i;
         draw();
       });
       const level = h("select", { "aria-label": `Seat ${i + 1} level`, class: "seat-level", "data-seat": String(i), disabled: seat.kind !== "computer" },
-        [1, 2, 3, 4, 5].map((l) => h("option", { value: String(l), selected: seat.level === l }, `level ${l}`)));
+        (config ? config.levels : []).map((info) => {
+          const o = levelOption(info);
+          return h("option", { value: o.value, selected: seat.level === info.level, title: o.title }, o.text);
+        }));
       level.addEventListener("change", () => (seat.level = Number(level.value)));
       const me = h("input", { type: "radio", name: "me", "aria-label": `I play seat ${i + 1}`, checked: form.me === i, disabled: seat.kind !== "human" });
       me.addEventListener("change", () => {
@@ -79,36 +125,42 @@ export function startLobby(root) {
   }
 
   function draw() {
+    if (!config) return;
     drawPlayers();
     drawSeats();
     drawPie();
     createBtn.disabled = !form.seats.slice(0, form.players).some((s) => s.kind === "human");
   }
 
+  /** @param {Event} e */
   async function create(e) {
     e.preventDefault();
+    if (!config) return;
     error.hidden = true;
     const name = nameInput.value.trim() || "Player";
     store.setName(nameInput.value.trim());
     const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
+    /** @type {Record<string, unknown>} */
     const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name };
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {
+      /** @type {CreatedTable} */
       const t = await api("POST", "/api/tables", { body });
       store.rememberTable({
         id: t.id, token: t.token, seat: t.seat, invites: t.invites, spectator_key: t.spectator_key,
-        players: form.players, size: form.size, pie: body.pie_rule, status: t.state ? t.state.status : "playing",
+        players: form.players, size: form.size, pie: Boolean(body.pie_rule), status: t.state ? t.state.status : "playing",
       });
       location.assign(`/t/${t.id}#seat=${t.token}`);
     } catch (err) {
-      error.textContent = err.message;
+      error.textContent = err instanceof Error ? err.message : String(err);
       error.hidden = false;
       createBtn.disabled = false;
     }
   }
 
   const joinInput = h("input", { type: "text", id: "join", placeholder: "Paste an invite or spectator link", autocomplete: "off" });
+  /** @param {Event} e */
   function join(e) {
     e.preventDefault();
     const text = joinInput.value.trim();
@@ -128,21 +180,28 @@ export function startLobby(root) {
       return;
     }
     fill(list, known.map((t) => tableRow(t, null)));
-    const rowOf = (t) => [...list.children].find((li) => li.dataset.key === rowKey(t));
+    /** @param {TableEntry} t */
+    const rowOf = (t) => /** @type {HTMLElement[]} */ ([...list.children]).find((li) => li.dataset.key === rowKey(t));
     // Refresh the status of the most recent ones (a handful of small requests).
     await Promise.all(known.slice(0, 12).map(async (t) => {
       try {
+        /** @type {TableState} */
         const st = await api("GET", `/api/tables/${encodeURIComponent(t.id)}`, { token: t.token || t.watch });
         store.rememberTable({ ...t, status: st.status });
         const row = rowOf(t);
         if (row) row.replaceWith(tableRow({ ...t, status: st.status }, st));
       } catch (err) {
         const row = rowOf(t);
-        if (row && (err.code === "not_found" || err.code === "auth_required")) row.classList.add("gone");
+        const code = codeOf(err);
+        if (row && (code === "not_found" || code === "auth_required")) row.classList.add("gone");
       }
     }));
   }
 
+  /**
+   * @param {TableEntry} t
+   * @param {TableState | null} st its state when just fetched
+   */
   function tableRow(t, st) {
     const href = `/t/${t.id}#${t.token ? `seat=${t.token}` : `watch=${t.watch}`}`;
     let status = t.status === "over" ? "finished" : "playing";
@@ -188,6 +247,6 @@ export function startLobby(root) {
       h("section", { class: "card rules" },
         h("h2", {}, "How to play"),
         h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
-  draw();
   drawTables();
+  loadConfig();
 }

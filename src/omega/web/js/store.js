@@ -1,19 +1,50 @@
+// @ts-check
 // What the page remembers in localStorage: the tables you created or joined (with their
 // secret links, which only ever live on your device), your name and display preferences.
+
+/** @typedef {import("./types.js").Cell} Cell */
+/**
+ * A table this device remembers: its secret link (a seat token or the spectator key) and,
+ * for the table's creator, every invite.
+ * @typedef {object} TableEntry
+ * @property {string} id
+ * @property {string} [token]
+ * @property {string} [watch]
+ * @property {number | null} [seat]
+ * @property {Record<string, string>} [invites]
+ * @property {string} [spectator_key]
+ * @property {number} [players]
+ * @property {number} [size]
+ * @property {boolean} [pie]
+ * @property {string} [status]
+ * @property {number} [createdAt]
+ * @property {number} [lastSeen]
+ */
+/** @typedef {{coords: boolean, markers: boolean}} Prefs the display options */
 
 const TABLES = "omega.tables";
 const NAME = "omega.name";
 const PREFS = "omega.prefs";
 
+/**
+ * @template T
+ * @param {string} key
+ * @param {T} fallback
+ * @returns {T}
+ */
 function read(key, fallback) {
   try {
-    const value = JSON.parse(localStorage.getItem(key));
+    const value = JSON.parse(localStorage.getItem(key) || "null");
     return value ?? fallback;
   } catch {
     return fallback;
   }
 }
 
+/**
+ * @param {string} key
+ * @param {unknown} value
+ */
 function write(key, value) {
   try {
     localStorage.setItem(key, JSON.stringify(value));
@@ -22,15 +53,23 @@ function write(key, value) {
   }
 }
 
-/** Remembered tables, newest first. */
+/**
+ * Remembered tables, newest first.
+ * @returns {TableEntry[]}
+ */
 export function tables() {
-  const list = read(TABLES, []);
+  const list = read(TABLES, /** @type {TableEntry[]} */ ([]));
   return Array.isArray(list) ? list : [];
 }
 
-/** Remember (or update) a table; entries are keyed by table id and token. */
+/**
+ * Remember (or update) a table; entries are keyed by table id and token.
+ * @param {TableEntry} entry
+ * @returns {TableEntry}
+ */
 export function rememberTable(entry) {
   const list = tables();
+  /** @param {TableEntry} t */
   const key = (t) => `${t.id}|${t.token || ""}|${t.watch || ""}`;
   const i = list.findIndex((t) => key(t) === key(entry));
   const merged = i >= 0 ? { ...list[i], ...entry } : { createdAt: Date.now(), ...entry };
@@ -40,32 +79,50 @@ export function rememberTable(entry) {
   return merged;
 }
 
+/**
+ * Forget a table on this device.
+ * @param {TableEntry} entry
+ */
 export function forgetTable(entry) {
   write(TABLES, tables().filter((t) => !(t.id === entry.id && t.token === entry.token && t.watch === entry.watch)));
 }
 
-/** The remembered entry for a table and token, if any. */
+/**
+ * The remembered entry for a table and token, if any.
+ * @param {string} id
+ * @param {string} token
+ */
 export function findTable(id, token) {
   return tables().find((t) => t.id === id && (t.token === token || t.watch === token)) || null;
 }
 
-/** Any remembered entry of a table that holds its invite links (the creator's). */
+/**
+ * Any remembered entry of a table that holds its invite links (the creator's).
+ * @param {string} id
+ */
 export function invitesFor(id) {
   return tables().find((t) => t.id === id && t.invites) || null;
 }
 
+/** The name this device plays under. */
 export function name() {
   return read(NAME, "");
 }
 
+/** @param {string} value */
 export function setName(value) {
   write(NAME, value);
 }
 
+/**
+ * The display options, off unless chosen.
+ * @returns {Prefs}
+ */
 export function prefs() {
   return { coords: false, markers: false, ...read(PREFS, {}) };
 }
 
+/** @param {Prefs} value */
 export function setPrefs(value) {
   write(PREFS, value);
 }
@@ -73,16 +130,25 @@ export function setPrefs(value) {
 /**
  * Staged stones survive a reload of the same position (sessionStorage, per table).
  * `at` is the history length: versions also move on presence changes, the position does not.
+ * @param {string} id
+ * @param {number} at
+ * @returns {Cell[]}
  */
 export function stagedFor(id, at) {
   try {
-    const saved = JSON.parse(sessionStorage.getItem(`omega.staged.${id}`));
+    const saved = JSON.parse(sessionStorage.getItem(`omega.staged.${id}`) || "null");
     return saved && saved.at === at && Array.isArray(saved.cells) ? saved.cells : [];
   } catch {
     return [];
   }
 }
 
+/**
+ * Keep the staged stones of position `at` (none: forget them).
+ * @param {string} id
+ * @param {number} at
+ * @param {Cell[]} cells
+ */
 export function saveStaged(id, at, cells) {
   try {
     if (cells.length) sessionStorage.setItem(`omega.staged.${id}`, JSON.stringify({ at, cells }));

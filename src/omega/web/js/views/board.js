@@ -1,7 +1,25 @@
+// @ts-check
 // The SVG board: pointy-top hexes, each row shifted half a cell (RULES.md's picture).
-// It knows geometry and drawing only; the table page decides what a click means.
+// It knows geometry and drawing only; the table page decides what a click means. Each
+// render compares the scene with what is drawn, cell by cell, and touches only the cells,
+// stones, ghost and outline that changed.
 
-import { Geometry } from "./geometry.js";
+import { Geometry, cellName } from "../geometry.js";
+
+/** @typedef {import("../types.js").Cell} Cell */
+/** @typedef {import("../types.js").Color} Color */
+/** @typedef {import("../tablestate.js").BoardScene} BoardScene */
+/** @typedef {{coords: boolean, markers: boolean}} Display the display options */
+/**
+ * @typedef {object} BoardHandlers
+ * @property {(cell: Cell) => void} onClick
+ * @property {(cell: Cell | null, e: PointerEvent) => void} onHover
+ * @property {(cell: Cell, e: PointerEvent) => void} onLongPress
+ */
+/**
+ * What one cell shows, as last drawn.
+ * @typedef {{stone: Color | null, staged: Color | null, last: boolean, playable: boolean, markers: boolean}} Drawn
+ */
 
 const SVG = "http://www.w3.org/2000/svg";
 const R = 10; // hex radius (centre to corner) in SVG units
@@ -13,15 +31,22 @@ const CORNERS = [-90, -30, 30, 90, 150, 210].map((a) => [Math.cos((a * Math.PI) 
 const EDGE_NEIGHBOUR = [[-1, 0], [0, 1], [1, 1], [1, 0], [0, -1], [-1, -1]];
 const LONG_PRESS_MS = 450;
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string>} [attrs]
+ * @returns {SVGElement}
+ */
 function el(tag, attrs = {}) {
-  const node = document.createElementNS(SVG, tag);
+  const node = /** @type {SVGElement} */ (document.createElementNS(SVG, tag));
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   return node;
 }
 
+/** @param {number} x */
 const fmt = (x) => (Math.round(x * 100) / 100).toString();
 
 // The marks that tell colours apart without hue (colour-blind option).
+/** @type {Record<Color, () => SVGElement>} */
 const MARKERS = {
   White: () => el("circle", { r: fmt(0.3 * R), class: "mark" }),
   Black: () => el("path", { d: `M${-0.28 * R} ${-0.28 * R}L${0.28 * R} ${0.28 * R}M${0.28 * R} ${-0.28 * R}L${-0.28 * R} ${0.28 * R}`, class: "mark" }),
@@ -29,10 +54,19 @@ const MARKERS = {
   Blue: () => el("rect", { x: fmt(-0.24 * R), y: fmt(-0.24 * R), width: fmt(0.48 * R), height: fmt(0.48 * R), class: "mark" }),
 };
 
+// A cell never drawn is drawn in full once, as if it showed nothing before.
+/** @type {Drawn} */
+const BLANK = { stone: null, staged: null, last: false, playable: false, markers: false };
+
 export class BoardView {
-  /** `handlers`: onClick(cell), onHover(cell | null, event), onLongPress(cell, event). */
-  constructor(container, handlers) {
+  /**
+   * @param {HTMLElement} container where the SVG goes
+   * @param {HTMLElement} tip the tooltip naming the group under the pointer
+   * @param {BoardHandlers} handlers
+   */
+  constructor(container, tip, handlers) {
     this.container = container;
+    this.tip = tip;
     this.handlers = handlers;
     this.svg = el("svg", { class: "board", role: "img", "aria-label": "Omega board" });
     this.svg.innerHTML = `<defs>
@@ -47,30 +81,59 @@ export class BoardView {
     this.outlineLayer = el("g", { class: "outline" });
     this.svg.append(this.cellLayer, this.labelLayer, this.stoneLayer, this.outlineLayer);
     container.append(this.svg);
+    /** @type {number | null} */
     this.size = null;
+    /** @type {boolean | null} */
     this.coords = null;
+    this.geo = Geometry.of(5);
+    /** @type {Map<Cell, SVGElement>} */
     this.hexes = new Map();
+    /** @type {Map<Cell, Drawn>} what each cell shows now (none yet: never drawn) */
+    this.drawn = new Map();
+    /** @type {Map<Cell, SVGElement>} the stone (or staged stone) drawn on a cell */
+    this.stones = new Map();
+    /** @type {SVGElement | null} */
+    this.ghost = null;
+    this.ghostKey = "";
+    this.outlineKey = "";
     this.suppressClick = false;
     this.bindEvents();
   }
 
-  /** Centre of cell (r, c) in SVG units. */
+  /**
+   * Centre of cell (r, c) in SVG units.
+   * @param {number} size
+   * @param {number} r
+   * @param {number} c
+   * @returns {[number, number]}
+   */
   static centre(size, r, c) {
     return [((c - 1) - (r - size) / 2) * W, (r - 1) * 1.5 * R];
   }
 
+  /**
+   * (Re)build the cells of an empty board of side `size`.
+   * @param {number} size
+   * @param {boolean} coords
+   */
   build(size, coords) {
     this.size = size;
     this.coords = coords;
     this.geo = Geometry.of(size);
     this.cellLayer.replaceChildren();
     this.labelLayer.replaceChildren();
+    this.stoneLayer.replaceChildren();
+    this.outlineLayer.replaceChildren();
     this.hexes.clear();
+    this.drawn.clear();
+    this.stones.clear();
+    this.ghost = null;
+    this.ghostKey = "";
+    this.outlineKey = "";
     const corners = CORNERS.map(([x, y]) => `${fmt(x * R)},${fmt(y * R)}`).join(" ");
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
     for (const cell of this.geo.cells) {
-      const [r, c] = this.geo.coords.get(cell);
-      const [x, y] = BoardView.centre(size, r, c);
+      const [x, y] = this.centreOf(cell);
       minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
       const g = el("g", { class: "cell", "data-cell": cell, transform: `translate(${fmt(x)} ${fmt(y)})` });
       g.append(el("polygon", { class: "hex", points: corners }));
@@ -89,8 +152,17 @@ export class BoardView {
     this.svg.setAttribute("aria-label", `Omega board, side ${size}`);
   }
 
+  /**
+   * @param {Cell} cell
+   * @returns {[number, number]}
+   */
+  centreOf(cell) {
+    const [r, c] = /** @type {[number, number]} */ (this.geo.coords.get(cell));
+    return BoardView.centre(this.geo.size, r, c);
+  }
+
   drawEdgeLabels() {
-    const n = this.size, span = 2 * n - 1;
+    const n = this.geo.size, span = 2 * n - 1;
     for (let r = 1; r <= span; r++) {
       // Row letters sit left of each row's first cell.
       const [x, y] = BoardView.centre(n, r, Math.max(1, r - n + 1) - 1);
@@ -109,38 +181,69 @@ export class BoardView {
   }
 
   /**
-   * Draw a position. `view`: {size, stones: {cell: colour}, staged: [{cell, color}],
-   * last: [cells], outline: [cells], ghost: {cell, color} | null, coords, markers, interactive}.
+   * Draw a scene with the display options, changing only what differs from the last one.
+   * @param {BoardScene} scene
+   * @param {Display} display
    */
-  render(view) {
-    if (view.size !== this.size || Boolean(view.coords) !== this.coords) this.build(view.size, Boolean(view.coords));
-    const last = new Set(view.last || []);
-    const staged = new Map((view.staged || []).map((s) => [s.cell, s.color]));
-    for (const [cell, g] of this.hexes) {
-      const stone = view.stones[cell] || null;
+  render(scene, display) {
+    const coords = Boolean(display.coords);
+    const markers = Boolean(display.markers);
+    if (scene.size !== this.size || coords !== this.coords) this.build(scene.size, coords);
+    this.svg.classList.toggle("markers", markers);
+    const last = new Set(scene.last);
+    const staged = new Map(scene.staged.map((s) => [s.cell, s.color]));
+    for (const cell of this.geo.cells) {
+      const stone = scene.stones[cell] || null;
       const st = staged.get(cell) || null;
-      g.classList.toggle("last", last.has(cell));
-      g.classList.toggle("empty", !stone && !st);
-      g.classList.toggle("playable", Boolean(view.interactive) && !stone && !st);
-      if (stone) g.dataset.stone = stone; else delete g.dataset.stone;
-      if (st) g.dataset.staged = st; else delete g.dataset.staged;
+      /** @type {Drawn} */
+      const now = { stone, staged: st, last: last.has(cell), playable: scene.interactive && !stone && !st, markers };
+      const was = this.drawn.get(cell);
+      if (was && now.stone === was.stone && now.staged === was.staged && now.last === was.last &&
+          now.playable === was.playable && now.markers === was.markers) continue;
+      this.drawn.set(cell, now);
+      this.drawCell(cell, now, was || BLANK);
     }
-    this.svg.classList.toggle("markers", Boolean(view.markers));
-    const stones = [];
-    for (const [cell, color] of Object.entries(view.stones)) {
-      stones.push(this.stone(cell, color, last.has(cell) ? "stone last" : "stone", view.markers));
-    }
-    for (const [cell, color] of staged) stones.push(this.stone(cell, color, "stone staged", view.markers));
-    if (view.ghost && !view.stones[view.ghost.cell] && !staged.has(view.ghost.cell)) {
-      stones.push(this.stone(view.ghost.cell, view.ghost.color, "stone ghost", false));
-    }
-    this.stoneLayer.replaceChildren(...stones);
-    this.drawOutline(view.outline || []);
+    this.drawGhost(scene.ghost && !scene.stones[scene.ghost.cell] && !staged.has(scene.ghost.cell) ? scene.ghost : null);
+    this.drawOutline(scene.outline);
+    this.drawTip(scene.tip);
   }
 
+  /**
+   * Bring one cell from what it showed (`was`) to what it shows now.
+   * @param {Cell} cell
+   * @param {Drawn} now
+   * @param {Drawn} was
+   */
+  drawCell(cell, now, was) {
+    const g = /** @type {SVGElement} */ (this.hexes.get(cell));
+    g.classList.toggle("last", now.last);
+    g.classList.toggle("empty", !now.stone && !now.staged);
+    g.classList.toggle("playable", now.playable);
+    if (now.stone) g.dataset.stone = now.stone; else delete g.dataset.stone;
+    if (now.staged) g.dataset.staged = now.staged; else delete g.dataset.staged;
+    const stoneChanged = now.stone !== was.stone || now.staged !== was.staged ||
+      now.markers !== was.markers || (Boolean(now.stone) && now.last !== was.last);
+    if (!stoneChanged) return;
+    this.stones.get(cell)?.remove();
+    this.stones.delete(cell);
+    // A stone and a staged stone never share a cell: staging skips taken cells.
+    let stone = null;
+    if (now.stone) stone = this.stone(cell, now.stone, now.last ? "stone last" : "stone", now.markers);
+    else if (now.staged) stone = this.stone(cell, now.staged, "stone staged", now.markers);
+    if (stone) {
+      this.stoneLayer.insertBefore(stone, this.ghost);
+      this.stones.set(cell, stone);
+    }
+  }
+
+  /**
+   * @param {Cell} cell
+   * @param {Color} color
+   * @param {string} cls
+   * @param {boolean} markers
+   */
   stone(cell, color, cls, markers) {
-    const [r, c] = this.geo.coords.get(cell);
-    const [x, y] = BoardView.centre(this.size, r, c);
+    const [x, y] = this.centreOf(cell);
     const key = color.toLowerCase();
     const g = el("g", { class: `${cls} stone-${key}`, transform: `translate(${fmt(x)} ${fmt(y)})` });
     g.append(el("circle", { r: fmt(STONE), fill: `url(#g-${key})` }));
@@ -150,8 +253,27 @@ export class BoardView {
     return g;
   }
 
-  /** Outline the outer edges of a set of cells (a group, or all of a player's groups). */
+  /**
+   * The faint next stone under the pointer, kept above the other stones.
+   * @param {{cell: Cell, color: Color} | null} ghost
+   */
+  drawGhost(ghost) {
+    const key = ghost ? `${ghost.cell}|${ghost.color}` : "";
+    if (key === this.ghostKey) return;
+    this.ghostKey = key;
+    this.ghost?.remove();
+    this.ghost = ghost ? this.stone(ghost.cell, ghost.color, "stone ghost", false) : null;
+    if (this.ghost) this.stoneLayer.append(this.ghost);
+  }
+
+  /**
+   * Outline the outer edges of a set of cells (a group, or all of a player's groups).
+   * @param {Cell[]} cells
+   */
   drawOutline(cells) {
+    const key = cells.join(",");
+    if (key === this.outlineKey) return;
+    this.outlineKey = key;
     if (!cells.length) {
       this.outlineLayer.replaceChildren();
       return;
@@ -159,10 +281,10 @@ export class BoardView {
     const inside = new Set(cells);
     let d = "";
     for (const cell of cells) {
-      const [r, c] = this.geo.coords.get(cell);
-      const [x, y] = BoardView.centre(this.size, r, c);
+      const [r, c] = /** @type {[number, number]} */ (this.geo.coords.get(cell));
+      const [x, y] = BoardView.centre(this.geo.size, r, c);
       EDGE_NEIGHBOUR.forEach(([dr, dc], k) => {
-        const nb = this.geo.has(r + dr, c + dc) ? String.fromCharCode(96 + r + dr) + (c + dc) : null;
+        const nb = this.geo.has(r + dr, c + dc) ? cellName(r + dr, c + dc) : null;
         if (nb && inside.has(nb)) return;
         const [ax, ay] = CORNERS[k], [bx, by] = CORNERS[(k + 1) % 6];
         d += `M${fmt(x + ax * R)} ${fmt(y + ay * R)}L${fmt(x + bx * R)} ${fmt(y + by * R)}`;
@@ -171,10 +293,28 @@ export class BoardView {
     this.outlineLayer.replaceChildren(el("path", { class: "under", d }), el("path", { class: "over", d }));
   }
 
+  /**
+   * The tooltip near the pointer, kept inside the window.
+   * @param {BoardScene["tip"]} tip
+   */
+  drawTip(tip) {
+    if (!tip) {
+      this.tip.hidden = true;
+      return;
+    }
+    this.tip.hidden = false;
+    if (this.tip.textContent !== tip.text) this.tip.textContent = tip.text;
+    const x = Math.min(tip.x + 14, window.innerWidth - 160);
+    this.tip.style.left = `${Math.max(4, x)}px`;
+    this.tip.style.top = `${tip.y + 16}px`;
+  }
+
   bindEvents() {
+    /** @param {Event} e */
     const cellOf = (e) => {
-      const g = e.target.closest && e.target.closest("[data-cell]");
-      return g ? g.dataset.cell : null;
+      const target = /** @type {Element | null} */ (e.target);
+      const g = target && target.closest ? /** @type {SVGElement | null} */ (target.closest("[data-cell]")) : null;
+      return g ? g.dataset.cell || null : null;
     };
     this.svg.addEventListener("click", (e) => {
       if (this.suppressClick) {
@@ -184,6 +324,7 @@ export class BoardView {
       const cell = cellOf(e);
       if (cell) this.handlers.onClick(cell);
     });
+    /** @type {Cell | null} */
     let hovered = null;
     this.svg.addEventListener("pointermove", (e) => {
       if (e.pointerType === "touch") return;
@@ -199,9 +340,12 @@ export class BoardView {
       this.handlers.onHover(null, e);
     });
     // Long press on touch screens does what hovering does with a mouse.
-    let timer = null, start = null;
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    let timer = null;
+    /** @type {[number, number] | null} */
+    let start = null;
     const cancel = () => {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       timer = null;
     };
     this.svg.addEventListener("pointerdown", (e) => {

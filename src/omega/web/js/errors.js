@@ -1,0 +1,54 @@
+// @ts-check
+// Failures as the page meets them: the server's error answers (docs/server-api.md) and
+// network failures, and the sentence a person reads for each.
+
+/**
+ * An error answer from the server ({"error": {"code", "message"}}) or a network failure
+ * (code "network").
+ */
+export class ApiError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {number} [status] the HTTP status, 0 when there was no answer
+   */
+  constructor(code, message, status = 0) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+// What a person reads before the server's own message, by error code.
+const FRIENDLY = {
+  illegal_move: "That move is not allowed",
+  not_your_turn: "It is not your turn",
+  forbidden: "This link cannot act at this table",
+  game_over: "The game is over",
+  stale_version: "The table changed meanwhile",
+  rate_limited: "Too many requests; wait a moment",
+  auth_required: "This link is not valid for this table",
+  not_found: "No such table",
+};
+
+/**
+ * A failure as one sentence for a person: the server's message behind a friendly head.
+ * @example describe(new ApiError("not_your_turn", "seat 1 is to move")) // "It is not your turn: seat 1 is to move"
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function describe(err) {
+  if (!(err instanceof ApiError)) {
+    const message = err instanceof Error ? err.message : "";
+    return String(message || err);
+  }
+  if (err.code === "network") return err.message;
+  const head = /** @type {Record<string, string | undefined>} */ (FRIENDLY)[err.code];
+  return head && head !== err.message ? `${head}: ${err.message}` : err.message;
+}
+
+/**
+ * The code of a failure, or "" when it is not an ApiError.
+ * @param {unknown} err
+ */
+export const codeOf = (err) => (err instanceof ApiError ? err.code : "");

@@ -1,0 +1,703 @@
+// @ts-check
+// The table page's state as plain data: what the page knows (the newest table state, my
+// seat, the staged stones, the replay position, ...), what follows from it (whose turn,
+// the staging order, previews), and how it changes (staging, keys, server states). No DOM,
+// no fetch, no timers: every step takes a model and returns a new one, never changing the
+// old, so views can tell what changed by identity and Node's test runner can run it all.
+// Every rule decision stays the server's; the page only counts groups for previews.
+
+import { ApiError, describe } from "./errors.js";
+import { COLORS, Geometry } from "./geometry.js";
+import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
+
+/** @typedef {import("./types.js").Color} Color */
+/** @typedef {import("./types.js").Cell} Cell */
+/** @typedef {import("./types.js").Decimal} Decimal */
+/** @typedef {import("./types.js").Seat} Seat */
+/** @typedef {import("./types.js").GameView} GameView */
+/** @typedef {import("./types.js").TableState} TableState */
+/** @typedef {import("./types.js").ServerMessage} ServerMessage */
+/** @typedef {import("./api.js").ConnStatus} ConnStatus */
+/** @typedef {import("./score.js").Stones} Stones */
+/** @typedef {import("./score.js").Groups} Groups */
+
+/** @typedef {{kind: "error" | "info", text: string}} Note a sentence under the buttons */
+/**
+ * What the pointer is on: a cell (with the pointer's place, for the tooltip) or a player panel.
+ * @typedef {{kind: "cell", cell: Cell, x: number, y: number} | {kind: "panel", color: Color}} Hover
+ */
+/** @typedef {{key: string, id: string}} Pending a turn being sent, retried with the same request id */
+
+/**
+ * @typedef {object} Model
+ * @property {TableState | null} state the newest table state the page has
+ * @property {number | null} seat my seat, null when watching
+ * @property {Cell[]} staged in staging order: my own colour first, then the others in turn order
+ * @property {string} buffer a cell name being typed
+ * @property {Note | null} message
+ * @property {Hover | null} hover
+ * @property {number | null} replayAt null = live; k = the position after the first k history entries
+ * @property {number | null} replayWanted the replay position asked for last; answers for others are late
+ * @property {GameView | null} replayView
+ * @property {ConnStatus} conn
+ * @property {boolean} everLive whether the socket was ever live (a later "live" is a reconnection)
+ * @property {boolean} sending
+ * @property {Pending | null} pending
+ * @property {boolean} pieDismissed
+ * @property {boolean} confirmResign
+ */
+/** @typedef {Model & {state: TableState}} Loaded a model once the table state has arrived */
+
+/** @typedef {{cell: Cell, color: Color}} StagedStone */
+
+/**
+ * The model before the table state arrives.
+ * @example initialModel().staged // []
+ * @returns {Model}
+ */
+export function initialModel() {
+  return {
+    state: null, seat: null, staged: [], buffer: "", message: null, hover: null,
+    replayAt: null, replayWanted: null, replayView: null, conn: "connecting", everLive: false,
+    sending: false, pending: null, pieDismissed: false, confirmResign: false,
+  };
+}
+
+/**
+ * Whether the table state has arrived.
+ * @param {Model} m
+ * @returns {m is Loaded}
+ */
+export const isLoaded = (m) => m.state !== null;
+
+// -- derived values --------------------------------------------------------------------
+
+/** @param {Loaded} m */
+export const game = (m) => m.state.game;
+
+/**
+ * The colours in play, in turn order.
+ * @param {Loaded} m
+ * @returns {Color[]}
+ */
+export const colorsInPlay = (m) => COLORS.slice(0, m.state.players);
+
+/**
+ * The seat holding `color` now (a pie swap changes it).
+ * @param {Loaded} m
+ * @param {Color} color
+ * @returns {Seat | undefined}
+ */
+export const seatOf = (m, color) => m.state.seats.find((s) => s.color === color);
+
+/**
+ * @param {Loaded} m
+ * @returns {Seat | null}
+ */
+export const mySeat = (m) => (m.seat === null ? null : m.state.seats[m.seat] ?? null);
+
+/**
+ * A seat's name as shown.
+ * @example seatLabel({index: 1, name: ""}) // "Seat 2"
+ * @param {Pick<Seat, "index" | "name">} seat
+ */
+export const seatLabel = (seat) => seat.name || `Seat ${seat.index + 1}`;
+
+/** @param {Model} m */
+export const isLive = (m) => m.replayAt === null;
+
+/**
+ * Whether the game is over for the page (the table says so, or the game view does).
+ * @param {Loaded} m
+ */
+export const isOver = (m) => m.state.status === "over" || m.state.game.over;
+
+/**
+ * Whether my seat is to move now.
+ * @param {Model} m
+ */
+export function isMyTurn(m) {
+  if (!isLoaded(m)) return false;
+  const me = mySeat(m);
+  return m.state.status === "playing" && !m.state.game.over && m.seat !== null &&
+    m.state.game.current_seat === m.seat && !(me && me.resigned);
+}
+
+/**
+ * Whether a click or a key may stage a stone now.
+ * @param {Model} m
+ */
+export const canStage = (m) => isMyTurn(m) && isLive(m) && !m.sending;
+
+/**
+ * The colours in the order this turn stages them: the mover's own first, then the others
+ * in turn order (Black's turn with 3 players: Black, Red, White).
+ * @param {Loaded} m
+ * @returns {Color[]}
+ */
+export function stagingOrder(m) {
+  const all = colorsInPlay(m);
+  const mover = game(m).to_move;
+  if (!mover) return [];
+  const t = all.indexOf(mover);
+  return all.map((_, k) => all[(t + k) % all.length]);
+}
+
+/**
+ * The colour of the next stone to stage, null once every colour is placed.
+ * @param {Loaded} m
+ * @returns {Color | null}
+ */
+export const nextColor = (m) => stagingOrder(m)[m.staged.length] || null;
+
+/**
+ * Whether one stone of every colour is staged.
+ * @param {Model} m
+ */
+export const isComplete = (m) => isLoaded(m) && m.staged.length === m.state.players;
+
+/**
+ * The position on the board now: the live game, or the replayed one (null while it loads).
+ * @param {Loaded} m
+ * @returns {GameView | null}
+ */
+export function shownView(m) {
+  if (isLive(m)) return game(m);
+  return m.replayView && m.replayAt !== null ? m.replayView : null;
+}
+
+/**
+ * The staged stones with their colours (none while replaying).
+ * @param {Loaded} m
+ * @returns {StagedStone[]}
+ */
+export function stagedStones(m) {
+  if (!isLive(m) || !m.staged.length) return [];
+  const order = stagingOrder(m);
+  return m.staged.map((cell, k) => ({ cell, color: order[k] }));
+}
+
+// Models are never changed in place, so one remembered answer per question is enough:
+// hovering and re-rendering the same position count its groups once.
+/** @type {{view: GameView | null, staged: Cell[], live: boolean, stones: Stones} | null} */
+let lastPreview = null;
+/** @type {{stones: Stones, size: number, groups: Groups} | null} */
+let lastGroups = null;
+
+/**
+ * The stones shown with the staged ones added: what previews and hover outlines count.
+ * The same object comes back while the position and the staging stay the same.
+ * @param {Loaded} m
+ * @returns {Stones}
+ */
+export function previewStones(m) {
+  const view = shownView(m);
+  const live = isLive(m);
+  if (lastPreview && lastPreview.view === view && lastPreview.staged === m.staged && lastPreview.live === live) {
+    return lastPreview.stones;
+  }
+  /** @type {Stones} */
+  const stones = { ...(view ? view.stones : {}) };
+  for (const { cell, color } of stagedStones(m)) stones[cell] = color;
+  lastPreview = { view, staged: m.staged, live, stones };
+  return stones;
+}
+
+/**
+ * Every group of the previewed position, counted once per position (not per hover).
+ * @param {Loaded} m
+ * @returns {Groups}
+ */
+export function positionGroups(m) {
+  const stones = previewStones(m);
+  const size = m.state.size;
+  if (!lastGroups || lastGroups.stones !== stones || lastGroups.size !== size) {
+    lastGroups = { stones, size, groups: findGroups(Geometry.of(size), stones) };
+  }
+  return lastGroups.groups;
+}
+
+/**
+ * Every colour's score with the staged stones, or null when nothing is staged.
+ * @param {Loaded} m
+ * @returns {Partial<Record<Color, Decimal>> | null}
+ */
+export function previewScores(m) {
+  return isLive(m) && m.staged.length ? scoresOf(positionGroups(m), colorsInPlay(m)) : null;
+}
+
+/**
+ * The replay position: `at` history entries shown of `total`.
+ * @param {Loaded} m
+ */
+export function replayPosition(m) {
+  const total = game(m).history.length;
+  return { at: m.replayAt === null ? total : m.replayAt, total, live: m.replayAt === null };
+}
+
+/**
+ * The replay position `delta` entries away from the one shown, within the game.
+ * @param {Loaded} m
+ * @param {number} delta
+ */
+export function replayStep(m, delta) {
+  const { at, total } = replayPosition(m);
+  return Math.max(0, Math.min(total, at + delta));
+}
+
+/**
+ * @typedef {object} PanelFacts what one player panel shows
+ * @property {Color} color
+ * @property {Seat | null} seat
+ * @property {string} label
+ * @property {boolean} toMove
+ * @property {boolean} mine
+ * @property {boolean} hovered
+ * @property {boolean} resigned
+ * @property {"online" | "offline" | null} presence null for computers
+ * @property {Decimal} score
+ * @property {{value: Decimal, up: boolean} | null} preview the score the staged stones would give, when it differs
+ * @property {number[] | null} factors group sizes while the panel is hovered
+ */
+
+/**
+ * What each player panel shows, in turn order.
+ * @param {Loaded} m
+ * @returns {PanelFacts[]}
+ */
+export function panelFacts(m) {
+  const view = shownView(m) || game(m);
+  const preview = previewScores(m);
+  return colorsInPlay(m).map((color) => {
+    const seat = seatOf(m, color) ?? null;
+    const score = view.scores[color] ?? "0";
+    const hovered = m.hover !== null && m.hover.kind === "panel" && m.hover.color === color;
+    const after = preview ? preview[color] : undefined;
+    return {
+      color,
+      seat,
+      label: seat ? seatLabel(seat) : color,
+      toMove: view.to_move === color && !view.over,
+      mine: m.seat !== null && seat !== null && seat.index === m.seat,
+      hovered,
+      resigned: Boolean(seat && seat.resigned),
+      presence: seat && seat.kind === "computer" ? null : seat && seat.connected ? "online" : "offline",
+      score,
+      preview: after !== undefined && after !== score ? { value: after, up: BigInt(after) > BigInt(score) } : null,
+      factors: hovered ? sizesOf(positionGroups(m), color) : null,
+    };
+  });
+}
+
+/**
+ * @typedef {{kind: "replay", at: number, total: number}
+ *   | {kind: "over", winner: Color | null, name: string | null}
+ *   | {kind: "complete"}
+ *   | {kind: "stage", color: Color | null, index: number, order: Color[]}
+ *   | {kind: "wait", color: Color | null, name: string | null, computer: number | null, watching: boolean}} PromptFacts
+ */
+
+/**
+ * What the prompt says: replaying, game over, my turn (the next colour, or all placed),
+ * or who the table waits for.
+ * @param {Loaded} m
+ * @returns {PromptFacts}
+ */
+export function promptFacts(m) {
+  const g = game(m);
+  if (m.replayAt !== null) return { kind: "replay", at: m.replayAt, total: g.history.length };
+  if (isOver(m)) {
+    const seat = g.winner ? seatOf(m, g.winner) : undefined;
+    return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null };
+  }
+  if (isMyTurn(m)) {
+    if (isComplete(m)) return { kind: "complete" };
+    return { kind: "stage", color: nextColor(m), index: m.staged.length, order: stagingOrder(m) };
+  }
+  const color = g.to_move;
+  const seat = color ? seatOf(m, color) : undefined;
+  return {
+    kind: "wait", color, name: seat ? seatLabel(seat) : color,
+    computer: seat && seat.kind === "computer" ? seat.level : null, watching: m.seat === null,
+  };
+}
+
+/**
+ * The buttons under the prompt: hidden for spectators, replays and finished games.
+ * @param {Loaded} m
+ */
+export function buttonFacts(m) {
+  const me = mySeat(m);
+  const playing = m.state.status === "playing" && !game(m).over;
+  const myTurn = isMyTurn(m);
+  return {
+    hidden: m.seat === null || !playing || !isLive(m) || Boolean(me && me.resigned),
+    canUndo: m.staged.length > 0 && !m.sending && myTurn,
+    canConfirm: isComplete(m) && !m.sending && myTurn,
+    sending: m.sending,
+    pieOffer: myTurn && game(m).can_swap && isLive(m) && !m.pieDismissed && !m.staged.length,
+  };
+}
+
+/**
+ * Whether my seat may resign now.
+ * @param {Loaded} m
+ */
+export function canResign(m) {
+  const me = mySeat(m);
+  return m.seat !== null && m.state.status === "playing" && me !== null && !me.resigned;
+}
+
+/**
+ * @typedef {object} BoardScene what the board draws
+ * @property {number} size
+ * @property {Stones} stones
+ * @property {StagedStone[]} staged
+ * @property {Cell[]} last the last turn's cells
+ * @property {Cell[]} outline cells whose outer edges are outlined
+ * @property {StagedStone | null} ghost the faint next stone under the pointer
+ * @property {boolean} interactive
+ * @property {{text: string, x: number, y: number} | null} tip
+ */
+
+/**
+ * What the board shows: the position, the staged stones, the last turn, and what the
+ * pointer is on (the group under it, a player's groups, or the next stone's ghost).
+ * @param {Loaded} m
+ * @returns {BoardScene}
+ */
+export function boardScene(m) {
+  const view = shownView(m);
+  const stones = previewStones(m);
+  const hover = m.hover;
+  /** @type {Cell[]} */
+  let outline = [];
+  let tip = null;
+  if (hover && hover.kind === "cell" && stones[hover.cell]) {
+    outline = groupOf(positionGroups(m), hover.cell);
+    tip = { text: `${stones[hover.cell]} group of ${outline.length}`, x: hover.x, y: hover.y };
+  } else if (hover && hover.kind === "panel") {
+    outline = Geometry.of(m.state.size).cells.filter((c) => stones[c] === hover.color);
+  }
+  const staging = canStage(m) && !isComplete(m);
+  const next = nextColor(m);
+  const ghost = hover && hover.kind === "cell" && staging && next && !stones[hover.cell]
+    ? { cell: hover.cell, color: next } : null;
+  const last = view && view.last_turn ? /** @type {Cell[]} */ (Object.values(view.last_turn.cells)) : [];
+  return {
+    size: m.state.size, stones: view ? view.stones : {}, staged: stagedStones(m), last, outline, ghost,
+    interactive: staging, tip,
+  };
+}
+
+/**
+ * The staged cells as the API takes a turn: one per colour in colour order (White, Black, Red, Blue).
+ * @param {Loaded} m
+ * @returns {Cell[]}
+ */
+export function turnCells(m) {
+  /** @type {Partial<Record<Color, Cell>>} */
+  const byColor = {};
+  stagingOrder(m).forEach((color, k) => (byColor[color] = m.staged[k]));
+  return colorsInPlay(m).map((color) => /** @type {Cell} */ (byColor[color]));
+}
+
+// -- changes ---------------------------------------------------------------------------
+
+/**
+ * A sentence for the person under the buttons.
+ * @template {Model} M
+ * @param {M} m
+ * @param {Note["kind"]} kind
+ * @param {string} text
+ * @returns {M}
+ */
+export const note = (m, kind, text) => ({ ...m, message: { kind, text } });
+
+/**
+ * The first table state: my seat from it, and the stones staged before a reload (`saved`)
+ * that are still playable on my turn.
+ * @param {Model} m
+ * @param {TableState} state
+ * @param {Cell[]} saved
+ * @returns {Loaded}
+ */
+export function loaded(m, state, saved) {
+  const seat = state.you ? state.you.seat : null;
+  /** @type {Loaded} */
+  const next = { ...m, state, seat };
+  const staged = saved.filter((c) => !state.game.stones[c]);
+  return { ...next, staged: isMyTurn(next) ? staged : [] };
+}
+
+/**
+ * Take a newer table state (an action's answer, the socket, a reload). An older version
+ * than the one held changes nothing; any newer one is whole, so versions skipped between
+ * (a lagging socket) need no catching up. Off my turn the staging is dropped; still on it
+ * (the position may have moved under a lagging socket), stones on cells taken meanwhile
+ * are dropped and the others kept.
+ * @template {Model} M
+ * @param {M} m
+ * @param {TableState | null | undefined} state
+ * @returns {M | Loaded}
+ */
+export function applyState(m, state) {
+  if (!state || (m.state && state.version < m.state.version)) return m;
+  const before = m.state;
+  /** @type {Loaded} */
+  let next = { ...m, state };
+  if (state.you && state.you.seat !== undefined && before === null) next.seat = state.you.seat;
+  const moved = !before || before.game.history.length !== state.game.history.length;
+  if (!isMyTurn(next)) next = { ...next, staged: [], buffer: "" };
+  else next = { ...next, staged: next.staged.filter((c) => !state.game.stones[c]) };
+  if (moved) next.pending = null;
+  if (moved && before) next.message = null;
+  return next;
+}
+
+/**
+ * What a socket message changes: `sync` and `event` bring a state, `error` a sentence.
+ * @template {Model} M
+ * @param {M} m
+ * @param {ServerMessage} msg
+ * @returns {M | Loaded}
+ */
+export function applyServerMessage(m, msg) {
+  if ((msg.type === "sync" || msg.type === "event") && msg.state) return applyState(m, msg.state);
+  if (msg.type === "error" && msg.error) return note(m, "error", describe(new ApiError(msg.error.code, msg.error.message)));
+  return m;
+}
+
+/**
+ * The socket's status changed. `refresh` says to fetch the table again: a socket live
+ * again after a loss may have missed what it could not replay.
+ * @template {Model} M
+ * @param {M} m
+ * @param {ConnStatus} status
+ * @returns {{model: M, refresh: boolean}}
+ */
+export function connectionChanged(m, status) {
+  const live = status === "live";
+  return { model: { ...m, conn: status, everLive: m.everLive || live }, refresh: live && m.everLive };
+}
+
+/**
+ * Stage the next colour's stone on `cell`, or say why not.
+ * @param {Loaded} m
+ * @param {Cell} cell
+ * @returns {Loaded}
+ */
+export function stage(m, cell) {
+  if (!canStage(m)) return m;
+  if (game(m).stones[cell] || m.staged.includes(cell)) return note(m, "info", `${cell} is not empty.`);
+  if (isComplete(m)) return note(m, "info", "All stones are placed: Confirm, or Undo to move one.");
+  return { ...m, staged: [...m.staged, cell], message: null };
+}
+
+/**
+ * Take back the last staged stone.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export function undoStone(m) {
+  if (!m.staged.length || m.sending) return m;
+  return { ...m, staged: m.staged.slice(0, -1), message: null };
+}
+
+/**
+ * A click on a cell: stage there, or take back the stone just staged there.
+ * @param {Loaded} m
+ * @param {Cell} cell
+ * @returns {Loaded}
+ */
+export function clickCell(m, cell) {
+  if (!canStage(m)) return m.seat === null ? note(m, "info", "You are watching this table.") : m;
+  if (m.staged.length && m.staged[m.staged.length - 1] === cell) return undoStone(m);
+  return stage(m, cell);
+}
+
+/**
+ * A letter or digit typed (the last three are kept, lower case).
+ * @param {Loaded} m
+ * @param {string} key
+ * @returns {Loaded}
+ */
+export const typeKey = (m, key) => ({ ...m, buffer: (m.buffer + key.toLowerCase()).slice(-3) });
+
+/**
+ * Backspace over what was typed.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export const eraseKey = (m) => ({ ...m, buffer: m.buffer.slice(0, -1) });
+
+/**
+ * Escape: forget what was typed and any outline.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export const escapeKey = (m) => ({ ...m, buffer: "", hover: null });
+
+/**
+ * Enter after a typed cell name: stage there, or say the name is not a cell.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export function enterTyped(m) {
+  const typed = m.buffer;
+  const cell = Geometry.of(m.state.size).parse(typed);
+  const next = { ...m, buffer: "" };
+  return cell ? stage(next, cell) : note(next, "info", `"${typed}" is not a cell on this board.`);
+}
+
+/**
+ * The turn to send once every colour is staged: the cells in colour order and a request
+ * id, the same as last time for the same turn, so a retry cannot play twice.
+ * @param {Loaded} m
+ * @param {string} freshId used when this turn was not sent before
+ * @returns {{model: Loaded, cells: Cell[], requestId: string} | null}
+ */
+export function prepareTurn(m, freshId) {
+  if (!isComplete(m) || !canStage(m)) return null;
+  const cells = turnCells(m);
+  const key = `${game(m).history.length}:${cells.join(",")}`;
+  const pending = m.pending && m.pending.key === key ? m.pending : { key, id: freshId };
+  return { model: { ...m, pending }, cells, requestId: pending.id };
+}
+
+/**
+ * @template {Model} M
+ * @param {M} m
+ * @returns {M}
+ */
+export const sendStarted = (m) => ({ ...m, sending: true, message: null });
+
+/**
+ * @template {Model} M
+ * @param {M} m
+ * @returns {M}
+ */
+export const sendSucceeded = (m) => ({ ...m, pending: null, sending: false });
+
+/**
+ * @template {Model} M
+ * @param {M} m
+ * @returns {M}
+ */
+export const sendFailed = (m) => ({ ...m, sending: false });
+
+/**
+ * @template {Model} M
+ * @param {M} m
+ * @returns {M}
+ */
+export const forgetPending = (m) => ({ ...m, pending: null });
+
+// Refusals after which the page's view may be behind: it fetches the table before it says anything.
+const REFETCH_ON = new Set(["not_your_turn", "game_over", "illegal_move", "stale_version", "forbidden"]);
+
+/**
+ * Whether a refusal with this code calls for fetching the table again.
+ * @param {string} code
+ */
+export const needsRefetch = (code) => REFETCH_ON.has(code);
+
+/**
+ * After a `stale_version` refusal and a fresh table: send again when the position is the
+ * one the action was chosen on (only someone's presence moved the version) and it is
+ * still my turn.
+ * @param {Loaded} m
+ * @param {string} code
+ * @param {boolean} retryStale whether this action may still be sent again
+ * @param {number} historyBefore the history length the action was chosen on
+ */
+export const shouldResend = (m, code, retryStale, historyBefore) =>
+  code === "stale_version" && retryStale && game(m).history.length === historyBefore && isMyTurn(m);
+
+/**
+ * A refused action explained: the reason, then what became of the staged stones (those on
+ * cells taken meanwhile are named).
+ * @param {Loaded} m the model after the refusal (and the fresh table, if any)
+ * @param {Cell[]} stagedBefore the staged stones when the action was sent
+ * @param {string} reason
+ * @returns {Loaded}
+ */
+export function refused(m, stagedBefore, reason) {
+  const lost = stagedBefore.filter((c) => !m.staged.includes(c));
+  let text = reason;
+  if (m.staged.length && lost.length) text += ` ${lost.join(", ")} ${lost.length > 1 ? "were" : "was"} taken meanwhile; your other staged stones are kept.`;
+  else if (m.staged.length) text += " Your staged stones are kept.";
+  else if (lost.length) text += " The position changed, so the staged stones were taken back.";
+  return note(m, "error", text);
+}
+
+/**
+ * Show the position after `k` history entries; `k` at or past the end goes back to live.
+ * The replayed view stays the previous one until `replayArrived` brings the new one.
+ * @param {Loaded} m
+ * @param {number} k
+ * @returns {Loaded}
+ */
+export function replayTo(m, k) {
+  if (k >= game(m).history.length) return { ...m, replayAt: null, replayView: null };
+  return { ...m, replayAt: k, replayWanted: k };
+}
+
+/**
+ * The replayed position `k` arrived; it is shown only if it is still the one wanted.
+ * @param {Loaded} m
+ * @param {number} k
+ * @param {GameView} view
+ * @returns {Loaded}
+ */
+export const replayArrived = (m, k, view) => (m.replayWanted === k ? { ...m, replayView: view } : m);
+
+/**
+ * The pointer is on `cell` (null: off the board) at (x, y).
+ * @param {Loaded} m
+ * @param {Cell | null} cell
+ * @param {number} x
+ * @param {number} y
+ * @returns {Loaded}
+ */
+export const hoverCell = (m, cell, x, y) => ({ ...m, hover: cell ? { kind: "cell", cell, x, y } : null });
+
+/**
+ * The pointer or the focus is on a player's panel.
+ * @param {Loaded} m
+ * @param {Color} color
+ * @returns {Loaded}
+ */
+export const hoverPanel = (m, color) => ({ ...m, hover: { kind: "panel", color } });
+
+/**
+ * The pointer or the focus left a player's panel.
+ * @param {Loaded} m
+ * @param {Color} color
+ * @returns {Loaded}
+ */
+export const leavePanel = (m, color) =>
+  m.hover && m.hover.kind === "panel" && m.hover.color === color ? { ...m, hover: null } : m;
+
+/**
+ * The outline and tooltip end (a tap off the board on a touch screen).
+ * @template {Model} M
+ * @param {M} m
+ * @returns {M}
+ */
+export const clearHover = (m) => (m.hover ? { ...m, hover: null } : m);
+
+/**
+ * "Play on" instead of swapping: the pie offer goes away.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export const dismissPie = (m) => ({ ...m, pieDismissed: true });
+
+/**
+ * Whether the "Resign this game?" question is open.
+ * @param {Loaded} m
+ * @param {boolean} asking
+ * @returns {Loaded}
+ */
+export const askResign = (m, asking) => ({ ...m, confirmResign: asking });

@@ -1,0 +1,115 @@
+// @ts-check
+// The column under the panels: the prompt (what happens now), the pie offer, the Undo and
+// Confirm buttons, and the sentence about the last refusal or hint.
+
+import { fill, h, keyed, swatch } from "../dom.js";
+import { buttonFacts, isLoaded, promptFacts, seatLabel, seatOf } from "../tablestate.js";
+
+/** @typedef {import("../tablestate.js").Model} Model */
+/** @typedef {import("../tablestate.js").Loaded} Loaded */
+/** @typedef {import("../tablestate.js").PromptFacts} PromptFacts */
+
+/**
+ * @typedef {object} ControlHandlers
+ * @property {() => void} onUndo
+ * @property {() => void} onConfirm
+ * @property {() => void} onSwap
+ * @property {() => void} onPlayOn
+ * @property {() => void} onLive back from a replay to the live position
+ */
+
+export class ControlsView {
+  /** @param {ControlHandlers} handlers */
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.prompt = h("div", { class: "prompt", "aria-live": "polite" });
+    this.pie = h("div", { class: "pie-offer", hidden: true });
+    this.undo = h("button", { type: "button", class: "btn undo", title: "Take back the last staged stone (Backspace)", onclick: handlers.onUndo }, "Undo");
+    this.confirm = h("button", { type: "button", class: "btn confirm", title: "Send the turn (Enter)", onclick: handlers.onConfirm }, "Confirm");
+    this.actions = h("div", { class: "actions" }, this.undo, this.confirm);
+    this.message = h("div", { class: "message", role: "alert" });
+    this.el = h("div", { class: "controls" }, this.prompt, this.pie, this.actions, this.message);
+    this.failed = false;
+  }
+
+  /**
+   * The page cannot show this table: say why, with a way back.
+   * @param {string} text
+   */
+  fatal(text) {
+    this.failed = true;
+    fill(this.prompt, h("p", { class: "fatal" }, text, " ", h("a", { href: "/" }, "Back to the lobby")));
+    this.actions.hidden = true;
+  }
+
+  /** @param {Model} m */
+  update(m) {
+    this.drawMessage(m);
+    if (!isLoaded(m) || this.failed) return;
+    const facts = promptFacts(m);
+    keyed(this.prompt, JSON.stringify([facts, m.buffer]), () => this.drawPrompt(facts, m.buffer, m));
+    const b = buttonFacts(m);
+    this.actions.hidden = b.hidden;
+    this.undo.disabled = !b.canUndo;
+    this.confirm.disabled = !b.canConfirm;
+    const label = b.sending ? "Sending…" : "Confirm";
+    if (this.confirm.textContent !== label) this.confirm.textContent = label;
+    this.pie.hidden = !b.pieOffer;
+    const white = seatOf(m, "White");
+    const from = white ? ` from ${seatLabel(white)}` : "";
+    keyed(this.pie, b.pieOffer ? from : "\u0000hidden", () => {
+      if (!b.pieOffer) return;
+      fill(
+        this.pie,
+        h("p", {}, h("strong", {}, "Pie rule: "), `swap colours and take White's position${from}, or play on as Black?`),
+        h("div", { class: "row" },
+          h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onSwap }, "Swap colours"),
+          h("button", { type: "button", class: "btn", onclick: this.handlers.onPlayOn }, "Play on")),
+      );
+    });
+  }
+
+  /** @param {Model} m */
+  drawMessage(m) {
+    const note = m.message;
+    this.message.hidden = !note;
+    const cls = `message ${note ? `is-${note.kind}` : ""}`;
+    if (this.message.className !== cls) this.message.className = cls;
+    const text = note ? note.text : "";
+    if (this.message.textContent !== text) this.message.textContent = text;
+  }
+
+  /**
+   * @param {PromptFacts} f
+   * @param {string} buffer
+   * @param {Loaded} m
+   */
+  drawPrompt(f, buffer, m) {
+    /** @type {import("../dom.js").Child[]} */
+    let content;
+    if (f.kind === "replay") {
+      content = [h("strong", {}, "Replay"), ` — position after ${f.at} of ${f.total} moves. `,
+        h("button", { type: "button", class: "btn small", onclick: this.handlers.onLive }, "Back to live")];
+    } else if (f.kind === "over") {
+      const w = f.winner;
+      content = [h("strong", {}, "Game over"), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins`] : ""];
+    } else if (f.kind === "complete") {
+      content = [h("strong", {}, "All stones placed."), " Confirm to send the turn (Enter), or Undo (Backspace)."];
+    } else if (f.kind === "stage") {
+      const color = /** @type {import("../types.js").Color} */ (f.color);
+      content = [
+        h("strong", {}, "Your turn"), " — place ", swatch(color), h("strong", { class: "next-color" }, ` ${color}`),
+        ` (stone ${f.index + 1} of ${m.state.players})`,
+        h("div", { class: "order muted" }, "Order: ", f.order.map((c, k) => h("span", { class: k < f.index ? "done" : k === f.index ? "now" : "" }, `${k ? " → " : ""}${c}`))),
+      ];
+    } else {
+      const color = f.color;
+      if (!color) content = ["Waiting…"];
+      else if (f.computer !== null) content = [swatch(color), ` ${color}: computer (level ${f.computer}) is thinking…`];
+      else content = [swatch(color), ` Waiting for ${color} (${f.name})…`];
+      if (f.watching) content = [h("span", { class: "tag" }, "watching"), " ", ...content];
+    }
+    const typed = buffer ? h("div", { class: "typed" }, "Typed: ", h("kbd", {}, buffer), " — Enter to place") : null;
+    fill(this.prompt, h("div", {}, content), typed);
+  }
+}

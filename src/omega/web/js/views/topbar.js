@@ -1,0 +1,39 @@
+// @ts-check
+// The top bar (table id, side, players, connection state), the banner across the page
+// while the connection is lost, and the window title that says it is your turn.
+
+import { fill, h, keyed } from "../dom.js";
+import { isLoaded, isMyTurn } from "../tablestate.js";
+
+/** @typedef {import("../tablestate.js").Model} Model */
+
+const CONN_LABELS = { live: "live", connecting: "connecting…", reconnecting: "reconnecting…", refused: "not connected" };
+
+export class TopBarView {
+  /** @param {string} tableId */
+  constructor(tableId) {
+    this.tableId = tableId;
+    this.conn = h("span", { class: "conn", "data-state": "connecting" }, "connecting");
+    this.title = h("span", { class: "table-title" }, `Table ${tableId}`);
+    this.el = h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), this.title, this.conn);
+    this.banner = h("div", { class: "banner", role: "status", hidden: true });
+  }
+
+  /** @param {Model} m */
+  update(m) {
+    const label = CONN_LABELS[m.conn] || m.conn;
+    this.conn.dataset.state = m.conn;
+    if (this.conn.textContent !== label) this.conn.textContent = label;
+    this.banner.hidden = !(m.everLive && m.conn !== "live");
+    const lost = m.conn === "refused"
+      ? "The server refused the live connection for this link. Reload the page to try again."
+      : "Connection lost. Reconnecting… moves will appear as soon as it is back.";
+    if (this.banner.textContent !== lost) this.banner.textContent = lost;
+    if (!isLoaded(m)) return;
+    const st = m.state;
+    keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}`, () =>
+      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted" }, ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}`)));
+    const title = `${isMyTurn(m) ? "● Your turn · " : ""}Omega · table ${this.tableId}`;
+    if (document.title !== title) document.title = title;
+  }
+}
