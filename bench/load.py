@@ -68,8 +68,11 @@ class Stats:
 async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
                   rng: random.Random, ready: asyncio.Barrier, think: float) -> None:
     cells = Game(players=2, size=5).cells
-    url = f"{base_ws}/ws/tables/{table.id}?token={table.tokens[seat]}"
-    async with websockets.connect(url, open_timeout=60, max_size=2**22) as ws:
+    url = f"{base_ws}/ws/tables/{table.id}"
+    # The seat token travels as a subprotocol, never in the URL.
+    protocols = ["omega.v1", f"omega.token.{table.tokens[seat]}"]
+    async with websockets.connect(url, subprotocols=protocols, open_timeout=60,  # type: ignore[arg-type]
+                                  max_size=2**22) as ws:
         await ready.wait()
         pending: dict[str, tuple[float, list[str]]] = {}
         moved_at = -1  # the version we last moved at: each position is answered once

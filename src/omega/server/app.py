@@ -134,7 +134,7 @@ def create_app(
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all)
+            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -295,7 +295,8 @@ def create_app(
 
     def replay_at(request: Request) -> int:
         at_text = request.query_params.get("at", "")
-        if not at_text.isdigit() or len(at_text) > 6:
+        # isdigit() alone takes "²", which int() refuses: ASCII digits only.
+        if not (at_text.isascii() and at_text.isdigit()) or len(at_text) > 6:
             raise ApiError("bad_request", "bad request: at must be a whole number")
         return int(at_text)
 
@@ -307,7 +308,6 @@ def create_app(
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        await websocket.accept()
         await TableSocket(websocket, core, presence, limits, clock, table_id).run()
 
     return app

@@ -51,7 +51,7 @@ from omega.server.identity import (
     hash_token,
     new_token,
 )
-from omega.server.pubsub import Delivery, Hub
+from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Repository, Writer
 from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide
 
@@ -168,6 +168,7 @@ class TableCore:
                 state = TableState(stored.config)
                 for e in stored.events:
                     state.apply(e)
+                state.set_presence(stored.presence)
                 cached = Cached(state, stored.keys)
                 self._remember(table_id, cached)
         self._loading.pop(table_id, None)
@@ -220,6 +221,26 @@ class TableCore:
                 await self._catch_up(table_id, cached)
         except Exception:
             log.exception("could not deliver remote events of table %s", table_id)
+
+    # -- presence (live state, not history) ---------------------------------------------------
+
+    def presence_counted(self, table_id: str, totals: dict[int, int]) -> None:
+        """The open-socket counts of a table changed: tell its sockets here if who is
+        connected changed (a cached table only: one not in memory is read fresh when loaded)."""
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.state.set_presence(totals):
+            self.hub.deliver_presence(table_id, PresenceNote(cached.state.version, cached.state.connected()))
+
+    def remote_presence(self, table_id: str) -> None:
+        """Another process counted sockets of ``table_id`` (PostgreSQL NOTIFY)."""
+        if self.hub.has(table_id):
+            asyncio.get_running_loop().create_task(self._recount(table_id))
+
+    async def _recount(self, table_id: str) -> None:
+        try:
+            self.presence_counted(table_id, await self.db(self.repo.presence_totals, table_id))
+        except Exception:
+            log.exception("could not count the sockets of table %s", table_id)
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -381,6 +402,10 @@ class TableCore:
     async def sync(self, table_id: str, who: Identity) -> tuple[int, dict[str, Any]]:
         """Current version and state (for a WebSocket sync)."""
         cached = await self.fresh(table_id)
+        if self.repo.is_postgres:
+            # Presence changes of other processes arrive as notifications; a sync (after a
+            # lost listener, say) counts afresh.
+            cached.state.set_presence(await self.db(self.repo.presence_totals, table_id))
         async with cached.lock:
             return cached.state.version, cached.state.view(viewer_seat(who))
 

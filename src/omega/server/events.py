@@ -83,7 +83,8 @@ class GameEnded:
 
 @dataclass(frozen=True)
 class PresenceChanged:
-    """How many sockets a seat has open, over all server processes."""
+    """How many sockets a seat had open.  Only in logs written before presence became live
+    state (``omega.server.presence``); read, never written."""
 
     kind: ClassVar[str] = "presence"
     seat: int

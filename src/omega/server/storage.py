@@ -216,6 +216,8 @@ class StoredTable:
     config: TableConfig
     keys: TableKeys
     events: list[Event]
+    #: Open sockets per seat, over all processes (live state, not history).
+    presence: dict[int, int]
 
 
 class Writer:
@@ -264,33 +266,31 @@ class Writer:
         """This table has no ``kind`` work due any more."""
         self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
 
-    def presence_add(self, seat: int, server_id: str, delta: int) -> int:
-        """Count a socket opening (+1) or closing (-1); returns the seat's total over all servers."""
-        row = self.conn.execute(
-            select(PresenceRow.count).where(PresenceRow.table_id == self.table_id, PresenceRow.seat == seat,
-                                            PresenceRow.server_id == server_id)
-        ).scalar_one_or_none()
-        if row is None:
-            if delta > 0:
-                self.conn.execute(insert(PresenceRow).values(
-                    table_id=self.table_id, seat=seat, server_id=server_id, count=delta))
-        elif row + delta <= 0:
-            self.conn.execute(delete(PresenceRow).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id))
-        else:
-            self.conn.execute(update(PresenceRow).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id,
-            ).values(count=row + delta))
-        total = self.conn.execute(
-            select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat)
-        ).scalar_one()
-        return int(total)
-
     def notify(self, payload: str) -> None:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
+
+
+def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
+    where = (PresenceRow.table_id == table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id)
+    row = conn.execute(select(PresenceRow.count).where(*where)).scalar_one_or_none()
+    if row is None:
+        if delta > 0:
+            conn.execute(insert(PresenceRow).values(table_id=table_id, seat=seat, server_id=server_id, count=delta))
+    elif row + delta <= 0:
+        conn.execute(delete(PresenceRow).where(*where))
+    else:
+        conn.execute(update(PresenceRow).where(*where).values(count=row + delta))
+    total = conn.execute(select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
+        PresenceRow.table_id == table_id, PresenceRow.seat == seat)).scalar_one()
+    return int(total)
+
+
+def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
+    rows = conn.execute(select(PresenceRow.seat, func.sum(PresenceRow.count))
+                        .where(PresenceRow.table_id == table_id).group_by(PresenceRow.seat))
+    return {int(seat): int(total) for seat, total in rows}
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
@@ -366,6 +366,7 @@ class Repository:
             seats = conn.execute(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.idx)).all()
             events = conn.execute(
                 select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
+            presence = _presence_totals(conn, table_id)
         created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
@@ -373,7 +374,7 @@ class Repository:
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
-        return StoredTable(config, keys, [_event_from_row(e) for e in events])
+        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence)
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""
@@ -422,6 +423,21 @@ class Repository:
             if max_age is not None:
                 query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
             return list(conn.execute(query).scalars())
+
+    def presence_add(self, table_id: str, seat: int, server_id: str, delta: int) -> int:
+        """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
+        negative ``delta`` clears its count); returns the seat's total over all processes.
+        Other processes are told (PostgreSQL NOTIFY) when the transaction commits."""
+        with self._writing() as conn:
+            total = _presence_add(conn, table_id, seat, server_id, delta)
+            if self.is_postgres:
+                conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": f"{server_id}:{table_id}:p"})
+            return total
+
+    def presence_totals(self, table_id: str) -> dict[int, int]:
+        """Open sockets per seat of ``table_id`` over all processes (seats with none left out)."""
+        with self.engine.connect() as conn, conn.begin():
+            return _presence_totals(conn, table_id)
 
     def presence_of(self, server_id: str) -> list[tuple[str, int]]:
         """(table, seat) pairs where ``server_id`` counted open sockets."""

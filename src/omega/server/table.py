@@ -148,6 +148,17 @@ class TableState:
         """The seat to move, None once the table's game is over."""
         return None if self.over else self.game.current_player
 
+    def set_presence(self, totals: dict[int, int]) -> bool:
+        """Take the open-socket counts per seat (live state, not from events); True if who is
+        connected changed."""
+        before = self.connected()
+        self.connections = [totals.get(i, 0) for i in range(self.config.players)]
+        return self.connected() != before
+
+    def connected(self) -> tuple[bool, ...]:
+        """Per seat: is its player here (a computer always is)."""
+        return tuple(s.kind == "computer" or self.connections[i] > 0 for i, s in enumerate(self.config.seats))
+
     def computer_to_move(self) -> bool:
         """Whether the seat to move is played by the computer (its own or a resigned one)."""
         seat = self.to_move_seat()
@@ -172,6 +183,7 @@ class TableState:
     def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
         """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
         c = self.config
+        connected = self.connected()
         state: dict[str, Any] = {
             "id": c.id, "version": self.version, "created_at": c.created_at,
             "players": c.players, "size": c.size, "pie_rule": c.pie_rule,
@@ -179,7 +191,7 @@ class TableState:
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
                  "name": self.names[i], "resigned": i in self.resigned,
-                 "connected": self.connections[i] > 0 if s.kind == "human" else True,
+                 "connected": connected[i],
                  "joined": self.joined[i]}
                 for i, s in enumerate(c.seats)
             ],
@@ -234,7 +246,9 @@ def _end(t: TableState, e: GameEnded) -> None:
 
 
 def _presence(t: TableState, e: PresenceChanged) -> None:
-    t.connections[e.seat] = e.connections
+    # Logs written before presence left the log hold these; presence is live state now
+    # (TableState.set_presence), so an old count says nothing about who is there today.
+    pass
 
 
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
