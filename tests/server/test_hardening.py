@@ -15,6 +15,7 @@ from websockets.sync.client import connect
 
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
+from omega.server.config import Settings
 from omega.server.limits import Buckets, Limits
 from omega.server.storage import make_engine
 
@@ -195,3 +196,114 @@ def test_sqlite_commits_reach_the_disk_before_they_are_acknowledged(sqlite_url: 
         assert conn.execute(text("PRAGMA synchronous")).scalar_one() == 2  # FULL
         assert conn.execute(text("PRAGMA journal_mode")).scalar_one() == "wal"
     engine.dispose()
+
+
+# -- 2. computer players cannot be monopolised ------------------------------------------------
+
+def test_new_tables_with_computers_are_refused_busy_when_the_queue_is_full(sqlite_url: str) -> None:
+    # No computer players at all: every computer turn stays waiting.
+    live = make_server(sqlite_url, bot=None, limits=Limits(computer_queue=2))
+    api = Api(live.url)
+    try:
+        vs_computer = {"players": 2, "seats": [{"kind": "computer", "level": 1}, {"kind": "human"}]}
+        for _ in range(2):
+            assert api.http.post("/api/tables", json=vs_computer).status_code == 201
+        r = api.http.post("/api/tables", json=vs_computer)
+        assert r.status_code == 503 and error_code(r) == "busy"
+        assert api.http.post("/api/tables", json={"players": 2}).status_code == 201  # people only
+        assert api.http.get("/api/status").json()["computer_turns_due"] == 2
+    finally:
+        api.close()
+        live.stop()
+
+
+def test_status_shows_computer_waits_and_thinking_apart(sqlite_server: LiveServer) -> None:
+    api = Api(sqlite_server.url)
+    try:
+        t = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 1}])
+        watch = Socket(sqlite_server.ws_url, t["id"], t["spectator_key"])
+        try:
+            watch.recv()
+            api.turn(t["id"], t["token"], ["e5", "a1"])
+            watch.until(lambda m: m["type"] == "event" and m["event"].get("computer") is True)
+        finally:
+            watch.close()
+        status = api.http.get("/api/status").json()
+        computers = status["computers"]
+        assert computers["turns_played"] >= 1 and computers["waiting"] == 0
+        assert set(computers["wait_ms"]) == set(computers["think_ms"]) == {"p50", "p95", "max"}
+        assert computers["wait_ms"]["max"] is not None and computers["think_ms"]["max"] is not None
+    finally:
+        api.close()
+
+
+# -- 4. the event log does not grow with connections; abandoned tables close ------------------
+
+def test_sockets_coming_and_going_store_nothing(sqlite_server: LiveServer) -> None:
+    api = Api(sqlite_server.url)
+    try:
+        t = api.create(players=2)
+        before = api.state(t["id"], t["spectator_key"])["version"]
+        watch = Socket(sqlite_server.ws_url, t["id"], t["spectator_key"])
+        watch.recv()
+        for _ in range(8):
+            sock = Socket(sqlite_server.ws_url, t["id"], t["token"])
+            sock.recv()
+            sock.close()
+        watch.until(lambda m: m["type"] == "presence" and m["seats"] == [False, False])
+        assert api.state(t["id"], t["spectator_key"])["version"] == before
+        watch.close()
+    finally:
+        api.close()
+
+
+def test_new_sockets_are_rate_limited_per_token_and_per_address(sqlite_url: str) -> None:
+    limits = Limits(ws_connect_rate=0.001, ws_connect_burst=6, ws_token_connect_rate=0.001, ws_token_connect_burst=3)
+    live = make_server(sqlite_url, limits=limits, clock=FakeClock())
+    api = Api(live.url)
+    try:
+        t = api.create(players=2)
+
+        def opened(token: str) -> str:
+            sock = Socket(live.ws_url, t["id"], token)
+            try:
+                first = sock.recv()
+                return "ok" if first["type"] == "sync" else str(first["error"]["code"])
+            finally:
+                sock.close()
+
+        assert [opened(t["token"]) for _ in range(4)] == ["ok"] * 3 + ["rate_limited"]
+        # New tokens do not buy new sockets: the address's budget (6) is spent too.
+        assert [opened(f"junk-{i}") for i in range(3)] == ["forbidden", "forbidden", "rate_limited"]
+    finally:
+        api.close()
+        live.stop()
+
+
+def test_abandoned_unfinished_tables_are_closed_and_finished_ones_kept(sqlite_url: str) -> None:
+    clock = FakeClock()
+    settings = Settings(abandon_after=3600.0, abandon_check_every=60.0, sweep_interval=0.2)
+    live = make_server(sqlite_url, settings=settings, clock=clock)
+    api = Api(live.url)
+    try:
+        idle = api.create(players=2)
+        api.turn(idle["id"], idle["token"], ["e5", "a1"])
+        done = api.create(players=2)
+        api.act(done["id"], done["token"], {"type": "resign"})
+        done_before = api.state(done["id"], done["spectator_key"])
+        watch = Socket(live.ws_url, idle["id"], idle["spectator_key"])
+        watch.recv()
+        clock.advance(3601)
+        fresh = api.create(players=2)  # made after the pause: not idle
+        over = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "over", timeout=30)
+        assert over["event"]["reason"] == "abandoned" and over["state"]["status"] == "over"
+        watch.close()
+        record = api.http.get(f"/api/tables/{idle['id']}/record.txt", params={"token": idle["token"]}).text
+        assert "Outcome: Abandoned unfinished" in record
+        assert api.state(done["id"], done["spectator_key"]) == done_before
+        assert api.state(fresh["id"], fresh["spectator_key"])["status"] == "playing"
+        r = api.act(idle["id"], idle["invites"]["1"], {"type": "turn", "cells": ["b2", "c3"]})
+        assert error_code(r) == "game_over"
+    finally:
+        api.close()
+        live.stop()

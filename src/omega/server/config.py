@@ -64,3 +64,8 @@ class Settings:
     db_threads: int | None = None
     #: Seconds before a computer turn whose bot failed is tried again.
     retry_delay: float = 3.0
+    #: An unfinished table nobody acted on for this long (seconds: 30 days) is closed as
+    #: abandoned; finished games are kept for good.
+    abandon_after: float = 30 * 24 * 3600.0
+    #: Seconds between looks for abandoned tables.
+    abandon_check_every: float = 3600.0

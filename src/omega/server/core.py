@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import IntegrityError
@@ -53,7 +53,7 @@ from omega.server.identity import (
 )
 from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Repository, Writer
-from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide
+from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide, decide_abandon
 
 __all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of"]
 
@@ -71,6 +71,8 @@ class Cached:
 
     state: TableState
     keys: TableKeys
+    #: Who opened the table (computer turns are queued fairly by it).
+    owner: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -91,6 +93,8 @@ class ComputerJob:
     level: int
     seed: int
     game: Game
+    #: Who opened the table: turns of different owners take turns for the workers.
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,7 @@ class TableCore:
                 for e in stored.events:
                     state.apply(e)
                 state.set_presence(stored.presence)
-                cached = Cached(state, stored.keys)
+                cached = Cached(state, stored.keys, stored.owner)
                 self._remember(table_id, cached)
         self._loading.pop(table_id, None)
         return cached
@@ -359,8 +363,9 @@ class TableCore:
             table_id, lambda st, w, now: [] if st.names[seat] == name else [Event(Renamed(seat, name), at=now)])
         return cached.state.view(seat)
 
-    async def create(self, new: NewTable) -> dict[str, Any]:
-        """Create a table; the answer holds every human seat's token and the spectator key."""
+    async def create(self, new: NewTable, owner: str = "") -> dict[str, Any]:
+        """Create a table opened by ``owner``; the answer holds every human seat's token and
+        the spectator key."""
         humans = [i for i, s in enumerate(new.seats) if s.kind == "human"]
         tokens = {i: new_token() for i in humans}
         spectator = new_token()
@@ -372,12 +377,12 @@ class TableCore:
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)
             state = TableState(config)
             try:
-                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()])
+                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)
                 break
             except IntegrityError:
                 if attempt == 4:
                     raise
-        cached = Cached(state, keys)
+        cached = Cached(state, keys, owner)
         self._remember(config.id, cached)
         # The creator has joined (and named their seat) by creating the table.
         creator = new.creator_seat
@@ -441,7 +446,33 @@ class TableCore:
         if not state.computer_to_move():
             return None
         seed = zlib.crc32(f"{table_id}:{state.version}".encode())
-        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy())
+        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy(), cached.owner)
+
+    async def close_abandoned(self) -> int:
+        """Close every unfinished table nobody acted on for ``Settings.abandon_after``
+        seconds (finished games are kept as they are); returns how many were closed."""
+        idle_since = self.clock.now() - timedelta(seconds=self.settings.abandon_after)
+        closed = 0
+        while True:
+            batch = await self.db(self.repo.idle_tables, idle_since, 100)
+            for table_id in batch:
+                closed += await self.close_if_idle(table_id, idle_since)
+            if len(batch) < 100:
+                break
+        if closed:
+            log.info("closed %d tables abandoned unfinished", closed)
+        return closed
+
+    async def close_if_idle(self, table_id: str, idle_since: datetime) -> bool:
+        """Close the table as abandoned if nothing happened on it since ``idle_since``
+        (checked again inside the write: a move that just came in keeps it open)."""
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            if state.updated_at is not None and state.updated_at >= idle_since:
+                return []
+            return decide_abandon(state, now)
+
+        _, stored = await self.write(table_id, decision)
+        return bool(stored)
 
 
 def viewer_seat(who: Identity) -> int | None:

@@ -106,6 +106,10 @@ class Hub:
         """Open sockets on ``table_id``."""
         return len(self._subs.get(table_id, ()))
 
+    def socket_count(self) -> int:
+        """Open sockets of this process."""
+        return sum(len(s) for s in self._subs.values())
+
     def deliver(self, table_id: str, items: list[Delivery]) -> None:
         """Give events (in version order) to every socket of the table."""
         for sub in self._subs.get(table_id, ()):

@@ -79,6 +79,11 @@ class TableRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="playing")
     # Denormalised from the events, for listing tables without replaying them.
     to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: Who opened the table (the client's address): computer turns are queued fairly by it.
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: When the last event was decided (the table's creation before any).
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
 class SeatRow(Base):
@@ -218,6 +223,8 @@ class StoredTable:
     events: list[Event]
     #: Open sockets per seat, over all processes (live state, not history).
     presence: dict[int, int]
+    #: Who opened the table ("" when unknown: tables opened before it was recorded).
+    owner: str = ""
 
 
 class Writer:
@@ -252,7 +259,7 @@ class Writer:
             ))
         self.conn.execute(
             update(TableRow).where(TableRow.id == self.table_id).values(
-                version=self.version, status=status, to_move_seat=to_move_seat)
+                version=self.version, status=status, to_move_seat=to_move_seat, updated_at=numbered[-1].at)
         )
         return numbered
 
@@ -342,14 +349,16 @@ class Repository:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = ()) -> None:
-        """Store a new table at version 0, with the work due for it from the start
-        (``(kind, due_at)`` pairs, for version 0)."""
+    def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
+                     owner: str = "") -> None:
+        """Store a new table at version 0, opened by ``owner``, with the work due for it from
+        the start (``(kind, due_at)`` pairs, for version 0)."""
+        created = datetime.fromisoformat(config.created_at)
         with self._writing() as conn:
             conn.execute(insert(TableRow).values(
-                id=config.id, created_at=datetime.fromisoformat(config.created_at), players=config.players,
+                id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-                status="playing", to_move_seat=0,
+                status="playing", to_move_seat=0, owner=owner, updated_at=created,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -374,7 +383,7 @@ class Repository:
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
-        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence)
+        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""
@@ -452,7 +461,19 @@ class Repository:
             conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
             conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
 
+    def idle_tables(self, before: datetime, limit: int) -> list[str]:
+        """Unfinished tables whose last change was before ``before``, oldest first."""
+        with self.engine.connect() as conn, conn.begin():
+            return list(conn.execute(select(TableRow.id).where(
+                TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
+                .limit(limit)).scalars())
+
     # -- due work -------------------------------------------------------------------------
+
+    def due_count(self, kind: str) -> int:
+        """How many pieces of ``kind`` work are waiting or being done."""
+        with self.engine.connect() as conn, conn.begin():
+            return int(conn.execute(select(func.count()).select_from(DueRow).where(DueRow.kind == kind)).scalar_one())
 
     def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
         """:meth:`Writer.keep_due` outside a table's write (work that belongs to no table)."""

@@ -34,6 +34,7 @@ from omega.server.actions import Action, ResignAction, SwapAction
 from omega.server.errors import ApiError
 from omega.server.events import (
     PLAY_EVENTS,
+    Abandoned,
     Event,
     GameEnded,
     Joined,
@@ -44,9 +45,10 @@ from omega.server.events import (
     Swapped,
     TurnPlayed,
 )
-from omega.texts import resignation_outcome
+from omega.texts import abandoned_outcome, resignation_outcome
 
-__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "default_name", "final_ranking", "game_view"]
+__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "decide_abandon",
+           "default_name", "final_ranking", "game_view"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -94,6 +96,8 @@ class TableState:
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
     resigned: list[int] = field(default_factory=list)  # seat indices, in resign order
+    #: Closed by the server for want of moves (``decide_abandon``).
+    abandoned: bool = False
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -125,19 +129,21 @@ class TableState:
         other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
+        other.abandoned = self.abandoned
         return other
 
     # -- reading ------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        """Whether the game has ended: the rules ended it, or fewer than two seats are still in.
+        """Whether the game has ended: the rules ended it, resignations did (see
+        :func:`ended_by_resignations`), or the server closed the table as abandoned.
 
         Derived, not set by the ``over`` event: the state right after the turn that fills the
         board (or the resignation that leaves one player) already says over, so no client ever
         sees a "playing" table with nobody to move.
         """
-        return self.game.is_over or self.config.players - len(self.resigned) < 2
+        return self.game.is_over or self.abandoned or ended_by_resignations(self.config, self.resigned)
 
     @property
     def status(self) -> str:
@@ -212,7 +218,9 @@ class TableState:
         if self.over:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
-            if not self.game.is_over:
+            if self.abandoned:
+                tags["Outcome"] = abandoned_outcome(ranking[0])
+            elif not self.game.is_over:
                 tags["Outcome"] = resignation_outcome(ranking[0])
         return tags
 
@@ -239,6 +247,10 @@ def _resign(t: TableState, e: Resigned) -> None:
     t.resigned.append(e.seat)
 
 
+def _abandon(t: TableState, e: Abandoned) -> None:
+    t.abandoned = True
+
+
 def _end(t: TableState, e: GameEnded) -> None:
     # Only announces (reason, ranking) the end that the event before it, stored in the same
     # commit, already made: ``over`` is derived, see TableState.over.
@@ -253,7 +265,7 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
-    Resigned: _resign, GameEnded: _end, PresenceChanged: _presence,
+    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence,
 }
 
 
@@ -314,9 +326,33 @@ def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[E
     color = state.game.color_of(seat)
     events = [Event(Resigned(seat=seat, color=color.label), at=now)]
     resigned = [*state.resigned, seat]
-    if state.config.players - len(resigned) < 2:
+    if ended_by_resignations(state.config, resigned):
         events.append(_over_event(state.game, resigned, "resignation", now))
     return events
+
+
+def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
+    """Whether resignations end the game: fewer than two seats are still in, or no person
+    is (computers do not play on among themselves: that would only spend the site's
+    computer time on a game nobody watches for).
+
+    >>> people = TableConfig("t", 3, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 1),
+    ...                                             SeatConfig("computer", 1)))
+    >>> ended_by_resignations(people, []), ended_by_resignations(people, [0])
+    (False, True)
+    """
+    if config.players - len(resigned) < 2:
+        return True
+    return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
+
+
+def decide_abandon(state: TableState, now: datetime) -> list[Event]:
+    """The server closes an unfinished table nobody has acted on for long: the game ends as
+    it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
+    """
+    if state.over:
+        return []
+    return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
 
 
 def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:

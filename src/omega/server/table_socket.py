@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import WebSocket
@@ -24,13 +25,13 @@ from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, Web
 from omega.server.clock import Clock
 from omega.server.core import TableCore, viewer_seat
 from omega.server.errors import ApiError
-from omega.server.identity import Credentials, Identity, SeatHolder
-from omega.server.limits import Limits, TokenBucket
+from omega.server.identity import Credentials, Identity, SeatHolder, hash_token
+from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
 from omega.server.pubsub import Delivery, Item, PresenceNote, Subscriber
 from omega.server.schemas import parse_client_message, to_action
 
-__all__ = ["TableSocket", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
+__all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
 
 #: The subprotocol the server speaks (and accepts when offered).
 SUBPROTOCOL = "omega.v1"
@@ -56,11 +57,28 @@ class _Gone(Exception):
 CLOSE_TOO_SLOW = 4408
 
 
+@dataclass(frozen=True)
+class SocketLimits:
+    """How often new sockets may be opened: per client address, and per token (every
+    opening is checked against both, so neither new tokens nor new addresses are free)."""
+
+    by_address: Buckets
+    by_token: Buckets
+
+    def allow(self, address: str, token: str | None, now: float) -> bool:
+        """Whether a socket may be opened now (spends from both budgets)."""
+        ok = self.by_address.take(address, now)
+        if token:
+            ok = self.by_token.take(hash_token(token), now) and ok
+        return ok
+
+
 class TableSocket:
     """One WebSocket connection to a table."""
 
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
-                 table_id: str) -> None:
+                 table_id: str, connects: SocketLimits) -> None:
+        self.connects = connects
         self.ws = ws
         self.core = core
         self.presence = presence
@@ -112,8 +130,13 @@ class TableSocket:
         offered = list(self.ws.scope.get("subprotocols", []))
         await self.ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         params = self.ws.query_params
+        token = token_of(offered)
+        address = self.ws.client.host if self.ws.client else "?"
+        if not self.connects.allow(address, token, self.clock.monotonic()):
+            await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
+            return
         try:
-            who = await self.core.identify(self.table_id, Credentials(token_of(offered)))
+            who = await self.core.identify(self.table_id, Credentials(token))
             await self.core.visit(self.table_id, who)
         except ApiError as e:
             await self.close_with(e)
