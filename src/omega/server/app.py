@@ -98,7 +98,7 @@ def _new_table(req: CreateTable) -> NewTable:
 def create_app(
     database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
-    computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None,
+    computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -106,10 +106,12 @@ def create_app(
     quicker one, or None to leave computer turns pending).  ``computer_deadline``: seconds a
     bot may think about a turn before its worker is killed and a quicker bot plays it.
     ``clock``: where the server's time comes from (tests pass a ``FakeClock``).
+    ``sqlite_synchronous``: ``FULL`` (an acknowledged turn survives a power cut) or
+    ``NORMAL`` (only a crash of the process; for measuring the difference).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
-    repo = Repository(make_engine(database_url or default_url()))
+    repo = Repository(make_engine(database_url or default_url(), sqlite_synchronous))
     core = TableCore(repo, clock, TokenAuthenticator(), settings)
     presence = Presence(core)
     records = Records(core)

@@ -163,11 +163,19 @@ def default_url() -> str:
     return os.environ.get("OMEGA_DATABASE_URL") or f"sqlite:///{Path('data') / 'omega.sqlite3'}"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL mode and its directory created.
+#: SQLite's ``synchronous`` settings the server accepts: FULL (the default) fsyncs the WAL
+#: at every commit, so an acknowledged turn survives a power cut; NORMAL only survives a
+#: crash of the process (for measuring what FULL costs: docs/architecture.md).
+SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
+
+
+def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
+    """An engine for ``url``; SQLite gets WAL mode, ``synchronous`` and its directory created.
 
     ``postgresql://`` URLs use psycopg 3.
     """
+    if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
+        raise ValueError(f"sqlite_synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -189,7 +197,7 @@ def make_engine(url: str) -> Engine:
         cursor.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on disk (the WAL fsynced) before it returns, so an acknowledged
         # turn survives a power cut, not only a killed process (NORMAL's promise).
-        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute(f"PRAGMA synchronous={sqlite_synchronous}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
