@@ -8,6 +8,7 @@ launched once per module (a new context per test keeps storage apart). Screensho
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from omega_page import CHROMIUM, CHROMIUM_ARGS, Contexts, Server
@@ -25,6 +26,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("omega-e2e") / "omega.db")
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of the test's own, for tests that stop and restart it."""
+    srv = Server(tmp_path / "down.db")
     srv.start()
     yield srv
     srv.stop()

@@ -195,6 +195,15 @@ class TablePage:
     def undo(self) -> Locator:
         return self.page.get_by_role("button", name="Undo")
 
+    def start_now(self) -> None:
+        """Play the first turn before the other people have opened their invites (when the
+        page waits for them)."""
+        expect(self.prompt).to_contain_text(re.compile("Your turn|to join"))
+        start = self.page.get_by_role("button", name="Start now")
+        if start.count():
+            start.click()
+        expect(self.prompt).to_contain_text("Your turn")
+
     def log_entries(self) -> Locator:
         return self.page.locator(".log li[data-entry]")
 
@@ -248,10 +257,13 @@ def engine_order(players: int, mover: int) -> list[str]:
 
 
 def factors(game: Game, color: Color) -> str:
-    """The factor text the page shows: sizes largest first joined by ×, then the product."""
+    """The factor text the page shows: sizes largest first joined by ×, then the product
+    (a single group: its size, marked as one group)."""
     sizes = game.group_sizes(color)
     if not sizes:
         return "no stones = 0"
+    if len(sizes) == 1:
+        return f"{group_digits(sizes[0])} (one group)"
     return " × ".join(map(str, sizes)) + " = " + group_digits(game.score(color))
 
 

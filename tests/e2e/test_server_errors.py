@@ -8,20 +8,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from omega_page import Contexts, Server, create_table
 from playwright.sync_api import Page, WebSocketRoute, expect
-
-
-@pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(tmp_path / "down.db")
-    srv.start()
-    yield srv
-    srv.stop()
 
 
 class LaggingSocket:
@@ -60,6 +49,7 @@ def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, c
     table = create_table(contexts.page(), own_server.base, players=2, seats=["human", "human"])
     page = table.page
     expect(page.locator(".conn")).to_have_attribute("data-state", "live")
+    table.start_now()  # the second person has not opened their invite
     table.cell("e5").click()
     table.cell("b2").click()
 
@@ -145,6 +135,7 @@ def test_turn_sent_on_an_old_version_of_the_same_position_goes_through(
         time.sleep(0.1)  # poll interval while the server records the presence
     answers: list[int] = []
     page.on("response", lambda r: answers.append(r.status) if r.url.endswith("/actions") else None)
+    table.start_now()  # the socket holds back the second player's arrival
     table.cell("e5").click()
     table.cell("a1").click()
     table.confirm.click()  # sent with the old version: only presence changed, so it is accepted

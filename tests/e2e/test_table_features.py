@@ -115,6 +115,7 @@ def test_display_options_and_lobby_memory(server: Server, contexts: Contexts) ->
     expect(page.locator("g.cell text.name")).to_have_count(91)
     expect(page.locator(".labels text.edge")).to_have_count(22)
     page.get_by_label("Colour-blind marks").check()
+    table.start_now()  # nobody has opened the invite yet
     table.cell("f6").click()
     expect(page.locator(".stone.staged .mark")).to_have_count(1)
     invite, spectate, table_id = table.invite_links()[0], table.spectator_link(), table.table_id
@@ -269,11 +270,11 @@ def test_links_that_cannot_open_a_table_say_why(server: Server, contexts: Contex
     # ... elsewhere it asks for a link, and a wrong token or table is named as such.
     stranger = contexts.page()
     stranger.goto(f"{server.base}/t/{table_id}")
-    expect(stranger.locator(".prompt .fatal")).to_contain_text("needs an invite link")
+    expect(stranger.locator(".problem")).to_contain_text("needs an invite link")
     stranger.goto(f"{server.base}/t/{table_id}#seat=not-a-real-token-at-all-xxxxxxxx")
     stranger.reload()
-    expect(stranger.locator(".prompt .fatal")).to_be_visible()
+    expect(stranger.locator(".problem")).to_be_visible()
     expect(stranger.get_by_role("link", name="Back to the lobby")).to_be_visible()
     stranger.goto(f"{server.base}/t/nosuchtable#seat={table.token}")
     stranger.reload()
-    expect(stranger.locator(".prompt .fatal")).to_contain_text("No such table")
+    expect(stranger.locator(".problem")).to_contain_text("No such table")

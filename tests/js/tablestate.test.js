@@ -49,10 +49,10 @@ describe("staging a turn", () => {
     assert.equal(T.stage(full, "b2").message.text, "All stones are placed: Confirm, or Undo to move one.");
   });
 
-  test("off my turn nothing stages; a spectator is told they are watching", () => {
+  test("off my turn nothing stages, and the click is told why; a spectator is told they are watching", () => {
     const waiting = opened(table({ toMove: "Black", seat: 1, you: 0 }), "e5");
     assert.deepEqual(waiting.staged, []);
-    assert.equal(waiting.message, null);
+    assert.deepEqual(waiting.message, { kind: "info", text: "It is not your turn: Black (Player 2) is to move." });
     const watching = opened(table({ you: null }), "e5");
     assert.equal(watching.seat, null);
     assert.deepEqual(watching.staged, []);
@@ -259,7 +259,8 @@ describe("prompt and buttons", () => {
     const bot = table({ toMove: "Black", seat: 1, seats: { 1: { kind: "computer", level: 3, name: "Computer 2, level 3" } } });
     assert.deepEqual(T.promptFacts(opened(bot)),
       { kind: "wait", color: "Black", name: "Computer 2, level 3", computer: 3, watching: false });
-    assert.deepEqual(T.promptFacts(opened(table({ status: "over", over: true }))), { kind: "over", winner: "White", name: "Player 1" });
+    assert.deepEqual(T.promptFacts(opened(table({ status: "over", over: true }))),
+      { kind: "over", winner: "White", name: "Player 1", reason: "abandoned" });
   });
 
   test("the pie offer goes once a stone is staged or it is turned down", () => {

@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Receive, Scope, Send
 
 from omega.ai import bot_for_level
 from omega.server.clock import Clock, SystemClock
@@ -244,6 +245,22 @@ def create_app(
     app.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=False)
     app.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=web_dir(), check_dir=False), name="static")
+
+    # A path no route knows: a person's browser gets the page (which says "not found" in
+    # its own words) with status 404; the API and other programs keep the JSON error.
+    no_route = app.router.default
+    program_paths = ("/api/", "/ws/", "/static/", "/healthz")
+
+    async def not_found(scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(program_paths):
+            response = index()
+            response.status_code = 404
+            await response(scope, receive, send)
+            return
+        await no_route(scope, receive, send)
+
+    app.router.default = not_found
 
     # -- HTTP API ---------------------------------------------------------------------------------
 

@@ -118,3 +118,13 @@ export function copyButton(text, label = "Copy") {
 export function swatch(color) {
   return h("span", { class: `swatch stone-${color.toLowerCase()}`, "aria-hidden": "true" });
 }
+
+/**
+ * Show the page in a theme: "light" or "dark", or "system" to follow the device.
+ * @example applyTheme("dark") // <html data-theme="dark">
+ * @param {string} theme
+ */
+export function applyTheme(theme) {
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+  else delete document.documentElement.dataset.theme;
+}

@@ -51,6 +51,7 @@ export function startLobby(root) {
   const error = h("div", { class: "message is-error", role: "alert", hidden: true });
   const nameInput = h("input", { type: "text", id: "name", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
   const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
+  const againstSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Play against" });
   const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });
   sizeSelect.addEventListener("change", () => (form.size = Number(sizeSelect.value)));
   const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
@@ -86,12 +87,35 @@ export function startLobby(root) {
     }));
   }
 
+  /** Who the other seats are: all computers, all people (friends with invite links), or a mix. */
+  function opponents() {
+    const others = form.seats.slice(0, form.players).filter((_, i) => i !== form.me);
+    if (others.every((s) => s.kind === "computer")) return "computer";
+    return others.every((s) => s.kind === "human") ? "friends" : "mixed";
+  }
+
+  function drawAgainst() {
+    const now = opponents();
+    /** @type {["computer" | "friends", string][]} */
+    const choices = [["computer", "The computer"], ["friends", "Friends (invite links)"]];
+    fill(againstSeg, choices.map(([value, text]) => {
+      const input = h("input", { type: "radio", name: "against", value, checked: now === value });
+      input.addEventListener("change", () => {
+        form.seats.forEach((seat, i) => {
+          if (i !== form.me) seat.kind = value === "friends" ? "human" : "computer";
+        });
+        draw();
+      });
+      return h("label", { class: now === value ? "on" : "" }, input, ` ${text}`);
+    }));
+  }
+
   function drawSeats() {
     const rows = [];
     for (let i = 0; i < form.players; i++) {
       const seat = form.seats[i];
       const kind = h("select", { "aria-label": `Seat ${i + 1} player`, "data-seat": String(i), class: "seat-kind" },
-        h("option", { value: "human", selected: seat.kind === "human" }, "Human"),
+        h("option", { value: "human", selected: seat.kind === "human" }, "Person"),
         h("option", { value: "computer", selected: seat.kind === "computer" }, "Computer"));
       kind.addEventListener("change", () => {
         seat.kind = kind.value === "human" ? "human" : "computer";
@@ -104,15 +128,24 @@ export function startLobby(root) {
           const o = levelOption(info);
           return h("option", { value: o.value, selected: seat.level === info.level, title: o.title }, o.text);
         }));
-      level.addEventListener("change", () => (seat.level = Number(level.value)));
+      level.addEventListener("change", () => {
+        seat.level = Number(level.value);
+        draw();
+      });
       const me = h("input", { type: "radio", name: "me", "aria-label": `I play seat ${i + 1}`, checked: form.me === i, disabled: seat.kind !== "human" });
       me.addEventListener("change", () => {
         form.me = i;
         draw();
       });
-      rows.push(h("div", { class: "seat-row" },
+      const info = config ? config.levels.find((l) => l.level === seat.level) : undefined;
+      let note = "";
+      if (seat.kind === "computer") note = info && info.description ? `Level ${seat.level}: ${info.description}` : "";
+      else if (form.me === i) note = "You";
+      else note = "A friend: gets an invite link to open";
+      rows.push(h("div", { class: "seat-row", "data-seat": String(i) },
         swatch(COLORS[i]), h("span", { class: "cname" }, COLORS[i]), kind,
         seat.kind === "computer" ? level : h("label", { class: "me" }, me, " me"),
+        h("span", { class: "seat-note muted" }, note),
       ));
     }
     fill(seatsBox, rows);
@@ -127,6 +160,7 @@ export function startLobby(root) {
   function draw() {
     if (!config) return;
     drawPlayers();
+    drawAgainst();
     drawSeats();
     drawPie();
     createBtn.disabled = !form.seats.slice(0, form.players).some((s) => s.kind === "human");
@@ -233,6 +267,7 @@ export function startLobby(root) {
         h("h1", {}, "New table"),
         h("form", { class: "create", onsubmit: create },
           h("div", { class: "field" }, h("span", { class: "label" }, "Players"), playersSeg),
+          h("div", { class: "field" }, h("span", { class: "label" }, "Play against"), againstSeg),
           h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
           h("div", { class: "field" }, pieRow),
           h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),

@@ -1,10 +1,23 @@
 // @ts-check
-// Entry point: one page, two views chosen by the path (/ = lobby, /t/{id} = table).
+// Entry point: one page, two views chosen by the path (/ = lobby, /t/{id} = table); any
+// other path the server hands this page gets a "not found" page, never the lobby.
 
+import { applyTheme, fill, h } from "./dom.js";
 import { startLobby } from "./lobby.js";
+import * as store from "./store.js";
 import { startTable } from "./table.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
+applyTheme(store.prefs().theme);
 const match = /^\/t\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
-else startLobby(root);
+else if (location.pathname === "/") startLobby(root);
+else {
+  document.title = "Page not found · Omega";
+  fill(root, h("div", { class: "problem-page" },
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
+    h("main", { class: "problem card", "data-problem": "no_page" },
+      h("h1", {}, "Page not found"),
+      h("p", {}, "There is nothing at this address. Table links look like …/t/<id>#seat=…"),
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+}

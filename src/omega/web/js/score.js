@@ -166,13 +166,15 @@ export function formatScore(decimal) {
 }
 
 /**
- * Sizes as factors with their product.
- * Long runs of equal factors are written as powers so a big board stays readable.
+ * Sizes as factors with their product; a single group is just its size ("12 (one group)"),
+ * not a product of one factor. Long runs of equal factors are written as powers so a big
+ * board stays readable.
  * @example factorsText([5, 4, 3]) // "5 × 4 × 3 = 60"
  * @param {number[]} sizes
  */
 export function factorsText(sizes) {
   if (!sizes.length) return "no stones = 0";
+  if (sizes.length === 1) return `${formatScore(String(sizes[0]))} (one group)`;
   let body;
   if (sizes.length <= 10) {
     body = sizes.join(" × ");

@@ -1,6 +1,6 @@
 // @ts-check
 // What the page remembers in localStorage: the tables you created or joined (with their
-// secret links, which only ever live on your device), your name and display preferences.
+// secret links, which only ever live on your device), your name and your settings.
 
 /** @typedef {import("./types.js").Cell} Cell */
 /**
@@ -20,7 +20,17 @@
  * @property {number} [createdAt]
  * @property {number} [lastSeen]
  */
-/** @typedef {{coords: boolean, markers: boolean}} Prefs the display options */
+/**
+ * The settings, chosen on the table page and kept on this device.
+ * @typedef {object} Prefs
+ * @property {boolean} coords coordinates around the board and in empty cells
+ * @property {boolean} markers colour-blind marks on the stones
+ * @property {boolean} sound a tone when it becomes my turn
+ * @property {boolean} autoSend send the turn at its last stone, without Confirm
+ * @property {boolean} sinceMine mark every turn since mine, not only the last
+ * @property {"system" | "light" | "dark"} theme
+ */
+/** @typedef {"coords" | "markers" | "sound" | "sinceMine"} Toggle the on-off settings */
 
 const TABLES = "omega.tables";
 const NAME = "omega.name";
@@ -114,13 +124,18 @@ export function setName(value) {
   write(NAME, value);
 }
 
+/** @type {Prefs} */
+const DEFAULT_PREFS = { coords: false, markers: false, sound: false, autoSend: false, sinceMine: true, theme: "system" };
+
 /**
- * The display options, off unless chosen.
+ * The settings: those chosen on this device, the defaults for the rest.
  * @returns {Prefs}
  */
 export function prefs() {
-  return { coords: false, markers: false, ...read(PREFS, {}) };
+  const saved = read(PREFS, {});
+  return { ...DEFAULT_PREFS, ...(saved && typeof saved === "object" ? saved : {}) };
 }
+
 
 /** @param {Prefs} value */
 export function setPrefs(value) {

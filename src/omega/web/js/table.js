@@ -5,12 +5,12 @@
 // (api.js) and to the browser's storage (store.js) happens here and nowhere else.
 
 import { LiveFeed, api, download, randomId } from "./api.js";
-import { fill, h } from "./dom.js";
+import { applyTheme, fill, h } from "./dom.js";
 import { codeOf, describe } from "./errors.js";
 import * as store from "./store.js";
 import * as T from "./tablestate.js";
 import { BoardView } from "./views/board.js";
-import { ControlsView } from "./views/controls.js";
+import { ControlsView, touchOnly } from "./views/controls.js";
 import { GameOverView } from "./views/gameover.js";
 import { LinksView } from "./views/links.js";
 import { MoveLogView } from "./views/movelog.js";
@@ -26,6 +26,33 @@ import { TopBarView } from "./views/topbar.js";
 /** @typedef {import("./types.js").TableState} TableState */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
+/** @typedef {import("./store.js").Prefs} Prefs */
+
+/**
+ * What a link that cannot open a table says, by the server's answer: a title and a sentence.
+ * @example problemText("not_found", "seat", "abc").title // "No such table"
+ * @param {string} code the error code ("" for a bare address without a link)
+ * @param {"seat" | "watch" | null} role what the link claimed to be
+ * @param {string} tableId
+ * @param {string} [detail] the server's sentence, for any other refusal
+ * @returns {{title: string, text: string}}
+ */
+export function problemText(code, role, tableId, detail = "") {
+  if (code === "not_found") {
+    return { title: "No such table", text: `There is no table ${tableId} on this server. Check that the link was copied whole, or create a new table.` };
+  }
+  if (!role || code === "auth_required") {
+    return {
+      title: "This table needs a link",
+      text: `Table ${tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.`,
+    };
+  }
+  if (code !== "forbidden") return { title: "This table cannot be shown", text: detail || `The server refused table ${tableId}.` };
+  if (role === "watch") {
+    return { title: "This spectator link does not work", text: `Its key does not open table ${tableId}. Ask a player for the spectator link again.` };
+  }
+  return { title: "This invite link does not work", text: `It holds no seat at table ${tableId}. Ask the table's creator for your invite link again.` };
+}
 
 /**
  * Open the table `tableId` in `root` with the link in the page's fragment (or one this
@@ -35,6 +62,7 @@ import { TopBarView } from "./views/topbar.js";
  */
 export function startTable(root, tableId) {
   const fragment = new URLSearchParams(location.hash.slice(1));
+  /** @type {"seat" | "watch" | null} */
   let role = fragment.get("seat") ? "seat" : fragment.get("watch") ? "watch" : null;
   let token = fragment.get("seat") || fragment.get("watch");
   if (!token) {
@@ -48,6 +76,8 @@ export function startTable(root, tableId) {
   }
   const path = `/api/tables/${encodeURIComponent(tableId)}`;
   const prefs = store.prefs();
+  applyTheme(prefs.theme);
+  const touch = touchOnly();
   /** @type {Model} */
   let M = T.initialModel();
   /** @type {import("./views/links.js").SavedLinks | null} */
@@ -56,6 +86,7 @@ export function startTable(root, tableId) {
   let nameMax = null;
   /** @type {Map<number, GameView>} earlier positions never change */
   const replayCache = new Map();
+  let stopped = false;
 
   // -- views -------------------------------------------------------------------------
   const topbar = new TopBarView(tableId);
@@ -69,8 +100,13 @@ export function startTable(root, tableId) {
     onSwap: () => act({ type: "swap" }, randomId(), true),
     onPlayOn: () => whenLoaded((m) => set(T.dismissPie(m))),
     onLive: () => goReplay(Infinity),
+    onStartNow: () => whenLoaded((m) => set(T.startNow(m))),
   });
-  const gameover = new GameOverView({ onDownload: (ext) => record(ext) });
+  const gameover = new GameOverView({
+    onDownload: (ext) => record(ext),
+    onRematch: () => rematch(),
+    onNewGame: () => location.assign("/"),
+  });
   const replay = new ReplayView({
     onGo: (k) => goReplay(k),
     onStep: (d) => whenLoaded((m) => goReplay(T.replayStep(m, d))),
@@ -79,9 +115,10 @@ export function startTable(root, tableId) {
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {
-    onDisplay: (name, on) => {
-      prefs[name] = on;
+    onSetting: (name, value) => {
+      prefs[name] = value;
       store.setPrefs(prefs);
+      if (name === "theme") applyTheme(prefs.theme);
       render();
     },
     onAskResign: (asking) => whenLoaded((m) => set(T.askResign(m, asking))),
@@ -89,30 +126,39 @@ export function startTable(root, tableId) {
       whenLoaded((m) => set(T.askResign(m, false)));
       act({ type: "resign" }, randomId(), true);
     },
-  });
+  }, touch);
   const boardWrap = h("div", { class: "board-wrap" });
   const tip = h("div", { class: "tooltip", hidden: true });
   const board = new BoardView(boardWrap, tip, {
-    onClick: (cell) => whenLoaded((m) => setStaging(T.clickCell(m, cell))),
+    onClick: (cell) => whenLoaded((m) => stageAndMaybeSend(T.clickCell(m, cell))),
+    onActivate: (cell) => whenLoaded((m) => {
+      // Enter on a focused cell keeps Enter's meanings first: the typed cell, then Confirm.
+      if (m.buffer) stageAndMaybeSend(T.enterTyped(m));
+      else if (T.isComplete(m) && T.canStage(m)) confirmTurn();
+      else stageAndMaybeSend(T.clickCell(m, cell));
+    }),
     onHover: (cell, e) => whenLoaded((m) => set(T.hoverCell(m, cell, e.clientX, e.clientY))),
     onLongPress: (cell, e) => whenLoaded((m) => set(T.hoverCell(m, cell, e.clientX, e.clientY))),
   });
   fill(root, h("div", { class: "table-page" },
     topbar.el,
     topbar.banner,
-    h("div", { class: "layout" },
-      panels.el,
-      h("div", { class: "board-area" }, boardWrap),
-      controls.el,
-      h("div", { class: "info" }, gameover.el, replay.el, movelog.el, links.el, options.el)),
+    h("main", { class: "layout" },
+      h("div", { class: "board-area" }, board.tools, boardWrap),
+      h("div", { class: "side" },
+        panels.el,
+        links.invite,
+        controls.el,
+        h("div", { class: "info" }, gameover.el, replay.el, movelog.el, links.el, options.el))),
     tip));
 
   function render() {
+    if (stopped) return;
     topbar.update(M);
     controls.update(M);
     if (!T.isLoaded(M)) return;
     panels.update(M);
-    board.render(T.boardScene(M), prefs);
+    board.render(T.boardScene(M, prefs.sinceMine), prefs);
     gameover.update(M);
     replay.update(M);
     movelog.update(M);
@@ -123,7 +169,9 @@ export function startTable(root, tableId) {
   /** @param {Model} next */
   function set(next) {
     if (next === M) return;
+    const wasMine = T.isMyTurn(M) || M.state === null;
     M = next;
+    if (prefs.sound && !wasMine && T.isMyTurn(M)) chime();
     render();
   }
 
@@ -137,6 +185,16 @@ export function startTable(root, tableId) {
     if (changed) saveStaged();
   }
 
+  /**
+   * Stage (or take back) a stone; with "send at the last stone", the last one sends the turn.
+   * @param {Loaded} next
+   */
+  function stageAndMaybeSend(next) {
+    const grew = next.staged.length > M.staged.length;
+    setStaging(next);
+    if (prefs.autoSend && grew && T.isComplete(M)) confirmTurn();
+  }
+
   /** @param {(m: Loaded) => void} step */
   function whenLoaded(step) {
     if (T.isLoaded(M)) step(M);
@@ -146,17 +204,47 @@ export function startTable(root, tableId) {
     if (T.isLoaded(M)) store.saveStaged(tableId, T.game(M).history.length, M.staged);
   }
 
+  /**
+   * The link cannot open this table: one page that says why, with a way back, instead of
+   * the table's empty frame.
+   * @param {string} code
+   * @param {string} [detail]
+   */
+  function problem(code, detail) {
+    stopped = true;
+    feed.stop();
+    document.removeEventListener("keydown", onKey);
+    const { title, text } = problemText(code, role, tableId, detail);
+    document.title = `${title} · Omega`;
+    fill(root, h("div", { class: "problem-page" },
+      h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
+      h("main", { class: "problem card", "data-problem": code || "no_link" },
+        h("h1", {}, title),
+        h("p", {}, text),
+        h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+  }
+
   document.addEventListener("keydown", onKey);
   // A tap anywhere off the board ends a long-press preview.
   document.addEventListener("pointerdown", (e) => {
     if (e.pointerType === "touch" && M.hover && !boardWrap.contains(/** @type {Node} */ (e.target))) set(T.clearHover(M));
   });
 
-  if (!token) {
-    controls.fatal("This page needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.");
-    return;
-  }
-  const secret = token;
+  const secret = token || "";
+  const feed = new LiveFeed({
+    tableId,
+    token: secret,
+    version: () => (M.state ? M.state.version : null),
+    onMessage: (msg) => {
+      if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
+      else set(T.applyServerMessage(M, msg));
+    },
+    onStatus: (status) => {
+      const { model, refresh: again } = T.connectionChanged(M, status);
+      set(model);
+      if (again) refresh(); // catch anything the socket could not replay
+    },
+  });
 
   // -- reading the state -------------------------------------------------------------
   async function load() {
@@ -165,14 +253,21 @@ export function startTable(root, tableId) {
     // The limits only shape the rename field: the table does not wait for them if they fail.
     const config = api("GET", "/api/config").catch(() => null);
     try {
-      state = await api("GET", path, { token: secret });
+      // Without a link the server still tells a table that needs one from no table at all.
+      state = await api("GET", path, { token: token || null });
     } catch (err) {
-      if (codeOf(err) === "network") {
-        set(T.note(M, "error", describe(err)));
+      const code = codeOf(err);
+      if (code === "network") {
+        set(T.note(M, "error", describe(err), "network"));
         setTimeout(load, 2000);
         return;
       }
-      controls.fatal(describe(err));
+      problem(token ? code : code === "not_found" ? code : "", describe(err));
+      return;
+    }
+    if (!token) {
+      // An open table would be a server without secrets: treat it as needing a link all the same.
+      problem("");
       return;
     }
     nameMax = (/** @type {SiteConfig | null} */ (await config))?.name_max ?? null;
@@ -181,6 +276,7 @@ export function startTable(root, tableId) {
     const firstVisit = !store.findTable(tableId, secret);
     invites = store.invitesFor(tableId);
     set(T.loaded(M, state, store.stagedFor(tableId, state.game.history.length)));
+    if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
     remember();
     feed.start();
     // Someone opening an invite for the first time takes the name they use on this device.
@@ -214,21 +310,6 @@ export function startTable(root, tableId) {
     if (before && M.state && before.status !== M.state.status) remember();
     saveStaged();
   }
-
-  const feed = new LiveFeed({
-    tableId,
-    token: secret,
-    version: () => (M.state ? M.state.version : null),
-    onMessage: (msg) => {
-      if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
-      else set(T.applyServerMessage(M, msg));
-    },
-    onStatus: (status) => {
-      const { model, refresh: again } = T.connectionChanged(M, status);
-      set(model);
-      if (again) refresh(); // catch anything the socket could not replay
-    },
-  });
 
   async function refresh() {
     try {
@@ -282,7 +363,7 @@ export function startTable(root, tableId) {
           return act(action, randomId(), false);
         }
       }
-      if (T.isLoaded(M)) set(T.refused(M, staged, describe(err)));
+      if (T.isLoaded(M)) set(T.refused(M, staged, describe(err), code));
     }
   }
 
@@ -298,7 +379,32 @@ export function startTable(root, tableId) {
       takeState("state" in answer ? answer.state : answer);
       if (!quiet) set(T.note(M, "info", "Name saved."));
     } catch (err) {
-      if (!quiet) set(T.note(M, "error", describe(err)));
+      if (!quiet) set(T.note(M, "error", describe(err), codeOf(err)));
+    }
+  }
+
+  /**
+   * A new table like this one: the same players, side, pie rule and computers, me in my
+   * seat; the new invite links are offered at its top.
+   */
+  async function rematch() {
+    if (!T.isLoaded(M) || M.seat === null) return;
+    const st = M.state;
+    const body = {
+      players: st.players, size: st.size, pie_rule: st.pie_rule, creator_seat: M.seat,
+      seats: st.seats.map((s) => (s.kind === "computer" ? { kind: "computer", level: s.level } : { kind: "human" })),
+      name: T.mySeat(M)?.name || store.name() || "Player",
+    };
+    try {
+      /** @type {import("./types.js").CreatedTable} */
+      const t = await api("POST", "/api/tables", { body });
+      store.rememberTable({
+        id: t.id, token: t.token, seat: t.seat, invites: t.invites, spectator_key: t.spectator_key,
+        players: st.players, size: st.size, pie: st.pie_rule, status: t.state.status,
+      });
+      location.assign(`/t/${t.id}#seat=${t.token}`);
+    } catch (err) {
+      set(T.note(M, "error", describe(err), codeOf(err)));
     }
   }
 
@@ -307,7 +413,7 @@ export function startTable(root, tableId) {
     try {
       await download(`${path}/record.${ext}`, secret, `omega-${tableId}.${ext}`);
     } catch (err) {
-      set(T.note(M, "error", describe(err)));
+      set(T.note(M, "error", describe(err), codeOf(err)));
     }
   }
 
@@ -336,7 +442,7 @@ export function startTable(root, tableId) {
       // otherwise a focused button (Swap, Play on, …) handles its own Enter.
       if (t && t.tagName === "BUTTON" && !m.buffer && !T.isComplete(m)) return;
       e.preventDefault();
-      if (m.buffer) setStaging(T.enterTyped(m));
+      if (m.buffer) stageAndMaybeSend(T.enterTyped(m));
       else if (T.isComplete(m)) confirmTurn();
     } else if (e.key === "Backspace") {
       e.preventDefault();
@@ -359,7 +465,7 @@ export function startTable(root, tableId) {
       try {
         view = /** @type {GameView} */ (await api("GET", `${path}/replay?at=${k}`, { token: secret }));
       } catch (err) {
-        set(T.note(M, "error", describe(err)));
+        set(T.note(M, "error", describe(err), codeOf(err)));
         return;
       }
       replayCache.set(k, view);
@@ -368,4 +474,25 @@ export function startTable(root, tableId) {
   }
 
   load();
+}
+
+/** @type {AudioContext | null} */
+let audio = null;
+
+/** A short soft tone: it is your turn. Browsers allow sound only after a first click or key. */
+function chime() {
+  try {
+    audio = audio || new AudioContext();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.0001, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.15, audio.currentTime + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.4);
+  } catch {
+    // No sound on this device: the title and the prompt still say it.
+  }
 }

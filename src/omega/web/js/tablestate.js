@@ -21,7 +21,11 @@ import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
 /** @typedef {import("./score.js").Stones} Stones */
 /** @typedef {import("./score.js").Groups} Groups */
 
-/** @typedef {{kind: "error" | "info", text: string}} Note a sentence under the buttons */
+/**
+ * A sentence under the buttons; `code` names the failure it reports ("network": the server
+ * could not be reached, a sentence that goes once the page is live again).
+ * @typedef {{kind: "error" | "info", text: string, code?: string}} Note
+ */
 /**
  * What the pointer is on: a cell (with the pointer's place, for the tooltip) or a player panel.
  * @typedef {{kind: "cell", cell: Cell, x: number, y: number} | {kind: "panel", color: Color}} Hover
@@ -45,6 +49,7 @@ import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
  * @property {Pending | null} pending
  * @property {boolean} pieDismissed
  * @property {boolean} confirmResign
+ * @property {boolean} startNow the first turn may be played before everyone has joined
  */
 /** @typedef {Model & {state: TableState}} Loaded a model once the table state has arrived */
 
@@ -59,7 +64,7 @@ export function initialModel() {
   return {
     state: null, seat: null, staged: [], buffer: "", message: null, hover: null,
     replayAt: null, replayWanted: null, replayView: null, conn: "connecting", everLive: false,
-    sending: false, pending: null, pieDismissed: false, confirmResign: false,
+    sending: false, pending: null, pieDismissed: false, confirmResign: false, startNow: false,
   };
 }
 
@@ -124,10 +129,28 @@ export function isMyTurn(m) {
 }
 
 /**
+ * The people the first turn waits for: human seats other than mine whose invite has not
+ * been opened yet, while no move is made (a table for friends starts once they are here,
+ * unless its first player chooses to start at once).
+ * @param {Loaded} m
+ * @returns {Seat[]}
+ */
+export function awaited(m) {
+  if (m.seat === null || m.state.status !== "playing" || game(m).history.length) return [];
+  return m.state.seats.filter((s) => s.kind === "human" && !s.joined && s.index !== m.seat);
+}
+
+/**
+ * Whether my first turn waits for people to join (until they do, or I start anyway).
+ * @param {Model} m
+ */
+export const waitsForJoin = (m) => isLoaded(m) && isMyTurn(m) && !m.startNow && awaited(m).length > 0;
+
+/**
  * Whether a click or a key may stage a stone now.
  * @param {Model} m
  */
-export const canStage = (m) => isMyTurn(m) && isLive(m) && !m.sending;
+export const canStage = (m) => isMyTurn(m) && isLive(m) && !m.sending && !waitsForJoin(m);
 
 /**
  * The colours in the order this turn stages them: the mover's own first, then the others
@@ -291,7 +314,8 @@ export function panelFacts(m) {
 
 /**
  * @typedef {{kind: "replay", at: number, total: number}
- *   | {kind: "over", winner: Color | null, name: string | null}
+ *   | {kind: "over", winner: Color | null, name: string | null, reason: "board_full" | "resignation" | "abandoned" | null}
+ *   | {kind: "join", names: string[]}
  *   | {kind: "complete"}
  *   | {kind: "stage", color: Color | null, index: number, order: Color[]}
  *   | {kind: "wait", color: Color | null, name: string | null, computer: number | null, watching: boolean}} PromptFacts
@@ -299,7 +323,7 @@ export function panelFacts(m) {
 
 /**
  * What the prompt says: replaying, game over, my turn (the next colour, or all placed),
- * or who the table waits for.
+ * the people my first turn waits for, or who the table waits for.
  * @param {Loaded} m
  * @returns {PromptFacts}
  */
@@ -308,8 +332,9 @@ export function promptFacts(m) {
   if (m.replayAt !== null) return { kind: "replay", at: m.replayAt, total: g.history.length };
   if (isOver(m)) {
     const seat = g.winner ? seatOf(m, g.winner) : undefined;
-    return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null };
+    return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null, reason: endReason(m) };
   }
+  if (waitsForJoin(m)) return { kind: "join", names: awaited(m).map(seatLabel) };
   if (isMyTurn(m)) {
     if (isComplete(m)) return { kind: "complete" };
     return { kind: "stage", color: nextColor(m), index: m.staged.length, order: stagingOrder(m) };
@@ -354,6 +379,8 @@ export function canResign(m) {
  * @property {Stones} stones
  * @property {StagedStone[]} staged
  * @property {Cell[]} last the last turn's cells
+ * @property {Cell[]} recent the cells of the other turns marked since my last one
+ * @property {Record<Cell, number>} numbers each marked stone's turn number, when more than one turn is marked
  * @property {Cell[]} outline cells whose outer edges are outlined
  * @property {StagedStone | null} ghost the faint next stone under the pointer
  * @property {boolean} interactive
@@ -361,12 +388,14 @@ export function canResign(m) {
  */
 
 /**
- * What the board shows: the position, the staged stones, the last turn, and what the
- * pointer is on (the group under it, a player's groups, or the next stone's ghost).
+ * What the board shows: the position, the staged stones, the last turn (with `sinceMine`,
+ * every turn since my own, numbered), and what the pointer is on (the group under it, a
+ * player's groups, or the next stone's ghost).
  * @param {Loaded} m
+ * @param {boolean} [sinceMine]
  * @returns {BoardScene}
  */
-export function boardScene(m) {
+export function boardScene(m, sinceMine = false) {
   const view = shownView(m);
   const stones = previewStones(m);
   const hover = m.hover;
@@ -384,10 +413,96 @@ export function boardScene(m) {
   const ghost = hover && hover.kind === "cell" && staging && next && !stones[hover.cell]
     ? { cell: hover.cell, color: next } : null;
   const last = view && view.last_turn ? /** @type {Cell[]} */ (Object.values(view.last_turn.cells)) : [];
+  const marked = sinceMine ? markedTurns(m, true) : [];
+  /** @type {Record<Cell, number>} */
+  const numbers = {};
+  if (marked.length > 1) for (const t of marked) for (const c of t.cells) numbers[c] = t.entry;
+  const recent = marked.slice(0, -1).flatMap((t) => t.cells);
   return {
-    size: m.state.size, stones: view ? view.stones : {}, staged: stagedStones(m), last, outline, ghost,
+    size: m.state.size, stones: view ? view.stones : {}, staged: stagedStones(m), last, recent, numbers, outline, ghost,
     interactive: staging, tip,
   };
+}
+
+/**
+ * Why the game ended: the board filled (fewer than N x N cells empty, RULES.md's end), a
+ * resignation left too few players, or the table was abandoned unfinished. Null while on.
+ * @param {Loaded} m
+ * @returns {"board_full" | "resignation" | "abandoned" | null}
+ */
+export function endReason(m) {
+  if (!isOver(m)) return null;
+  const g = game(m);
+  const empty = Geometry.of(m.state.size).cells.length - Object.keys(g.stones).length;
+  if (empty < m.state.players * m.state.players) return "board_full";
+  return g.resigned.length ? "resignation" : "abandoned";
+}
+
+/**
+ * My place in the final ranking (1 = won) and the number of players, or null when I hold
+ * no seat or the game is on.
+ * @param {Loaded} m
+ * @returns {{place: number, of: number} | null}
+ */
+export function myPlace(m) {
+  const me = mySeat(m);
+  if (!me || !isOver(m)) return null;
+  const i = game(m).ranking.indexOf(me.color);
+  return i < 0 ? null : { place: i + 1, of: m.state.players };
+}
+
+/**
+ * The colour that placed first in each history entry (the mover), null for a swap.
+ * @example moversOf([["e5", "a1"], "swap", ["c3", "d4"]], 2) // ["White", null, "Black"]
+ * @param {import("./types.js").HistoryEntry[]} history
+ * @param {number} players
+ * @returns {(Color | null)[]}
+ */
+export function moversOf(history, players) {
+  let turns = 0;
+  return history.map((entry) => (entry === "swap" ? null : COLORS[turns++ % players]));
+}
+
+/**
+ * A history turn's cells in the order the mover placed them: the mover's colour first,
+ * then the others in turn order (history keeps colour order).
+ * @example placedOrder(["e5", "a1", "c3"], "Black") // [{cell: "a1", color: "Black"}, {cell: "c3", color: "Red"}, {cell: "e5", color: "White"}]
+ * @param {Cell[]} cells
+ * @param {Color} mover
+ * @returns {StagedStone[]}
+ */
+export function placedOrder(cells, mover) {
+  const t = COLORS.indexOf(mover);
+  return cells.map((_, k) => {
+    const c = (t + k) % cells.length;
+    return { cell: cells[c], color: COLORS[c] };
+  });
+}
+
+/**
+ * The turns to mark on the board: the last one always; with `sinceMine`, every turn
+ * played after my own last turn (all of them before my first). Each is its history
+ * entry's number (as in the move log) with its cells. None while replaying.
+ * @param {Loaded} m
+ * @param {boolean} sinceMine
+ * @returns {{entry: number, cells: Cell[]}[]}
+ */
+export function markedTurns(m, sinceMine) {
+  if (!isLive(m)) return [];
+  const g = game(m);
+  const movers = moversOf(g.history, m.state.players);
+  const me = sinceMine ? mySeat(m) : null;
+  /** @type {{entry: number, cells: Cell[]}[]} */
+  const out = [];
+  for (let i = g.history.length - 1; i >= 0; i--) {
+    const entry = g.history[i];
+    if (entry === "swap") continue;
+    const mine = me !== null && movers[i] === me.color;
+    if (out.length && mine) break;
+    out.unshift({ entry: i + 1, cells: entry });
+    if (!me || mine) break;
+  }
+  return out;
 }
 
 /**
@@ -410,9 +525,10 @@ export function turnCells(m) {
  * @param {M} m
  * @param {Note["kind"]} kind
  * @param {string} text
+ * @param {string} [code] the failure it reports, if any
  * @returns {M}
  */
-export const note = (m, kind, text) => ({ ...m, message: { kind, text } });
+export const note = (m, kind, text, code) => ({ ...m, message: code ? { kind, text, code } : { kind, text } });
 
 /**
  * The first table state: my seat from it, and the stones staged before a reload (`saved`)
@@ -452,7 +568,25 @@ export function applyState(m, state) {
   else next = { ...next, staged: next.staged.filter((c) => !state.game.stones[c]) };
   if (moved) next.pending = null;
   if (moved && before) next.message = null;
-  return next;
+  const swapped = swapNotice(before, state, next.seat);
+  return swapped ? note(next, "info", swapped) : next;
+}
+
+/**
+ * The sentence for a swap that just happened, told to the players whose colour it changed.
+ * @param {TableState | null} before
+ * @param {TableState} after
+ * @param {number | null} seat my seat
+ * @returns {string | null}
+ */
+function swapNotice(before, after, seat) {
+  const hist = after.game.history;
+  if (!before || seat === null || hist.length !== before.game.history.length + 1 || hist[hist.length - 1] !== "swap") return null;
+  const mine = after.seats[seat];
+  if (!mine || !before.seats[seat] || before.seats[seat].color === mine.color) return null;
+  const swapper = after.seats.find((s) => s.color === "White");
+  if (!swapper || swapper.index === seat) return `You swapped colours: you now play ${mine.color}.`;
+  return `${seatLabel(swapper)} swapped colours: you now play ${mine.color}.`;
 }
 
 /**
@@ -495,7 +629,9 @@ export function applyServerMessage(m, msg) {
  */
 export function connectionChanged(m, status) {
   const live = status === "live";
-  return { model: { ...m, conn: status, everLive: m.everLive || live }, refresh: live && m.everLive };
+  // A "cannot reach the server" sentence is wrong once the server answers again.
+  const message = live && m.message && m.message.code === "network" ? null : m.message;
+  return { model: { ...m, conn: status, everLive: m.everLive || live, message }, refresh: live && m.everLive };
 }
 
 /**
@@ -528,10 +664,40 @@ export function undoStone(m) {
  * @returns {Loaded}
  */
 export function clickCell(m, cell) {
-  if (!canStage(m)) return m.seat === null ? note(m, "info", "You are watching this table.") : m;
+  if (!canStage(m)) {
+    const why = whyNoStaging(m);
+    return why ? note(m, "info", why) : m;
+  }
   if (m.staged.length && m.staged[m.staged.length - 1] === cell) return undoStone(m);
   return stage(m, cell);
 }
+
+/**
+ * Why a click on the board stages nothing now, said to the person who clicked (nothing
+ * while a turn is being sent: the answer comes by itself).
+ * @param {Loaded} m
+ * @returns {string | null}
+ */
+export function whyNoStaging(m) {
+  if (m.seat === null) return "You are watching this table.";
+  if (m.sending) return null;
+  if (!isLive(m)) return "This is an earlier position: go back to live to play.";
+  if (isOver(m)) return "The game is over.";
+  const me = mySeat(m);
+  if (me && me.resigned) return "You resigned: the computer plays your colour on.";
+  if (waitsForJoin(m)) return `Waiting for ${awaited(m).map(seatLabel).join(" and ")} to join. Send the invite link, or start now.`;
+  const color = game(m).to_move;
+  const seat = color ? seatOf(m, color) : undefined;
+  if (!color || !seat) return null;
+  return `It is not your turn: ${color} (${seatLabel(seat)}) is to move.`;
+}
+
+/**
+ * Start the first turn without waiting for the others to join.
+ * @param {Loaded} m
+ * @returns {Loaded}
+ */
+export const startNow = (m) => ({ ...m, startNow: true, message: null });
 
 /**
  * A letter or digit typed (the last three are kept, lower case).
@@ -637,15 +803,16 @@ export const shouldResend = (m, code, retryStale, historyBefore) =>
  * @param {Loaded} m the model after the refusal (and the fresh table, if any)
  * @param {Cell[]} stagedBefore the staged stones when the action was sent
  * @param {string} reason
+ * @param {string} [code] the refusal's code ("network" goes once the page is live again)
  * @returns {Loaded}
  */
-export function refused(m, stagedBefore, reason) {
+export function refused(m, stagedBefore, reason, code) {
   const lost = stagedBefore.filter((c) => !m.staged.includes(c));
   let text = reason;
   if (m.staged.length && lost.length) text += ` ${lost.join(", ")} ${lost.length > 1 ? "were" : "was"} taken meanwhile; your other staged stones are kept.`;
   else if (m.staged.length) text += " Your staged stones are kept.";
   else if (lost.length) text += " The position changed, so the staged stones were taken back.";
-  return note(m, "error", text);
+  return note(m, "error", text, code);
 }
 
 /**

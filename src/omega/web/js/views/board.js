@@ -2,8 +2,11 @@
 // The SVG board: pointy-top hexes, each row shifted half a cell (RULES.md's picture).
 // It knows geometry and drawing only; the table page decides what a click means. Each
 // render compares the scene with what is drawn, cell by cell, and touches only the cells,
-// stones, ghost and outline that changed.
+// stones, ghost and outline that changed. Every cell is a button with a name ("e5, White
+// stone") that Tab reaches and the arrow keys move between; on a small screen a big board
+// can be zoomed so that each cell is a comfortable touch target, and panned.
 
+import { h } from "../dom.js";
 import { Geometry, cellName } from "../geometry.js";
 
 /** @typedef {import("../types.js").Cell} Cell */
@@ -13,12 +16,13 @@ import { Geometry, cellName } from "../geometry.js";
 /**
  * @typedef {object} BoardHandlers
  * @property {(cell: Cell) => void} onClick
+ * @property {(cell: Cell) => void} onActivate Enter or Space on the focused cell
  * @property {(cell: Cell | null, e: PointerEvent) => void} onHover
  * @property {(cell: Cell, e: PointerEvent) => void} onLongPress
  */
 /**
  * What one cell shows, as last drawn.
- * @typedef {{stone: Color | null, staged: Color | null, last: boolean, playable: boolean, markers: boolean}} Drawn
+ * @typedef {{stone: Color | null, staged: Color | null, last: boolean, recent: boolean, num: number | null, playable: boolean, markers: boolean}} Drawn
  */
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -30,6 +34,17 @@ const STONE = 0.76 * R;
 const CORNERS = [-90, -30, 30, 90, 150, 210].map((a) => [Math.cos((a * Math.PI) / 180), Math.sin((a * Math.PI) / 180)]);
 const EDGE_NEIGHBOUR = [[-1, 0], [0, 1], [1, 1], [1, 0], [0, -1], [-1, -1]];
 const LONG_PRESS_MS = 450;
+// A touch target smaller than this (CSS pixels across a cell) is hard to hit: the board
+// offers to zoom, and zoomed draws each cell this wide.
+export const MIN_TARGET_PX = 36;
+const ZOOMED_TARGET_PX = 44;
+// Arrow keys: the neighbour (dr, dc) to move to, then the one to try at a board edge.
+// Up goes up-right and Down down-left, so Up then Down comes back to the same cell.
+/** @type {Record<string, [number, number][]>} */
+const ARROWS = {
+  ArrowLeft: [[0, -1]], ArrowRight: [[0, 1]],
+  ArrowUp: [[-1, 0], [-1, -1]], ArrowDown: [[1, 0], [1, 1]],
+};
 
 /**
  * @param {string} tag
@@ -56,7 +71,19 @@ const MARKERS = {
 
 // A cell never drawn is drawn in full once, as if it showed nothing before.
 /** @type {Drawn} */
-const BLANK = { stone: null, staged: null, last: false, playable: false, markers: false };
+const BLANK = { stone: null, staged: null, last: false, recent: false, num: null, playable: false, markers: false };
+
+/**
+ * A cell's name for a screen reader.
+ * @example cellLabel("e5", {stone: "White", staged: null, last: true}) // "e5, White stone, last turn"
+ * @param {Cell} cell
+ * @param {Pick<Drawn, "stone" | "staged" | "last">} d
+ */
+export function cellLabel(cell, d) {
+  if (d.stone) return `${cell}, ${d.stone} stone${d.last ? ", last turn" : ""}`;
+  if (d.staged) return `${cell}, ${d.staged} stone staged`;
+  return `${cell}, empty`;
+}
 
 export class BoardView {
   /**
@@ -68,7 +95,7 @@ export class BoardView {
     this.container = container;
     this.tip = tip;
     this.handlers = handlers;
-    this.svg = el("svg", { class: "board", role: "img", "aria-label": "Omega board" });
+    this.svg = el("svg", { class: "board", role: "group", "aria-label": "Omega board" });
     this.svg.innerHTML = `<defs>
       <radialGradient id="g-white" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e2d6bb"/></radialGradient>
       <radialGradient id="g-black" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4b4b55"/><stop offset="1" stop-color="#0e0e12"/></radialGradient>
@@ -97,7 +124,57 @@ export class BoardView {
     this.ghostKey = "";
     this.outlineKey = "";
     this.suppressClick = false;
+    /** @type {Cell | null} the cell Tab comes to (the others are reached with the arrows) */
+    this.focusCell = null;
+    this.zoomed = false;
+    this.viewW = 0;
+    this.viewH = 0;
+    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, "Zoom in");
+    this.zoomButton.addEventListener("click", () => this.setZoom(!this.zoomed));
+    /** the controls above the board (placed by the page) */
+    this.tools = h("div", { class: "board-tools" }, this.zoomButton);
     this.bindEvents();
+    window.addEventListener("resize", () => this.fitZoom());
+  }
+
+  /**
+   * The width of one cell on screen, in CSS pixels.
+   * @returns {number}
+   */
+  cellPixels() {
+    const box = this.svg.getBoundingClientRect();
+    return this.viewW ? (box.width / this.viewW) * W : 0;
+  }
+
+  /**
+   * Zoom the board so every cell is a comfortable touch target (the board then pans
+   * inside its frame), or back to the whole board in view.
+   * @param {boolean} on
+   */
+  setZoom(on) {
+    this.zoomed = on;
+    this.container.classList.toggle("zoomed", on);
+    const scale = ZOOMED_TARGET_PX / W;
+    this.svg.style.width = on ? `${Math.ceil(this.viewW * scale)}px` : "";
+    this.svg.style.height = on ? `${Math.ceil(this.viewH * scale)}px` : "";
+    this.zoomButton.textContent = on ? "Zoom out" : "Zoom in";
+    this.zoomButton.setAttribute("aria-pressed", String(on));
+    if (on) {
+      // Start from the middle of the board, the way it looked before.
+      this.container.scrollLeft = (this.container.scrollWidth - this.container.clientWidth) / 2;
+      this.container.scrollTop = (this.container.scrollHeight - this.container.clientHeight) / 2;
+    }
+    this.fitZoom();
+  }
+
+  /** Offer the zoom only where the whole board's cells are too small to tap. */
+  fitZoom() {
+    if (this.zoomed) {
+      this.zoomButton.hidden = false;
+      return;
+    }
+    const px = this.cellPixels();
+    this.zoomButton.hidden = !(px > 0 && px < MIN_TARGET_PX);
   }
 
   /**
@@ -135,7 +212,10 @@ export class BoardView {
     for (const cell of this.geo.cells) {
       const [x, y] = this.centreOf(cell);
       minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
-      const g = el("g", { class: "cell", "data-cell": cell, transform: `translate(${fmt(x)} ${fmt(y)})` });
+      const g = el("g", {
+        class: "cell", "data-cell": cell, transform: `translate(${fmt(x)} ${fmt(y)})`,
+        role: "button", tabindex: "-1", "aria-label": cellLabel(cell, BLANK),
+      });
       g.append(el("polygon", { class: "hex", points: corners }));
       if (coords) {
         const t = el("text", { class: "name", y: "0.35" });
@@ -148,8 +228,16 @@ export class BoardView {
     if (coords) this.drawEdgeLabels();
     const pad = coords ? 1.25 * W : 0.7 * R;
     const x0 = minX - W / 2 - pad, y0 = minY - R - pad;
-    this.svg.setAttribute("viewBox", `${fmt(x0)} ${fmt(y0)} ${fmt(maxX - minX + W + 2 * pad)} ${fmt(maxY - minY + 2 * R + 2 * pad)}`);
-    this.svg.setAttribute("aria-label", `Omega board, side ${size}`);
+    this.viewW = maxX - minX + W + 2 * pad;
+    this.viewH = maxY - minY + 2 * R + 2 * pad;
+    this.svg.setAttribute("viewBox", `${fmt(x0)} ${fmt(y0)} ${fmt(this.viewW)} ${fmt(this.viewH)}`);
+    this.svg.setAttribute("aria-label", `Omega board, side ${size}: ${this.geo.cells.length} cells; arrow keys move between cells, Enter places a stone`);
+    // Tab comes to the middle of the board first.
+    const middle = cellName(size, size);
+    this.focusCell = this.geo.coords.has(middle) ? middle : this.geo.cells[0];
+    this.hexes.get(this.focusCell)?.setAttribute("tabindex", "0");
+    if (this.zoomed) this.setZoom(true);
+    requestAnimationFrame(() => this.fitZoom());
   }
 
   /**
@@ -191,15 +279,19 @@ export class BoardView {
     if (scene.size !== this.size || coords !== this.coords) this.build(scene.size, coords);
     this.svg.classList.toggle("markers", markers);
     const last = new Set(scene.last);
+    const recent = new Set(scene.recent);
     const staged = new Map(scene.staged.map((s) => [s.cell, s.color]));
     for (const cell of this.geo.cells) {
       const stone = scene.stones[cell] || null;
       const st = staged.get(cell) || null;
       /** @type {Drawn} */
-      const now = { stone, staged: st, last: last.has(cell), playable: scene.interactive && !stone && !st, markers };
+      const now = {
+        stone, staged: st, last: last.has(cell), recent: recent.has(cell), num: (stone && scene.numbers[cell]) || null,
+        playable: scene.interactive && !stone && !st, markers,
+      };
       const was = this.drawn.get(cell);
-      if (was && now.stone === was.stone && now.staged === was.staged && now.last === was.last &&
-          now.playable === was.playable && now.markers === was.markers) continue;
+      if (was && now.stone === was.stone && now.staged === was.staged && now.last === was.last && now.recent === was.recent &&
+          now.num === was.num && now.playable === was.playable && now.markers === was.markers) continue;
       this.drawn.set(cell, now);
       this.drawCell(cell, now, was || BLANK);
     }
@@ -217,18 +309,21 @@ export class BoardView {
   drawCell(cell, now, was) {
     const g = /** @type {SVGElement} */ (this.hexes.get(cell));
     g.classList.toggle("last", now.last);
+    g.classList.toggle("recent", now.recent);
     g.classList.toggle("empty", !now.stone && !now.staged);
     g.classList.toggle("playable", now.playable);
     if (now.stone) g.dataset.stone = now.stone; else delete g.dataset.stone;
     if (now.staged) g.dataset.staged = now.staged; else delete g.dataset.staged;
-    const stoneChanged = now.stone !== was.stone || now.staged !== was.staged ||
+    if (now.num) g.dataset.turn = String(now.num); else delete g.dataset.turn;
+    g.setAttribute("aria-label", cellLabel(cell, now));
+    const stoneChanged = now.stone !== was.stone || now.staged !== was.staged || now.num !== was.num ||
       now.markers !== was.markers || (Boolean(now.stone) && now.last !== was.last);
     if (!stoneChanged) return;
     this.stones.get(cell)?.remove();
     this.stones.delete(cell);
     // A stone and a staged stone never share a cell: staging skips taken cells.
     let stone = null;
-    if (now.stone) stone = this.stone(cell, now.stone, now.last ? "stone last" : "stone", now.markers);
+    if (now.stone) stone = this.stone(cell, now.stone, now.last ? "stone last" : "stone", now.markers, now.num);
     else if (now.staged) stone = this.stone(cell, now.staged, "stone staged", now.markers);
     if (stone) {
       this.stoneLayer.insertBefore(stone, this.ghost);
@@ -241,15 +336,21 @@ export class BoardView {
    * @param {Color} color
    * @param {string} cls
    * @param {boolean} markers
+   * @param {number | null} [num] the turn's number, on a turn marked since mine
    */
-  stone(cell, color, cls, markers) {
+  stone(cell, color, cls, markers, num = null) {
     const [x, y] = this.centreOf(cell);
     const key = color.toLowerCase();
     const g = el("g", { class: `${cls} stone-${key}`, transform: `translate(${fmt(x)} ${fmt(y)})` });
     g.append(el("circle", { r: fmt(STONE), fill: `url(#g-${key})` }));
     if (markers && MARKERS[color]) g.append(MARKERS[color]());
-    // The last turn's stones get a centre dot (with marks on, the cell highlight alone says it).
-    else if (cls === "stone last") g.append(el("circle", { r: fmt(0.17 * R), class: "lastdot" }));
+    // Turns marked since mine carry their number (as in the move log); otherwise the last
+    // turn's stones get a centre dot. With marks on, the cell highlight alone says it.
+    else if (num) {
+      const t = el("text", { class: "num", y: fmt(0.3 * R) });
+      t.textContent = String(num);
+      g.append(t);
+    } else if (cls === "stone last") g.append(el("circle", { r: fmt(0.17 * R), class: "lastdot" }));
     return g;
   }
 
@@ -309,6 +410,20 @@ export class BoardView {
     this.tip.style.top = `${tip.y + 16}px`;
   }
 
+  /**
+   * Make `cell` the one Tab comes to, and focus it.
+   * @param {Cell} cell
+   * @param {boolean} [move] whether to move the focus there too
+   */
+  focus(cell, move = true) {
+    if (this.focusCell) this.hexes.get(this.focusCell)?.setAttribute("tabindex", "-1");
+    this.focusCell = cell;
+    const g = this.hexes.get(cell);
+    if (!g) return;
+    g.setAttribute("tabindex", "0");
+    if (move) g.focus();
+  }
+
   bindEvents() {
     /** @param {Event} e */
     const cellOf = (e) => {
@@ -316,6 +431,27 @@ export class BoardView {
       const g = target && target.closest ? /** @type {SVGElement | null} */ (target.closest("[data-cell]")) : null;
       return g ? g.dataset.cell || null : null;
     };
+    this.svg.addEventListener("keydown", (e) => {
+      const cell = cellOf(e);
+      if (!cell || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        e.stopPropagation();
+        this.handlers.onActivate(cell);
+        return;
+      }
+      const moves = ARROWS[e.key];
+      if (!moves) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const [r, c] = /** @type {[number, number]} */ (this.geo.coords.get(cell));
+      const to = moves.map(([dr, dc]) => [r + dr, c + dc]).find(([nr, nc]) => this.geo.has(nr, nc));
+      if (to) this.focus(cellName(to[0], to[1]));
+    });
+    this.svg.addEventListener("focusin", (e) => {
+      const cell = cellOf(e);
+      if (cell && cell !== this.focusCell) this.focus(cell, false);
+    });
     this.svg.addEventListener("click", (e) => {
       if (this.suppressClick) {
         this.suppressClick = false;

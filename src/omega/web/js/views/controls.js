@@ -16,7 +16,14 @@ import { buttonFacts, isLoaded, promptFacts, seatLabel, seatOf } from "../tables
  * @property {() => void} onSwap
  * @property {() => void} onPlayOn
  * @property {() => void} onLive back from a replay to the live position
+ * @property {() => void} onStartNow play the first turn before everyone has joined
  */
+
+/**
+ * Whether the device is a touch screen without a keyboard at hand: no key hints there.
+ * @returns {boolean}
+ */
+export const touchOnly = () => typeof matchMedia === "function" && matchMedia("(hover: none) and (pointer: coarse)").matches;
 
 export class ControlsView {
   /** @param {ControlHandlers} handlers */
@@ -29,23 +36,13 @@ export class ControlsView {
     this.actions = h("div", { class: "actions" }, this.undo, this.confirm);
     this.message = h("div", { class: "message", role: "alert" });
     this.el = h("div", { class: "controls" }, this.prompt, this.pie, this.actions, this.message);
-    this.failed = false;
-  }
-
-  /**
-   * The page cannot show this table: say why, with a way back.
-   * @param {string} text
-   */
-  fatal(text) {
-    this.failed = true;
-    fill(this.prompt, h("p", { class: "fatal" }, text, " ", h("a", { href: "/" }, "Back to the lobby")));
-    this.actions.hidden = true;
+    this.touch = touchOnly();
   }
 
   /** @param {Model} m */
   update(m) {
     this.drawMessage(m);
-    if (!isLoaded(m) || this.failed) return;
+    if (!isLoaded(m)) return;
     const facts = promptFacts(m);
     keyed(this.prompt, JSON.stringify([facts, m.buffer]), () => this.drawPrompt(facts, m.buffer, m));
     const b = buttonFacts(m);
@@ -92,9 +89,14 @@ export class ControlsView {
         h("button", { type: "button", class: "btn small", onclick: this.handlers.onLive }, "Back to live")];
     } else if (f.kind === "over") {
       const w = f.winner;
-      content = [h("strong", {}, "Game over"), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins`] : ""];
+      const how = f.reason === "resignation" ? " by resignation" : "";
+      content = [h("strong", {}, "Game over"), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins${how}`] : ""];
+    } else if (f.kind === "join") {
+      content = [h("strong", {}, `Waiting for ${f.names.join(" and ")} to join.`),
+        " Send the invite link; the game starts when they open it. ",
+        h("button", { type: "button", class: "btn small start-now", onclick: this.handlers.onStartNow }, "Start now")];
     } else if (f.kind === "complete") {
-      content = [h("strong", {}, "All stones placed."), " Confirm to send the turn (Enter), or Undo (Backspace)."];
+      content = [h("strong", {}, "All stones placed."), this.touch ? " Confirm to send the turn, or Undo." : " Confirm to send the turn (Enter), or Undo (Backspace)."];
     } else if (f.kind === "stage") {
       const color = /** @type {import("../types.js").Color} */ (f.color);
       content = [

@@ -1,18 +1,53 @@
 // @ts-check
-// The end of the game: the ranking with each score as factors, the tie-break when it
-// decided, and the record to download.
+// The end of the game: how it ended and where I finished, the ranking with each score as
+// factors ("you" marked), the tie-break when it decided, the record to download, and a
+// rematch or a new game.
 
 import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
-import { game, isOver, seatLabel, seatOf } from "../tablestate.js";
+import { endReason, game, isOver, mySeat, myPlace, seatLabel, seatOf } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
+/**
+ * @typedef {object} GameOverHandlers
+ * @property {(ext: "txt" | "json") => void} onDownload
+ * @property {() => void} onRematch the same table again, with a new link for each person
+ * @property {() => void} onNewGame
+ */
+
+/**
+ * An ordinal in English.
+ * @example ordinal(2) // "2nd"
+ * @param {number} n
+ */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+/**
+ * The line that tells me how I did.
+ * @example placeLine({place: 2, of: 4}) // "You finished 2nd of 4."
+ * @param {{place: number, of: number}} p
+ */
+export function placeLine(p) {
+  return p.place === 1 ? `You won! You finished 1st of ${p.of}.` : `You finished ${ordinal(p.place)} of ${p.of}.`;
+}
+
+// How the game ended, when not simply by filling the board.
+const ENDINGS = {
+  board_full: null,
+  resignation: "The game ended by resignation.",
+  abandoned: "The table was abandoned unfinished; the scores as they stood decided.",
+};
+
 export class GameOverView {
-  /** @param {{onDownload: (ext: "txt" | "json") => void}} handlers */
+  /** @param {GameOverHandlers} handlers */
   constructor(handlers) {
     this.handlers = handlers;
-    this.el = h("section", { class: "gameover", hidden: true });
+    this.el = h("section", { class: "gameover", hidden: true, "aria-label": "Game over" });
   }
 
   /** @param {Loaded} m */
@@ -24,7 +59,7 @@ export class GameOverView {
       const seat = seatOf(m, color);
       return seat ? seatLabel(seat) : color;
     });
-    const key = JSON.stringify([g.ranking, g.scores, g.factors, g.resigned, g.tiebreak, names]);
+    const key = JSON.stringify([g.ranking, g.scores, g.factors, g.resigned, g.tiebreak, names, m.seat]);
     keyed(this.el, key, () => this.draw(m, names));
   }
 
@@ -36,11 +71,16 @@ export class GameOverView {
     const g = game(m);
     const ranking = g.ranking || [];
     const resigned = new Set(g.resigned || []);
+    const me = mySeat(m);
+    const place = myPlace(m);
+    const ending = ENDINGS[endReason(m) || "board_full"];
     const items = ranking.map((color, i) => {
       const factors = g.factors && g.factors[color] ? g.factors[color] : [];
-      return h("li", { "data-color": color },
+      const mine = me !== null && me.color === color;
+      return h("li", { "data-color": color, class: mine ? "mine" : "" },
         h("span", { class: "place" }, `${i + 1}.`), swatch(color),
         h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
+        mine ? h("span", { class: "tag you" }, "you") : null,
         resigned.has(color) ? h("span", { class: "tag resigned" }, "resigned") : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });
@@ -51,12 +91,18 @@ export class GameOverView {
       tie = h("p", { class: "tiebreak" },
         `Tie: ${tied.join(" and ")} ${tied.length === 2 ? "both" : "all"} scored ${formatScore(best ?? "0")}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so ${ranking[0]} wins.`);
     }
+    const { onDownload, onRematch, onNewGame } = this.handlers;
     fill(this.el,
       h("h2", {}, "Game over"),
+      place ? h("p", { class: "my-place" }, placeLine(place)) : null,
+      ending ? h("p", { class: "ending muted" }, ending) : null,
       h("ol", { class: "ranking" }, items),
       tie,
+      h("div", { class: "row next-game" },
+        me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: "The same players, side and computers at a new table" }, "Rematch") : null,
+        h("button", { type: "button", class: "btn", onclick: onNewGame }, "New game")),
       h("div", { class: "row downloads" },
-        h("button", { type: "button", class: "btn small", onclick: () => this.handlers.onDownload("txt") }, "Download record (text)"),
-        h("button", { type: "button", class: "btn small", onclick: () => this.handlers.onDownload("json") }, "Download record (JSON)")));
+        h("button", { type: "button", class: "btn small", onclick: () => onDownload("txt") }, "Download record (text)"),
+        h("button", { type: "button", class: "btn small", onclick: () => onDownload("json") }, "Download record (JSON)")));
   }
 }

@@ -1,10 +1,10 @@
 // @ts-check
-// The move log, numbered like the text record (`3. e5 a1 c3`): each turn starts with the
-// mover's colour, each cell is underlined in its stone's colour; a click replays there.
+// The move log, numbered like the text record: each turn lists its cells in the order the
+// mover placed them (the mover's colour first), each beside a small stone of its colour,
+// so no colour depends on a faint underline; a click replays there.
 
 import { fill, h, keyed, swatch } from "../dom.js";
-import { COLORS } from "../geometry.js";
-import { game } from "../tablestate.js";
+import { game, moversOf, placedOrder } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
@@ -13,7 +13,7 @@ export class MoveLogView {
   constructor(handlers) {
     this.handlers = handlers;
     this.log = h("ol", { class: "log" });
-    this.el = h("section", { class: "log-box" }, h("h2", {}, "Moves"), this.log);
+    this.el = h("section", { class: "log-box", "aria-label": "Moves" }, h("h2", {}, "Moves"), this.log);
   }
 
   /** @param {Loaded} m */
@@ -25,21 +25,24 @@ export class MoveLogView {
   /** @param {Loaded} m */
   draw(m) {
     const hist = game(m).history;
-    const players = m.state.players;
+    const movers = moversOf(hist, m.state.players);
     const rows = [];
-    let turns = 0;
     for (const [i, entry] of hist.entries()) {
       const current = m.replayAt !== null && m.replayAt === i + 1;
+      const mover = movers[i];
       let body;
-      if (entry === "swap") {
+      let label;
+      if (entry === "swap" || !mover) {
         body = [h("span", { class: "swap" }, "swap"), h("span", { class: "muted" }, " — colours exchanged")];
+        label = `Move ${i + 1}: swap, colours exchanged`;
       } else {
-        const mover = COLORS[turns % players];
-        turns += 1;
-        body = [swatch(mover), ...entry.map((cell, c) => h("span", { class: `cell c-${COLORS[c].toLowerCase()}` }, cell))];
+        const placed = placedOrder(entry, mover);
+        body = placed.map(({ cell, color }) =>
+          h("span", { class: `cell c-${color.toLowerCase()}`, "data-color": color, title: `${color} on ${cell}` }, swatch(color), cell));
+        label = `Move ${i + 1}, ${mover}: ${placed.map(({ cell, color }) => `${color} ${cell}`).join(", ")}`;
       }
       rows.push(h("li", { class: current ? "current" : "", "data-entry": String(i + 1) },
-        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: "Show the position after this move" },
+        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: "Show the position after this move", "aria-label": label },
           h("span", { class: "num" }, `${i + 1}.`), ...body)));
     }
     const log = this.log;

@@ -1,10 +1,25 @@
 // @ts-check
 // The replay bar: a slider and buttons stepping through the positions after each move.
+// It is there from the start (disabled before the first move), so nothing below it moves
+// when the first turn is played.
 
 import { h } from "../dom.js";
 import { replayPosition } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
+
+/**
+ * The line under the slider.
+ * @example replayText(1, 1, true) // "Live: 1 move (← → step through)"
+ * @param {number} at
+ * @param {number} total
+ * @param {boolean} live
+ */
+export function replayText(at, total, live) {
+  if (!total) return "No moves yet.";
+  const moves = `${total} ${total === 1 ? "move" : "moves"}`;
+  return live ? `Live: ${moves} (← → step through)` : `After move ${at} of ${total}`;
+}
 
 export class ReplayView {
   /**
@@ -12,37 +27,36 @@ export class ReplayView {
    *   show the position after k moves; step from the one shown; back to the live position
    */
   constructor(handlers) {
-    this.el = h("section", { class: "replay", hidden: true });
-    this.slider = h("input", { type: "range", min: "0", step: "1", "aria-label": "Replay position" });
-    this.slider.addEventListener("input", () => handlers.onGo(Number(this.slider.value)));
-    this.position = h("div", { class: "replay-pos muted" });
-    this.built = false;
-    this.handlers = handlers;
+    const { onGo, onStep, onLive } = handlers;
+    this.slider = h("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": "Replay position" });
+    this.slider.addEventListener("input", () => onGo(Number(this.slider.value)));
+    this.position = h("div", { class: "replay-pos muted" }, replayText(0, 0, true));
+    this.buttons = [
+      h("button", { type: "button", class: "btn small", "aria-label": "Start", onclick: () => onGo(0) }, "«"),
+      h("button", { type: "button", class: "btn small", "aria-label": "Back one move", onclick: () => onStep(-1) }, "‹"),
+      h("button", { type: "button", class: "btn small", "aria-label": "Forward one move", onclick: () => onStep(1) }, "›"),
+      h("button", { type: "button", class: "btn small", "aria-label": "Live position", onclick: onLive }, "»"),
+    ];
+    const [start, back, forward, live] = this.buttons;
+    this.el = h("section", { class: "replay", "aria-label": "Replay" },
+      h("h2", {}, "Replay"),
+      h("div", { class: "row" }, start, back, this.slider, forward, live),
+      this.position);
+    this.setEnabled(false);
   }
 
-  build() {
-    const { onGo, onStep, onLive } = this.handlers;
-    this.el.append(
-      h("h2", {}, "Replay"),
-      h("div", { class: "row" },
-        h("button", { type: "button", class: "btn small", "aria-label": "Start", onclick: () => onGo(0) }, "«"),
-        h("button", { type: "button", class: "btn small", "aria-label": "Back one move", onclick: () => onStep(-1) }, "‹"),
-        this.slider,
-        h("button", { type: "button", class: "btn small", "aria-label": "Forward one move", onclick: () => onStep(1) }, "›"),
-        h("button", { type: "button", class: "btn small", "aria-label": "Live position", onclick: onLive }, "»")),
-      this.position);
-    this.built = true;
+  /** @param {boolean} on */
+  setEnabled(on) {
+    for (const b of [...this.buttons, this.slider]) if (b.disabled === on) b.disabled = !on;
   }
 
   /** @param {Loaded} m */
   update(m) {
     const { at, total, live } = replayPosition(m);
-    this.el.hidden = total === 0;
-    if (!total) return;
-    if (!this.built) this.build();
+    this.setEnabled(total > 0);
     if (this.slider.max !== String(total)) this.slider.max = String(total);
     if (this.slider.value !== String(at)) this.slider.value = String(at);
-    const text = live ? `Live: ${total} moves (← → step through)` : `After move ${at} of ${total}`;
+    const text = replayText(at, total, live);
     if (this.position.textContent !== text) this.position.textContent = text;
   }
 }
