@@ -142,7 +142,7 @@ def test_the_move_log_shows_each_cell_as_a_stone_of_its_colour(server: Server, c
     cells = page.locator('.log li[data-entry="2"] .cell')
     expect(cells).to_have_count(3)
     assert [c.get_attribute("data-color") for c in cells.all()] == ["Black", "Red", "White"]
-    expect(cells).to_have_text(["a2", "c4", "e4"])
+    expect(cells.locator(".at")).to_have_text(["a2", "c4", "e4"])
     for color in ("black", "red", "white"):
         expect(page.locator(f'.log li[data-entry="2"] .cell.c-{color} .swatch.stone-{color}')).to_have_count(1)
     first = page.locator('.log li[data-entry="1"] .cell')

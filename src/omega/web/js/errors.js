@@ -52,3 +52,29 @@ export function describe(err) {
  * @param {unknown} err
  */
 export const codeOf = (err) => (err instanceof ApiError ? err.code : "");
+
+/**
+ * What a link that cannot open a table says, by the server's answer: a title and a sentence.
+ * @example problemText("not_found", "seat", "abc").title // "No such table"
+ * @param {string} code the error code ("" for a bare address without a link)
+ * @param {"seat" | "watch" | null} role what the link claimed to be
+ * @param {string} tableId
+ * @param {string} [detail] the server's sentence, for any other refusal
+ * @returns {{title: string, text: string}}
+ */
+export function problemText(code, role, tableId, detail = "") {
+  if (code === "not_found") {
+    return { title: "No such table", text: `There is no table ${tableId} on this server. Check that the link was copied whole, or create a new table.` };
+  }
+  if (!role || code === "auth_required") {
+    return {
+      title: "This table needs a link",
+      text: `Table ${tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.`,
+    };
+  }
+  if (code !== "forbidden") return { title: "This table cannot be shown", text: detail || `The server refused table ${tableId}.` };
+  if (role === "watch") {
+    return { title: "This spectator link does not work", text: `Its key does not open table ${tableId}. Ask a player for the spectator link again.` };
+  }
+  return { title: "This invite link does not work", text: `It holds no seat at table ${tableId}. Ask the table's creator for your invite link again.` };
+}

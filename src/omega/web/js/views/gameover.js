@@ -80,7 +80,7 @@ export class GameOverView {
       return h("li", { "data-color": color, class: mine ? "mine" : "" },
         h("span", { class: "place" }, `${i + 1}.`), swatch(color),
         h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
-        mine ? h("span", { class: "tag you" }, "you") : null,
+        mine ? h("span", { class: "me-tag" }, "you") : null,
         resigned.has(color) ? h("span", { class: "tag resigned" }, "resigned") : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });

@@ -31,18 +31,16 @@ export class MoveLogView {
       const current = m.replayAt !== null && m.replayAt === i + 1;
       const mover = movers[i];
       let body;
-      let label;
       if (entry === "swap" || !mover) {
         body = [h("span", { class: "swap" }, "swap"), h("span", { class: "muted" }, " — colours exchanged")];
-        label = `Move ${i + 1}: swap, colours exchanged`;
       } else {
-        const placed = placedOrder(entry, mover);
-        body = placed.map(({ cell, color }) =>
-          h("span", { class: `cell c-${color.toLowerCase()}`, "data-color": color, title: `${color} on ${cell}` }, swatch(color), cell));
-        label = `Move ${i + 1}, ${mover}: ${placed.map(({ cell, color }) => `${color} ${cell}`).join(", ")}`;
+        // The colour is said in words for screen readers, shown as a stone to the eye.
+        body = placedOrder(entry, mover).map(({ cell, color }) =>
+          h("span", { class: `cell c-${color.toLowerCase()}`, "data-color": color, title: `${color} on ${cell}` },
+            swatch(color), h("span", { class: "sr-only" }, `${color} `), h("span", { class: "at" }, cell)));
       }
       rows.push(h("li", { class: current ? "current" : "", "data-entry": String(i + 1) },
-        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: "Show the position after this move", "aria-label": label },
+        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: "Show the position after this move" },
           h("span", { class: "num" }, `${i + 1}.`), ...body)));
     }
     const log = this.log;

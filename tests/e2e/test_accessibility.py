@@ -1,0 +1,56 @@
+"""An automatic accessibility check (axe-core) of the lobby, a live table and a finished game.
+
+axe-core comes from npm as a development dependency and is put into the test's page by the
+test itself; the page's own files never load it. The test's browser context ignores the
+page's Content-Security-Policy for that one injected script (the page's CSP is checked in
+test_security.py).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from omega_page import ROOT, Contexts, Server, create_table
+from playwright.sync_api import Page, expect
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+SEVERE = {"serious", "critical"}
+
+
+def severe_violations(page: Page) -> list[str]:
+    """Every serious or critical violation axe finds on the page as it is now."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result: dict[str, Any] = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+        for v in result["violations"] if v["impact"] in SEVERE
+    ]
+
+
+@pytest.mark.skipif(not AXE.is_file(), reason="axe-core is not installed (npm ci)")
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_no_serious_violation_on_the_lobby_a_live_table_and_the_end(
+    server: Server, contexts: Contexts, theme: str
+) -> None:
+    page = contexts.page(bypass_csp=True, color_scheme=theme)
+    page.goto(server.base + "/")
+    expect(page.get_by_role("button", name="Create table")).to_be_enabled()
+    assert severe_violations(page) == []
+
+    table = create_table(page, server.base, players=3, seats=["human", 1, "human"])
+    expect(page.locator(".invite-card")).to_be_visible()
+    assert severe_violations(page) == []
+    table.start_now()
+    table.play_turn(["White", "Black", "Red"], random.Random(2))
+    table.cell("e5").hover()
+    assert severe_violations(page) == []
+
+    # A finished game: the only person at a table with a computer resigns, which ends it.
+    create_table(page, server.base, players=2, seats=["human", 1])
+    page.get_by_role("button", name="Resign…").click()
+    page.get_by_role("button", name="Yes, resign").click()
+    expect(page.locator(".gameover")).to_be_visible(timeout=30_000)
+    assert severe_violations(page) == []

@@ -1,0 +1,230 @@
+"""What slowed a new player down, each smoothed: inviting friends, feedback on a click off
+turn, a side column that keeps the scores in view, a big board on a phone, the end of a
+game, the settings, the keyboard on the board, and a layout that does not jump."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from omega_page import Contexts, Server, TablePage, create_table, engine_order
+from playwright.sync_api import Locator, Page, expect
+
+LAPTOP = {"width": 1366, "height": 800}
+
+
+def in_view(page: Page, locator: Locator) -> bool:
+    box = locator.bounding_box()
+    size = page.viewport_size
+    assert box and size
+    return box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5
+
+
+def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Server, contexts: Contexts) -> None:
+    page = contexts.phone()
+    page.goto(server.base + "/")
+    # The levels are described in words where they are chosen.
+    expect(page.locator('.seat-row[data-seat="1"] .seat-note')).to_contain_text("Level 2: looks a little ahead")
+    page.get_by_label("Your name").fill("Ann")
+    page.get_by_text("Friends (invite links)").click()
+    expect(page.locator('select.seat-kind[data-seat="1"]')).to_have_value("human")
+    expect(page.locator('.seat-row[data-seat="1"] .seat-note')).to_contain_text("invite link")
+    page.get_by_role("button", name="Create table").click()
+    ann = TablePage(page)
+    expect(ann.cell("a1")).to_be_visible()
+
+    # Inviting is the next step, on screen without scrolling; the first turn waits for Bo.
+    card = page.locator(".invite-card")
+    copy = card.get_by_role("button", name="Copy invite for Player 2")
+    expect(copy).to_be_visible()
+    assert in_view(page, copy)
+    expect(ann.prompt).to_contain_text("Waiting for Player 2 to join.")
+    ann.cell("e5").tap()
+    expect(page.locator(".message")).to_contain_text("Waiting for Player 2 to join.")
+    expect(page.locator("g.cell[data-staged]")).to_have_count(0)
+
+    bo = TablePage(contexts.page())
+    bo.page.goto(copy.get_attribute("data-copy") or "")
+    expect(card).to_be_hidden()
+    ann.wait_my_turn("White")
+    # A click off one's turn says why nothing happens.
+    bo.cell("e5").click()
+    expect(bo.page.locator(".message")).to_have_text("It is not your turn: White (Ann) is to move.")
+
+    # Ann's own link on another device: the links stay with the device that made the table.
+    elsewhere = contexts.page()
+    elsewhere.goto(page.url)
+    expect(elsewhere.locator(".links .no-links")).to_contain_text("kept on the device that created this table")
+
+
+def test_the_side_column_keeps_scores_and_prompt_in_view(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(21)
+    page = contexts.page(LAPTOP)
+    table = create_table(page, server.base, players=4, seats=["human", 1, 1, 1])
+    for _ in range(2):
+        table.play_turn(engine_order(4, 0), rng)
+    table.wait_my_turn("White")
+    expect(table.log_entries()).to_have_count(8)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    page.locator(".info").evaluate("el => el.scrollTop = el.scrollHeight")
+    for color in ("White", "Black", "Red", "Blue"):
+        assert in_view(page, table.panel(color)), color
+    assert in_view(page, table.prompt)
+    assert in_view(page, table.confirm)
+    expect(page.get_by_label("Coordinates")).to_be_in_viewport()  # the rest scrolls under them
+
+
+def test_a_side_10_board_on_a_phone_zooms_so_every_cell_can_be_tapped(server: Server, contexts: Contexts) -> None:
+    page = contexts.phone()
+    table = create_table(page, server.base, players=2, seats=["human", 1], size=10)
+    cells = page.locator("g.cell")
+    expect(cells).to_have_count(271)
+    box = table.cell("j10").locator(".hex").bounding_box()
+    assert box and box["width"] < 36  # the whole board on a phone: too small to tap well
+    zoom = page.get_by_role("button", name="Zoom in")
+    zoom.tap()
+    expect(page.get_by_role("button", name="Zoom out")).to_be_visible()
+    # Every cell is a target of at least 36 px, and each can be brought into view and hit.
+    reachable = page.evaluate("""() => {
+      const frame = document.querySelector('.board-wrap');
+      const out = {small: [], unreachable: []};
+      for (const g of document.querySelectorAll('g.cell')) {
+        const hex = g.querySelector('.hex').getBoundingClientRect();
+        if (hex.width < 36 || hex.height < 36) out.small.push(g.dataset.cell);
+        g.scrollIntoView({block: 'center', inline: 'center'});
+        const r = g.querySelector('.hex').getBoundingClientRect();
+        const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        const f = frame.getBoundingClientRect();
+        const inside = r.x >= f.x - 1 && r.right <= f.right + 1 && r.y >= f.y - 1 && r.bottom <= f.bottom + 1;
+        if (!inside || !hit || hit.closest('g.cell') !== g) out.unreachable.push(g.dataset.cell);
+      }
+      return out;
+    }""")
+    assert reachable == {"small": [], "unreachable": []}
+    # Real taps on the corners and the middle stage stones.
+    for cell in ("a1", "s19"):
+        table.cell(cell).tap()
+    expect(table.cell("a1")).to_have_attribute("data-staged", "White")
+    expect(table.cell("s19")).to_have_attribute("data-staged", "Black")
+    table.undo.tap()
+    table.undo.tap()
+    for cell in ("a10", "s10"):
+        table.cell(cell).tap()
+    table.confirm.tap()
+    expect(table.cell("a10")).to_have_attribute("data-stone", "White")
+    expect(table.cell("s10")).to_have_attribute("data-stone", "Black")
+
+
+def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    table = create_table(page, server.base, players=3, seats=["human", 1, 2])
+    table.play_turn(engine_order(3, 0), random.Random(5))
+    table.wait_my_turn("White")
+    page.get_by_role("button", name="Resign…").click()
+    page.get_by_role("button", name="Yes, resign").click()
+    gameover = page.locator(".gameover")
+    expect(gameover.locator(".my-place")).to_have_text("You finished 3rd of 3.")
+    expect(gameover.locator("li.mine")).to_have_attribute("data-color", "White")
+    expect(gameover.locator("li.mine .me-tag")).to_have_text("you")
+    finished = page.url
+    gameover.get_by_role("button", name="Rematch").click()
+    expect(page).not_to_have_url(finished)
+    rematch = TablePage(page)
+    expect(rematch.panel("Red")).to_contain_text("computer · level 2")
+    expect(rematch.panel("White")).to_have_class(re.compile(r"\bmine\b"))
+    rematch.wait_my_turn("White")
+    page.goto(finished)
+    page.reload()
+    page.locator(".gameover").get_by_role("button", name="New game").click()
+    expect(page).to_have_url(server.base + "/")
+
+
+def test_settings_are_kept_on_this_device(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(6)
+    page = contexts.page()
+    table = create_table(page, server.base, players=3, seats=["human", 1, 1])
+    table.play_turn(engine_order(3, 0), rng)
+    table.wait_my_turn("White")
+    # Every turn since mine is marked with its number (the two computers' turns), mine not.
+    expect(page.locator("g.cell[data-turn]")).to_have_count(6)
+    assert sorted(set(page.eval_on_selector_all("g.cell[data-turn]", "els => els.map(e => e.dataset.turn)"))) == ["2", "3"]
+    page.get_by_label("Marks since my last turn").uncheck()
+    expect(page.locator("g.cell[data-turn]")).to_have_count(0)
+    expect(page.locator("g.cell.last")).to_have_count(3)
+
+    page.get_by_label("Sending a turn").select_option("auto")
+    page.get_by_label("Theme").select_option("dark")
+    page.get_by_label("Sound").check()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    free = table.empty_cells()[:3]
+    for cell in free:
+        table.cell(cell).click()
+    # The last stone sent the turn: no Confirm.
+    expect(table.cell(free[2])).to_have_attribute("data-stone", "Red")
+
+    page.reload()
+    expect(page.get_by_label("Marks since my last turn")).not_to_be_checked()
+    expect(page.get_by_label("Sound")).to_be_checked()
+    expect(page.get_by_label("Sending a turn")).to_have_value("auto")
+    expect(page.get_by_label("Theme")).to_have_value("dark")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    page.goto(server.base + "/")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+
+
+def test_tab_and_the_arrow_keys_move_between_named_cells(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table.wait_my_turn("White")
+    focused = "document.activeElement.dataset.cell || null"
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        if page.evaluate(focused):
+            break
+    assert page.evaluate(focused) == "e5"
+    expect(table.cell("e5")).to_have_attribute("aria-label", "e5, empty")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate(focused) == "d6"
+    page.keyboard.press("Enter")
+    expect(table.cell("d6")).to_have_attribute("aria-label", "d6, White stone staged")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(focused) == "e6"
+    page.keyboard.press(" ")
+    expect(table.cell("e6")).to_have_attribute("data-staged", "Black")
+    page.keyboard.press("Enter")  # every stone placed: Enter confirms
+    expect(table.cell("d6")).to_have_attribute("aria-label", re.compile(r"^d6, White stone"))
+    expect(table.cell("d6")).to_have_attribute("data-stone", "White")
+
+
+def test_a_phone_shows_whole_names_and_no_keys(server: Server, contexts: Contexts) -> None:
+    page = contexts.phone()
+    table = create_table(page, server.base, players=4, seats=["human", 1, 1, 1], name="Newcomer Longname")
+    name = table.panel("White").locator(".pname")
+    expect(name).to_have_text("Newcomer Longname")
+    assert name.evaluate("el => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1")
+    for cell in table.empty_cells()[:4]:
+        table.cell(cell).tap()
+    expect(table.prompt).to_have_text("All stones placed. Confirm to send the turn, or Undo.")
+    expect(page.locator(".keys")).to_have_count(0)
+
+
+def test_the_layout_does_not_jump(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table.wait_my_turn("White")
+    # The replay box is there before the first move, so nothing below it moves later.
+    expect(page.locator(".replay")).to_be_visible()
+    expect(page.get_by_role("button", name="Start")).to_be_disabled()
+    board = page.locator(".board").bounding_box()
+    controls = page.locator(".controls").bounding_box()
+    log = page.locator(".log-box").bounding_box()
+    table.panel("White").hover()  # the factors line appears in a line kept for it
+    expect(table.panel("White").locator(".factors")).to_be_visible()
+    assert page.locator(".controls").bounding_box() == controls
+    page.mouse.move(0, 0)
+    table.play_turn(["White", "Black"], random.Random(1))
+    expect(page.get_by_role("button", name="Start")).to_be_enabled()
+    assert page.locator(".board").bounding_box() == board
+    after = page.locator(".log-box").bounding_box()
+    assert log and after and after["y"] == log["y"]  # the log grows downwards only
