@@ -124,6 +124,7 @@ def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, 
     page.get_by_role("button", name="Yes, resign").click()
     gameover = page.locator(".gameover")
     expect(gameover.locator(".my-place")).to_have_text("You finished 3rd of 3.")
+    expect(gameover.locator(".my-place")).to_be_in_viewport()  # the column scrolls back to it
     expect(gameover.locator("li.mine")).to_have_attribute("data-color", "White")
     expect(gameover.locator("li.mine .me-tag")).to_have_text("you")
     finished = page.url

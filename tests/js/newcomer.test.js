@@ -135,6 +135,7 @@ describe("wording", () => {
     assert.equal(replayText(1, 1, true), "Live: 1 move (← → step through)");
     assert.equal(replayText(3, 3, true), "Live: 3 moves (← → step through)");
     assert.equal(replayText(0, 0, true), "No moves yet.");
+    assert.equal(replayText(2, 2, true, false), "Live: 2 moves");
     assert.equal(factorsText([2]), "2 (one group)");
     assert.equal(factorsText([3, 2]), "3 × 2 = 6");
   });

@@ -85,7 +85,7 @@ export function startTable(root, tableId) {
     onGo: (k) => goReplay(k),
     onStep: (d) => whenLoaded((m) => goReplay(T.replayStep(m, d))),
     onLive: () => goReplay(Infinity),
-  });
+  }, touch);
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {

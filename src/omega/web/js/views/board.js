@@ -347,7 +347,7 @@ export class BoardView {
     // Turns marked since mine carry their number (as in the move log); otherwise the last
     // turn's stones get a centre dot. With marks on, the cell highlight alone says it.
     else if (num) {
-      const t = el("text", { class: "num", y: fmt(0.3 * R) });
+      const t = el("text", { class: "num", y: fmt(0.19 * R) });
       t.textContent = String(num);
       g.append(t);
     } else if (cls === "stone last") g.append(el("circle", { r: fmt(0.17 * R), class: "lastdot" }));

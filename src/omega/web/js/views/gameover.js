@@ -52,8 +52,12 @@ export class GameOverView {
 
   /** @param {Loaded} m */
   update(m) {
+    const was = this.el.hidden;
     this.el.hidden = !isOver(m);
     if (this.el.hidden) return;
+    // The column may be scrolled down (to Resign…, say): the result comes into view.
+    const column = this.el.parentElement;
+    if (was && column && column.scrollHeight > column.clientHeight) column.scrollTop = 0;
     const g = game(m);
     const names = g.ranking.map((color) => {
       const seat = seatOf(m, color);

@@ -14,19 +14,22 @@ import { replayPosition } from "../tablestate.js";
  * @param {number} at
  * @param {number} total
  * @param {boolean} live
+ * @param {boolean} [keys] whether to mention the arrow keys (not on a touch screen)
  */
-export function replayText(at, total, live) {
+export function replayText(at, total, live, keys = true) {
   if (!total) return "No moves yet.";
   const moves = `${total} ${total === 1 ? "move" : "moves"}`;
-  return live ? `Live: ${moves} (← → step through)` : `After move ${at} of ${total}`;
+  return live ? `Live: ${moves}${keys ? " (← → step through)" : ""}` : `After move ${at} of ${total}`;
 }
 
 export class ReplayView {
   /**
    * @param {{onGo: (k: number) => void, onStep: (delta: number) => void, onLive: () => void}} handlers
    *   show the position after k moves; step from the one shown; back to the live position
+   * @param {boolean} touch whether to leave out the keyboard's keys
    */
-  constructor(handlers) {
+  constructor(handlers, touch) {
+    this.keys = !touch;
     const { onGo, onStep, onLive } = handlers;
     this.slider = h("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": "Replay position" });
     this.slider.addEventListener("input", () => onGo(Number(this.slider.value)));
@@ -56,7 +59,7 @@ export class ReplayView {
     this.setEnabled(total > 0);
     if (this.slider.max !== String(total)) this.slider.max = String(total);
     if (this.slider.value !== String(at)) this.slider.value = String(at);
-    const text = replayText(at, total, live);
+    const text = replayText(at, total, live, this.keys);
     if (this.position.textContent !== text) this.position.textContent = text;
   }
 }
