@@ -47,6 +47,8 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
@@ -309,13 +311,13 @@ def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
-    where = (DueRow.kind == kind, DueRow.table_id == table_id)
-    known = conn.execute(select(DueRow.version).where(*where)).one_or_none()
-    if known is None:
-        conn.execute(insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at))
-    elif known.version != version:
-        conn.execute(update(DueRow).where(*where).values(
-            version=version, due_at=due_at, claimed_by=None, claim_expires=None))
+    # Insert unless there (two processes starting at once both make the site-wide rows:
+    # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
+    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at)
+                 .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
+    conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
+                 .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
 
 
 class Repository:
