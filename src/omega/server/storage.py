@@ -21,13 +21,13 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     Boolean,
@@ -57,8 +57,10 @@ from omega.server.events import Event, payload_from
 from omega.server.identity import TableKeys
 from omega.server.table import SeatConfig, TableConfig
 
+T = TypeVar("T")
+
 __all__ = [
-    "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
+    "Write", "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
     "Repository", "Writer", "StoredTable", "make_engine", "default_url",
 ]
 
@@ -149,6 +151,16 @@ class DueRow(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     __table_args__ = (Index("ix_due_due_at", "due_at"),)
+
+
+@dataclass(frozen=True)
+class Write(Generic[T]):
+    """One table's part of a grouped write (:meth:`Repository.write_many`): ``run`` inside
+    the transaction (None: no such table), ``then`` once it is committed."""
+
+    table_id: str
+    run: Callable[[Writer | None], T]
+    then: Callable[[T], None]
 
 
 @dataclass(frozen=True)
@@ -416,11 +428,40 @@ class Repository:
         Commits when the block ends normally, rolls back on an exception.
         """
         with self._writing() as conn:
-            query = select(TableRow.version).where(TableRow.id == table_id)
-            if self.is_postgres:
-                query = query.with_for_update()
-            version = conn.execute(query).scalar_one_or_none()
-            yield None if version is None else Writer(conn, table_id, version, self.is_postgres)
+            yield self._writer(conn, table_id)
+
+    def _writer(self, conn: Connection, table_id: str) -> Writer | None:
+        query = select(TableRow.version).where(TableRow.id == table_id)
+        if self.is_postgres:
+            query = query.with_for_update()
+        version = conn.execute(query).scalar_one_or_none()
+        return None if version is None else Writer(conn, table_id, version, self.is_postgres)
+
+    def write_many(self, work: Sequence[Write[Any]]) -> list[Any]:
+        """Several tables' writes in one transaction: one commit (one fsync) for all.
+
+        Each runs in a savepoint of its own, so one that raises is undone alone and gets its
+        exception back in the result list (in ``work``'s order); the others are stored.
+        After the commit, each successful write's ``then`` runs with its result, in this
+        thread and in order, before anyone is answered.  If the commit itself fails, every
+        write fails with that exception (raised from here).
+        """
+        results: list[Any] = []
+        with self._writing() as conn:
+            for item in work:
+                savepoint = conn.begin_nested()
+                try:
+                    result = item.run(self._writer(conn, item.table_id))
+                except Exception as e:  # this write is refused or failed: the others go on
+                    savepoint.rollback()
+                    results.append(e)
+                else:
+                    savepoint.commit()
+                    results.append(result)
+        for item, result in zip(work, results, strict=True):
+            if not isinstance(result, Exception):
+                item.then(result)
+        return results
 
     # -- servers, presence and computer turns ---------------------------------------------
 
