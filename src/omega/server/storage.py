@@ -38,6 +38,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -270,19 +271,20 @@ class Writer:
         """Store ``events`` (each with its time ``at``) as the next versions and move the
         table row on."""
         numbered = []
+        rows = []
         for e in events:
             assert e.at is not None, "an event is stored with the time it was decided at"
             self.version += 1
             e = e.with_version(self.version)
             numbered.append(e)
-            self.conn.execute(insert(EventRow).values(
-                table_id=self.table_id, version=e.version, kind=e.kind, data=json.dumps(e.data),
-                seat=e.seat, request_id=e.request_id, fingerprint=e.fingerprint, created_at=e.at,
-            ))
-        self.conn.execute(
-            update(TableRow).where(TableRow.id == self.table_id).values(
-                version=self.version, status=status, to_move_seat=to_move_seat, updated_at=numbered[-1].at)
-        )
+            rows.append({"table_id": self.table_id, "version": e.version, "kind": e.kind, "data": json.dumps(e.data),
+                         "seat": e.seat, "request_id": e.request_id, "fingerprint": e.fingerprint,
+                         "created_at": e.at})
+        # Statements built once (module level) with parameters: building one per call cost
+        # more CPU than everything else a turn does.
+        self.conn.execute(_INSERT_EVENT, rows)
+        self.conn.execute(_MOVE_TABLE_ON, {"tid": self.table_id, "version": self.version, "status": status,
+                                           "to_move_seat": to_move_seat, "updated_at": numbered[-1].at})
         return numbered
 
     def keep_due(self, kind: str, version: int, due_at: datetime) -> None:
@@ -299,6 +301,16 @@ class Writer:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
+
+
+# The action path's statements, built once: a construct made per call (``insert(...).values(...)``)
+# is compiled from scratch, or at least keyed for the cache, at every turn.
+_INSERT_EVENT = insert(EventRow)
+_MOVE_TABLE_ON = update(TableRow).where(TableRow.id == bindparam("tid")).values(
+    version=bindparam("version"), status=bindparam("status"), to_move_seat=bindparam("to_move_seat"),
+    updated_at=bindparam("updated_at"))
+_TABLE_VERSION = select(TableRow.version).where(TableRow.id == bindparam("tid"))
+_TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
@@ -431,10 +443,8 @@ class Repository:
             yield self._writer(conn, table_id)
 
     def _writer(self, conn: Connection, table_id: str) -> Writer | None:
-        query = select(TableRow.version).where(TableRow.id == table_id)
-        if self.is_postgres:
-            query = query.with_for_update()
-        version = conn.execute(query).scalar_one_or_none()
+        query = _TABLE_VERSION_FOR_UPDATE if self.is_postgres else _TABLE_VERSION
+        version = conn.execute(query, {"tid": table_id}).scalar_one_or_none()
         return None if version is None else Writer(conn, table_id, version, self.is_postgres)
 
     def write_many(self, work: Sequence[Write[Any]]) -> list[Any]:
