@@ -54,10 +54,9 @@ class Commits:
         ``run``'s result (or raises its exception) after the commit."""
         write = Write(table_id, run, then)
         if self.repo.is_postgres:
-            result = (await self._db(self.repo.write_many, [write]))[0]
-            if isinstance(result, Exception):
-                raise result
-            return result  # type: ignore[no-any-return]
+            # A batch of one: its exception comes straight out of write_many.
+            result: T = (await self._db(self.repo.write_many, [write]))[0]
+            return result
         waiting = _Waiting(write)
         self._queue.append(waiting)
         if not self._draining:
@@ -75,7 +74,7 @@ class Commits:
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
                 try:
                     results = await self._db(self.repo.write_many, [w.write for w in batch])
-                except Exception as e:  # the commit itself failed: nothing of the batch is stored
+                except Exception as e:  # the commit failed (or a lone write was refused): nothing stored
                     for w in batch:
                         w.answer.set_exception(e)
                     continue

@@ -79,10 +79,17 @@ class Cached:
 
 @dataclass(frozen=True)
 class Acted:
-    """The answer to an action: the version it was stored at, and the table after it."""
+    """The answer to an action: the version it was stored at, and the table after it (as
+    the actor sees it), made only when asked for: a WebSocket ack needs the version only."""
 
     version: int
-    state: dict[str, Any]
+    table: TableState
+    seat: int | None
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The table state of ``docs/server-api.md``, for the actor."""
+        return self.table.view(self.seat)
 
 
 @dataclass(frozen=True)
@@ -305,10 +312,13 @@ class TableCore:
                 return stored
 
             def committed(stored: list[Event]) -> None:
-                # Stored for good: now the cache may move on.
+                # Stored for good: now the cache may move on (and the views are made only for
+                # a table some socket of this process watches).
+                watched = self.hub.has(table_id)
                 for e in stored:
                     state.apply(e)
-                    applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                    if watched:
+                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
 
             try:
                 stored = await self.commits.run(table_id, transaction, committed)
@@ -353,11 +363,11 @@ class TableCore:
 
         cached, stored = await self.write(table_id, decision)
         if first_answer:
-            return Acted(first_answer[0], cached.state.view(seat))
+            return Acted(first_answer[0], cached.state, seat)
         acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
         if acted is None:
             return None  # a computer's stale action, dropped
-        return Acted(acted.version, cached.state.view(seat))
+        return Acted(acted.version, cached.state, seat)
 
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
