@@ -214,6 +214,9 @@ def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
         # turn survives a power cut, not only a killed process (NORMAL's promise).
         cursor.execute(f"PRAGMA synchronous={sqlite_synchronous}")
         cursor.execute("PRAGMA foreign_keys=ON")
+        # No checkpoint inside a commit (it made some commits take hundreds of milliseconds):
+        # the server checkpoints from its heartbeat instead (Repository.checkpoint).
+        cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
@@ -360,6 +363,14 @@ class Repository:
         lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
+
+    def checkpoint(self) -> None:
+        """Copy what the SQLite write-ahead log holds into the database file (PASSIVE: it
+        waits for nobody); nothing to do on PostgreSQL."""
+        if not self.is_postgres:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                conn.rollback()
 
     def ping(self) -> None:
         """Ask the database a trivial question (DBAPIError if it does not answer)."""
