@@ -350,3 +350,15 @@ def test_only_a_change_of_play_makes_a_version_stale(api: Api) -> None:
     assert r.status_code == 409 and error_code(r) == "stale_version"  # White's turn came since
     assert api.state(tid, black)["game"]["history"] == [["e5", "a1"]]
     api.turn(tid, black, ["b2", "c3"], version=answer["version"])
+
+
+def test_unknown_pages_answer_the_page_with_404_and_the_api_keeps_json(api: Api) -> None:
+    """A person's browser on an address no route knows gets the page (which says "Page not
+    found"), with status 404; API paths and other methods keep the JSON error."""
+    for path in ("/t/", "/nonsense/path"):
+        r = api.http.get(path)
+        assert r.status_code == 404 and "text/html" in r.headers["content-type"] and "Omega" in r.text
+        assert "script-src 'self'" in r.headers["content-security-policy"]
+    assert api.http.head("/nonsense/path").status_code == 404
+    for r in (api.http.get("/api/nothing-here"), api.http.get("/static/nothing.js"), api.http.post("/nonsense/path")):
+        assert r.status_code in (404, 405) and error_code(r) in ("not_found", "method_not_allowed")
