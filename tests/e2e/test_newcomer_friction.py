@@ -196,6 +196,12 @@ def test_tab_and_the_arrow_keys_move_between_named_cells(server: Server, context
     page.keyboard.press("Enter")  # every stone placed: Enter confirms
     expect(table.cell("d6")).to_have_attribute("aria-label", re.compile(r"^d6, White stone"))
     expect(table.cell("d6")).to_have_attribute("data-stone", "White")
+    # A cell clicked with the mouse leaves Enter its usual meaning (no second click there).
+    table.wait_my_turn("White")
+    free = table.empty_cells()[0]
+    table.cell(free).click()
+    page.keyboard.press("Enter")
+    expect(table.cell(free)).to_have_attribute("data-staged", "White")
 
 
 def test_a_phone_shows_whole_names_and_no_keys(server: Server, contexts: Contexts) -> None:

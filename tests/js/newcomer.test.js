@@ -7,6 +7,7 @@ import { describe, test } from "node:test";
 
 import { factorsText } from "../../src/omega/web/js/score.js";
 import * as T from "../../src/omega/web/js/tablestate.js";
+import { cellLabel } from "../../src/omega/web/js/views/board.js";
 import { ordinal, placeLine } from "../../src/omega/web/js/views/gameover.js";
 import { replayText } from "../../src/omega/web/js/views/replay.js";
 import { table } from "./fixtures.js";
@@ -127,6 +128,14 @@ describe("the move log and the marks", () => {
     const scene = T.boardScene(m, true);
     assert.deepEqual(scene.numbers, { e3: 3, a3: 3, c5: 3, e2: 4, a4: 4, c1: 4 });
     assert.deepEqual(scene.recent, ["e3", "a3", "c5"]);
+  });
+});
+
+describe("screen readers", () => {
+  test("every cell has a name that says what is on it", () => {
+    assert.equal(cellLabel("e5", { stone: null, staged: null, last: false }), "e5, empty");
+    assert.equal(cellLabel("e5", { stone: "White", staged: null, last: true }), "e5, White stone, last turn");
+    assert.equal(cellLabel("a1", { stone: null, staged: "Black", last: false }), "a1, Black stone staged");
   });
 });
 

@@ -126,6 +126,8 @@ export class BoardView {
     this.suppressClick = false;
     /** @type {Cell | null} the cell Tab comes to (the others are reached with the arrows) */
     this.focusCell = null;
+    this.keyboardFocus = false; // whether the focused cell was reached with the keyboard
+    this.lastPointer = -Infinity; // when the pointer last went down on the board
     this.zoomed = false;
     this.viewW = 0;
     this.viewH = 0;
@@ -434,6 +436,9 @@ export class BoardView {
     this.svg.addEventListener("keydown", (e) => {
       const cell = cellOf(e);
       if (!cell || e.ctrlKey || e.metaKey || e.altKey) return;
+      // A cell focused by a click keeps the page's own keys (Enter confirms, arrows
+      // replay); only a cell reached with the keyboard takes Enter, Space and the arrows.
+      if (!this.keyboardFocus) return;
       if (e.key === "Enter" || e.key === " ") {
         e.preventDefault();
         e.stopPropagation();
@@ -449,6 +454,7 @@ export class BoardView {
       if (to) this.focus(cellName(to[0], to[1]));
     });
     this.svg.addEventListener("focusin", (e) => {
+      this.keyboardFocus = performance.now() - this.lastPointer > 300;
       const cell = cellOf(e);
       if (cell && cell !== this.focusCell) this.focus(cell, false);
     });
@@ -485,6 +491,8 @@ export class BoardView {
       timer = null;
     };
     this.svg.addEventListener("pointerdown", (e) => {
+      this.lastPointer = performance.now();
+      this.keyboardFocus = false;
       // A long press that ended without a click must not swallow the next tap.
       this.suppressClick = false;
       if (e.pointerType !== "touch") return;
