@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from omega_page import Contexts, Server, TablePage, create_table, engine_order
+from omega_page import PHONE, Contexts, Server, TablePage, create_table, engine_order
 from playwright.sync_api import Locator, Page, expect
 
 LAPTOP = {"width": 1366, "height": 800}
@@ -25,6 +25,7 @@ def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Serv
     page.goto(server.base + "/")
     # The levels are described in words where they are chosen.
     expect(page.locator('.seat-row[data-seat="1"] .seat-note')).to_contain_text("Level 2: looks a little ahead")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing wider than the phone
     page.get_by_label("Your name").fill("Ann")
     page.get_by_text("Friends (invite links)").click()
     expect(page.locator('select.seat-kind[data-seat="1"]')).to_have_value("human")
@@ -101,6 +102,7 @@ def test_a_side_10_board_on_a_phone_zooms_so_every_cell_can_be_tapped(server: Se
       return out;
     }""")
     assert reachable == {"small": [], "unreachable": []}
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # the board pans in its frame
     # Real taps on the corners and the middle stage stones.
     for cell in ("a1", "s19"):
         table.cell(cell).tap()
