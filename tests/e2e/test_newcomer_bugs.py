@@ -114,21 +114,35 @@ def test_unknown_paths_show_a_page_and_the_api_keeps_json(server: Server, contex
         assert e.code == 404 and json.load(e)["error"]["code"] == "not_found"
 
 
-def test_wording_of_moves_one_group_and_resignation(server: Server, contexts: Contexts) -> None:
-    """Bug 5: "Live: 1 moves", a one-group score as "2 = 2", and a resignation win that
-    did not say so."""
+def one_turn_table(server: Server, contexts: Contexts) -> TablePage:
+    """Two people, White's first turn played (e5, a1), opened by White."""
     table_id, tokens = humans(server, 2)
     act(server, table_id, tokens["0"], {"type": "turn", "cells": ["e5", "a1"]}, "t1")
     page = contexts.page()
     page.goto(f"{server.base}/t/{table_id}#seat={tokens['0']}")
-    table = TablePage(page)
-    expect(page.locator(".replay-pos")).to_have_text("Live: 1 move (← → step through)")
+    return TablePage(page)
+
+
+def test_wording_one_move(server: Server, contexts: Contexts) -> None:
+    """Bug 5a: "Live: 1 moves"."""
+    table = one_turn_table(server, contexts)
+    expect(table.page.locator(".replay-pos")).to_have_text("Live: 1 move (← → step through)")
+
+
+def test_wording_one_group(server: Server, contexts: Contexts) -> None:
+    """Bug 5b: a one-group score read as a product, "1 = 1"."""
+    table = one_turn_table(server, contexts)
     table.panel("White").hover()
     expect(table.panel("White").locator(".factors")).to_have_text("1 (one group)")
-    page.get_by_role("button", name="Resign…").click()
-    page.get_by_role("button", name="Yes, resign").click()
+
+
+def test_wording_a_win_by_resignation(server: Server, contexts: Contexts) -> None:
+    """Bug 5c: a game won by resignation said only "Black ... wins"."""
+    table = one_turn_table(server, contexts)
+    table.page.get_by_role("button", name="Resign…").click()
+    table.page.get_by_role("button", name="Yes, resign").click()
     expect(table.prompt).to_have_text("Game over — Black (Player 2) wins by resignation")
-    expect(page.locator(".gameover .ending")).to_have_text("The game ended by resignation.")
+    expect(table.page.locator(".gameover .ending")).to_have_text("The game ended by resignation.")
 
 
 def test_the_move_log_shows_each_cell_as_a_stone_of_its_colour(server: Server, contexts: Contexts) -> None:
