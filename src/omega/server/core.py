@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,7 +56,10 @@ from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Repository, Writer
 from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide, decide_abandon
 
-__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of"]
+__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
+
+#: Events each cached table keeps for sockets that reconnect with ``since``.
+RECENT_EVENTS = 64
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -75,6 +78,16 @@ class Cached:
     #: Who opened the table (computer turns are queued fairly by it).
     owner: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The last events sent to sockets, consecutive versions (a reconnecting socket is
+    #: served from here instead of rebuilding the table from the database).
+    recent: deque[Delivery] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    def delivered(self, items: list[Delivery]) -> None:
+        """Remember events just sent (forgetting older ones if these do not follow)."""
+        for item in items:
+            if self.recent and self.recent[-1].version + 1 != item.version:
+                self.recent.clear()
+            self.recent.append(item)
 
 
 @dataclass(frozen=True)
@@ -220,6 +233,7 @@ class TableCore:
         for e in events:
             cached.state.apply(e)
             out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False)))
+        cached.delivered(out)
         self.hub.deliver(table_id, out)
 
     def remote_event(self, table_id: str, version: int) -> None:
@@ -319,10 +333,13 @@ class TableCore:
                     state.apply(e)
                     if watched:
                         applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                if not watched:
+                    cached.recent.clear()  # events went by unseen: the memory has a gap
 
             try:
                 stored = await self.commits.run(table_id, transaction, committed)
             finally:
+                cached.delivered(applied)
                 self.hub.deliver(table_id, applied)
         if stored and cached.state.due_work():
             self.on_due()
@@ -438,6 +455,9 @@ class TableCore:
             return None
         if since == current:
             return []
+        recent = cached.recent
+        if recent and recent[0].version <= since + 1 and recent[-1].version == current:
+            return [d for d in recent if d.version > since]
 
         def rebuild() -> list[Delivery] | None:
             # In a database thread: hundreds of states of a big board would stall the loop.
