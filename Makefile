@@ -57,7 +57,7 @@ jstest: system-deps
 unit: install
 	$(BIN)/python -m pytest -q --ignore=tests/e2e
 
-e2e: install system-deps
+e2e: install system-deps $(NODE_STAMP)
 	$(BIN)/python -m pytest -q tests/e2e
 
 bench: install
