@@ -34,7 +34,7 @@ import websockets
 from omega import Game
 
 
-def _serve(url: str, port: int) -> None:
+def _serve(url: str, port: int, synchronous: str = "FULL") -> None:
     """The server process: the real app with generous limits (one client address plays every seat)."""
     import logging
 
@@ -45,8 +45,10 @@ def _serve(url: str, port: int) -> None:
     from omega.server.run import uvicorn_options
 
     logging.basicConfig(level=logging.WARNING)
-    limits = Limits(create_rate=10_000.0, create_burst=10_000, http_rate=10_000.0, http_burst=10_000)
-    uvicorn.run(create_app(url, bot_factory=None, limits=limits), host="127.0.0.1", port=port,
+    limits = Limits(create_rate=10_000.0, create_burst=10_000, http_rate=10_000.0, http_burst=10_000,
+                    ws_connect_rate=10_000.0, ws_connect_burst=10_000)
+    uvicorn.run(create_app(url, bot_factory=None, limits=limits, sqlite_synchronous=synchronous),
+                host="127.0.0.1", port=port,
                 log_level="warning", backlog=2048, **uvicorn_options())  # type: ignore[arg-type]
 
 
@@ -68,8 +70,11 @@ class Stats:
 async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
                   rng: random.Random, ready: asyncio.Barrier, think: float) -> None:
     cells = Game(players=2, size=5).cells
-    url = f"{base_ws}/ws/tables/{table.id}?token={table.tokens[seat]}"
-    async with websockets.connect(url, open_timeout=60, max_size=2**22) as ws:
+    url = f"{base_ws}/ws/tables/{table.id}"
+    # The seat token travels as a subprotocol, never in the URL.
+    protocols = ["omega.v1", f"omega.token.{table.tokens[seat]}"]
+    async with websockets.connect(url, subprotocols=protocols, open_timeout=60,  # type: ignore[arg-type]
+                                  max_size=2**22) as ws:
         await ready.wait()
         pending: dict[str, tuple[float, list[str]]] = {}
         moved_at = -1  # the version we last moved at: each position is answered once
@@ -195,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds a player thinks before moving (0: move at once, saturating the server)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sqlite-synchronous", choices=("FULL", "NORMAL"), default="FULL",
+                        help="SQLite durability: FULL (the server's default) or NORMAL (to measure FULL's cost)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="omega-load-") as tmp:
@@ -202,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        server = multiprocessing.get_context("spawn").Process(target=_serve, args=(url, port), daemon=True)
+        server = multiprocessing.get_context("spawn").Process(target=_serve, args=(url, port, args.sqlite_synchronous), daemon=True)
         server.start()
         try:
             result = asyncio.run(_run(args, port))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from omega import Color, Game
 from omega.board import MIN_SIZE
+from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.kernel import KernelState, compare_exact, mul_limbs, next_stone
 
 
@@ -38,8 +39,7 @@ def _assert_same(k: KernelState, game: Game) -> None:
         assert log == -1.0 if exact == 0 else abs(log - np.log(float(exact))) < 1e-9
 
 
-# TODO house: players (take the player range from omega.game once it is defined there)
-games = st.tuples(st.integers(MIN_SIZE, 10), st.integers(2, 4), st.integers(0, 2**32))
+games = st.tuples(st.integers(MIN_SIZE, 10), st.integers(MIN_PLAYERS, MAX_PLAYERS), st.integers(0, 2**32))
 
 
 @settings(max_examples=40, deadline=None)

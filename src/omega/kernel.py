@@ -32,7 +32,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from omega.board import MAX_SIZE, Board, cell_count
-from omega.game import Color, Game
+from omega.game import MAX_PLAYERS, Color, Game
 
 __all__ = [
     "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
@@ -52,10 +52,9 @@ Float64Array: TypeAlias = NDArray[np.float64]
 #: Log-scores closer than this are compared exactly from the group sizes.
 EPS = 1e-9
 
-# TODO house: players (size these by omega.game's largest player count once it is defined there)
 #: Length of every per-colour array (log-scores, stone counts, a turn's cells): one entry
-#: per colour that exists, so one array fits any player count.
-MAX_COLORS = len(Color)
+#: per colour of the largest game, so one array fits any player count.
+MAX_COLORS = MAX_PLAYERS
 
 # Limbs of 32 bits enough for any product of group sizes on the largest board: sizes
 # adding up to at most its cell count multiply to at most 3**(cells / 3), since splitting

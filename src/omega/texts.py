@@ -17,6 +17,7 @@ from omega.game import SWAP, Action, Color, Game
 
 __all__ = [
     "factors_text", "scores_text", "wins_text", "result_text", "standing_text", "resignation_outcome",
+    "abandoned_outcome",
     "tie_break_text", "action_text", "range_text", "one_line",
 ]
 
@@ -79,6 +80,15 @@ def resignation_outcome(color: Color) -> str:
     'Black wins by resignation'
     """
     return f"{wins_text(color)} by resignation"
+
+
+def abandoned_outcome(leader: Color) -> str:
+    """How a table closed for want of moves came out, for a record's ``Outcome`` tag.
+
+    >>> abandoned_outcome(Color.RED)
+    'Abandoned unfinished; Red was ahead'
+    """
+    return f"Abandoned unfinished; {leader.label} was ahead"
 
 
 def tie_break_text(game: Game) -> str | None:

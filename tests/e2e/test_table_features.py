@@ -219,19 +219,43 @@ def test_resigning_ranks_the_colour_last(server: Server, contexts: Contexts) -> 
 
 
 def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts: Contexts) -> None:
+    """Ann resigns at a table of two people and a computer: the computer plays her colour on
+    at level 1 while Bo plays his, and the board fills as the rules need."""
     rng = random.Random(14)
-    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", "human", 1])
+    bo = TablePage(contexts.page())
+    bo.page.goto(table.invite_links()[0])
     table.play_turn(engine_order(3, 0), rng)
+    bo.play_turn(engine_order(3, 1), rng)
     table.wait_my_turn("White")
     table.page.get_by_role("button", name="Resign…").click()
     table.page.get_by_role("button", name="Yes, resign").click()
     expect(table.panel("White")).to_contain_text("resigned")
     expect(table.confirm).to_be_hidden()
+    for _ in range(5):
+        bo.play_turn(engine_order(3, 1), rng)
     gameover = table.page.locator(".gameover")
     expect(gameover).to_be_visible(timeout=60_000)
     game = server.game(table.table_id, table.token)
     assert game.is_over and game.turns_played == 18  # the board filled: 6 rounds of 3 turns
     expect(gameover.locator(".ranking li").last).to_have_attribute("data-color", "White")
+
+
+def test_with_no_person_left_the_game_ends_at_once(server: Server, contexts: Contexts) -> None:
+    """The only person resigns: the computers do not play on among themselves."""
+    rng = random.Random(15)
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table.play_turn(engine_order(3, 0), rng)
+    table.wait_my_turn("White")
+    table.page.get_by_role("button", name="Resign…").click()
+    table.page.get_by_role("button", name="Yes, resign").click()
+    gameover = table.page.locator(".gameover")
+    expect(gameover).to_be_visible(timeout=30_000)
+    expect(gameover.locator(".ranking li").last).to_have_attribute("data-color", "White")
+    game = server.game(table.table_id, table.token)
+    assert not game.is_over and game.turns_played == 3  # ended by resignation, not by the rules
+    state = server.request("GET", f"/api/tables/{table.table_id}", table.token)
+    assert state["status"] == "over" and state["game"]["winner"] in ("Black", "Red")
 
 
 def test_links_that_cannot_open_a_table_say_why(server: Server, contexts: Contexts) -> None:

@@ -140,6 +140,18 @@ describe("server states and events", () => {
     assert.deepEqual(refusedMsg.message, { kind: "error", text: "Too many requests; wait a moment: slow down" });
   });
 
+  test("a presence message changes who is connected, nothing else", () => {
+    const m = opened(table({ version: 5 }), "e5");
+    const gone = T.applyServerMessage(m, { type: "presence", version: 5, seats: [true, false] });
+    assert.deepEqual(gone.state.seats.map((s) => s.connected), [true, false]);
+    assert.equal(gone.state.version, 5);
+    assert.deepEqual(gone.staged, ["e5"]);
+    // The same news again, or news that does not fit the table, changes nothing.
+    assert.equal(T.applyServerMessage(gone, { type: "presence", version: 5, seats: [true, false] }), gone);
+    assert.equal(T.applyServerMessage(gone, { type: "presence", version: 5, seats: [true] }), gone);
+    assert.equal(T.applyServerMessage(T.initialModel(), { type: "presence", version: 1, seats: [true, true] }).state, null);
+  });
+
   test("when the turn passes, the staging, the typing and the old sentence go", () => {
     let m = T.typeKey(opened(table(), "e5"), "a");
     m = T.note(m, "info", "hello");

@@ -153,16 +153,19 @@ def error_code(r: httpx.Response) -> str:
     return str(r.json()["error"]["code"])
 
 
+def subprotocols(token: str | None) -> list[str]:
+    """What a client offers when it opens a table's socket with ``token``."""
+    return ["omega.v1", *([f"omega.token.{token}"] if token is not None else [])]
+
+
 class Socket:
     """A WebSocket client that reads JSON messages with a timeout."""
 
     def __init__(self, ws_url: str, table_id: str, token: str | None, since: int | None = None) -> None:
-        query = []
-        if token is not None:
-            query.append(f"token={token}")
-        if since is not None:
-            query.append(f"since={since}")
-        self.conn: ClientConnection = connect(f"{ws_url}/ws/tables/{table_id}?{'&'.join(query)}",
+        # The secret travels as a subprotocol, never in the URL (docs/server-api.md).
+        query = f"?since={since}" if since is not None else ""
+        self.conn: ClientConnection = connect(f"{ws_url}/ws/tables/{table_id}{query}",
+                                              subprotocols=subprotocols(token),  # type: ignore[arg-type]
                                               open_timeout=30, max_size=2**22).__enter__()
 
         self.received: list[dict[str, Any]] = []

@@ -282,17 +282,21 @@ def test_resign_three_players_computer_plays_on(server: LiveServer, api: Api) ->
         watch.close()
 
 
-def test_computer_seats_play_to_the_end(server: LiveServer, api: Api) -> None:
-    """A human resigns at once; the two computer seats play the game out by themselves."""
+def test_a_game_with_no_person_left_ends(server: LiveServer, api: Api) -> None:
+    """The only human resigns: the two computer seats do not play on by themselves (that
+    once let anyone keep the computer players busy for nobody), the game ends at once."""
     t = api.create(players=3, size=5, seats=[{"kind": "computer", "level": 3}, {"kind": "human"},
                                              {"kind": "computer", "level": 5}])
     watch = Socket(server.ws_url, t["id"], t["spectator_key"])
     try:
-        api.act(t["id"], t["token"], {"type": "resign"})
+        assert watch.recv()["type"] == "sync"
+        assert api.act(t["id"], t["token"], {"type": "resign"}).status_code == 200
         msg = watch.until(lambda m: m.get("type") == "event" and m["event"]["kind"] == "over", timeout=60)
-        assert msg["event"]["reason"] == "board_full" and msg["event"]["ranking"][-1] == "Black"
+        assert msg["event"]["reason"] == "resignation" and msg["event"]["ranking"][-1] == "Black"
+        state = api.state(t["id"], t["token"])
+        assert state["status"] == "over" and state["game"]["over"] and state["game"]["winner"] is not None
         record = api.http.get(f"/api/tables/{t['id']}/record.txt?token={t['token']}").text
-        assert Game.from_record(record).is_over
+        assert "Outcome: " in record and "Ranking: " in record and Game.from_record(record).history == ()
     finally:
         watch.close()
 

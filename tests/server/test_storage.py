@@ -45,7 +45,7 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
     names = set(inspect(repos[0].engine).get_table_names())
     assert {"tables", "seats", "events", "servers", "presence", "due", "alembic_version"} <= names
     with repos[0].engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0002"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
     for r in repos:
         r.engine.dispose()
 
@@ -165,12 +165,12 @@ def test_two_servers_on_one_postgres(pg: PgCluster) -> None:
             # Presence crosses processes too: seat 0 connects to A, then A shuts down.
             seat0 = Socket(a.ws_url, tid, p0)
             seat0.recv()
-            on = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
-            assert on["event"] == {"kind": "presence", "seat": 0, "connected": True, "connections": 1}
-            assert on["state"]["seats"][0]["connected"] is True
+            on = watch.until(lambda m: m["type"] == "presence" and m["seats"][0])
+            assert on == {"type": "presence", "version": final["version"], "seats": [True, True]}
+            assert api_b.state(tid, p1)["seats"][0]["connected"] is True
             a.stop()
-            off = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
-            assert off["event"]["seat"] == 0 and off["event"]["connected"] is False
+            off = watch.until(lambda m: m["type"] == "presence")
+            assert off["seats"] == [False, True] and off["version"] == final["version"]
             assert api_b.state(tid, p1)["seats"][0]["connected"] is False
         finally:
             watch.close()

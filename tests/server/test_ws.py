@@ -61,7 +61,11 @@ def test_events_have_consecutive_versions(server: LiveServer, api: Api) -> None:
             assert all(m["state"]["version"] == m["version"] and m["state"]["you"] == {"seat": seat} for m in seen)
             turns = [m["event"]["cells"] for m in seen if m["event"]["kind"] == "turn"]
             assert turns == final_history(api, tid, p0)
-        assert {m["event"]["kind"] for m in seen_a} >= {"presence", "turn"}
+        assert {m["event"]["kind"] for m in seen_a} >= {"turn"}
+        # Presence is live state, not history: messages without versions of their own.
+        presence = [m for m in a.received if m["type"] == "presence"]
+        assert presence and presence[-1]["seats"] == [True, True]
+        assert not any(m["type"] == "event" and m["event"]["kind"] == "presence" for m in [*a.received, *b.received])
         a.send({"type": "ping"})
         assert a.until(lambda m: m["type"] != "event")["type"] == "pong"
     finally:
@@ -95,9 +99,10 @@ def test_reconnect_with_since(server: LiveServer, api: Api) -> None:
         assert [m["event"]["cells"] for m in missed if m["event"]["kind"] == "turn"] == state["game"]["history"]
         # Each replayed event carries the state as it was then.
         assert [len(m["state"]["game"]["history"]) for m in missed if m["event"]["kind"] == "turn"] == [1, 2, 3, 4]
-        # Then the live feed continues gap-free (our own presence event comes next).
-        live = sock.until(lambda m: m["type"] == "event")
-        assert live["version"] == now + 1 and live["event"]["kind"] == "presence"
+        # Then our own arrival, which is no event: the version does not move.
+        here = sock.until(lambda m: m["type"] == "presence")
+        assert here["version"] == now and here["seats"][1] is True
+        assert api.state(tid, p0)["version"] == now
     finally:
         sock.close()
     for since in (10**6, 10**12):  # unknown version: a full sync
@@ -263,7 +268,7 @@ def test_every_state_seen_is_consistent_at_the_end(server: LiveServer, api: Api)
         spy.close()
 
 
-def _raw_socket(port: int, path: str) -> socket.socket:
+def _raw_socket(port: int, path: str, token: str) -> socket.socket:
     """A WebSocket opened by hand on a socket with a tiny receive buffer; after the handshake
     nothing reads it until the test says so (a client that stopped reading)."""
     raw = socket.socket()
@@ -271,7 +276,8 @@ def _raw_socket(port: int, path: str) -> socket.socket:
     raw.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
     raw.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Protocol: omega.v1, omega.token.{token}\r\n\r\n".encode())
     head = b""
     while not head.endswith(b"\r\n\r\n"):
         head += raw.recv(1)  # byte by byte: not one byte of the feed is read
@@ -323,7 +329,7 @@ def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
     t = api.create(players=2, size=10)
     tid = t["id"]
     spy = Socket(live.ws_url, tid, t["spectator_key"])
-    raw = _raw_socket(live.port, f"/ws/tables/{tid}?token={t['invites']['1']}")
+    raw = _raw_socket(live.port, f"/ws/tables/{tid}", t["invites"]["1"])
     try:
         spy.recv()
         gone = None
@@ -337,13 +343,13 @@ def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
             with contextlib.suppress(TimeoutError):
                 while gone is None:
                     m = spy.recv(timeout=0)
-                    if m["type"] == "event" and m["event"] == {"kind": "presence", "seat": 1, "connected": False,
-                                                               "connections": 0}:
+                    if m["type"] == "presence" and m["seats"][1] is False:
                         gone = m["version"]
         # Only now does the client read: what it was sent, then the close code.
         messages, close = _read_frames(raw)
         assert close is not None and close[0] == 4408, close
-        versions = [m["version"] for m in messages]
+        # Its own arrival (a presence message, no version of its own) aside, a gap-free feed.
+        versions = [m["version"] for m in messages if m["type"] != "presence"]
         assert messages[0]["type"] == "sync" and versions == list(range(versions[0], versions[-1] + 1))
         assert len(messages) < renames and close[1] == f"too far behind; reconnect with since={versions[-1]}"
         # Reconnecting with since gets every event it missed, gap-free.
@@ -351,11 +357,12 @@ def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
         try:
             caught_up = [again.recv() for _ in range(gone - versions[-1])]
             assert [m["version"] for m in caught_up] == list(range(versions[-1] + 1, gone + 1))
-            assert caught_up[-1]["event"]["kind"] == "presence" and not caught_up[-1]["state"]["seats"][1]["connected"]
-            # Then the live feed, gap-free, up to its own presence.
-            back = again.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "presence")
-            assert back["state"]["seats"][1]["connected"]
-            assert [m["version"] for m in again.received] == list(range(versions[-1] + 1, back["version"] + 1))
+            assert caught_up[-1]["event"]["kind"] == "name" and not caught_up[-1]["state"]["seats"][1]["connected"]
+            # Then the live feed, gap-free, up to its own arrival.
+            back = again.until(lambda m: m["type"] == "presence")
+            assert back["seats"][1] is True
+            events = [m["version"] for m in again.received if m["type"] == "event"]
+            assert events == list(range(versions[-1] + 1, events[-1] + 1)) and back["version"] == events[-1]
         finally:
             again.close()
     finally:

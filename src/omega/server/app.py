@@ -37,11 +37,11 @@ from omega.server.limits import Buckets, Limits
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
-from omega.server.scheduler import Scheduler
+from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
 from omega.server.storage import Repository, default_url, make_engine
 from omega.server.table import COMPUTER_TURN, SeatConfig
-from omega.server.table_socket import TableSocket
+from omega.server.table_socket import SocketLimits, TableSocket
 from omega.server.thinking import BotForLevel
 
 __all__ = ["create_app", "web_dir"]
@@ -98,7 +98,7 @@ def _new_table(req: CreateTable) -> NewTable:
 def create_app(
     database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
-    computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None,
+    computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -106,16 +106,18 @@ def create_app(
     quicker one, or None to leave computer turns pending).  ``computer_deadline``: seconds a
     bot may think about a turn before its worker is killed and a quicker bot plays it.
     ``clock``: where the server's time comes from (tests pass a ``FakeClock``).
+    ``sqlite_synchronous``: ``FULL`` (an acknowledged turn survives a power cut) or
+    ``NORMAL`` (only a crash of the process; for measuring the difference).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
-    repo = Repository(make_engine(database_url or default_url()))
+    repo = Repository(make_engine(database_url or default_url(), sqlite_synchronous))
     core = TableCore(repo, clock, TokenAuthenticator(), settings)
     presence = Presence(core)
     records = Records(core)
     scheduler = Scheduler(core, presence)
     core.on_due = scheduler.wake
-    computers = ComputerPlayers(core, ai_workers, bot_factory, deadline=computer_deadline) \
+    computers = ComputerPlayers(core, ai_workers, bot_factory, deadline=computer_deadline, clock=clock.monotonic) \
         if bot_factory is not None else None
     if computers is not None:
         # Claimed turns beyond the workers wait in this process; the rest stay in the
@@ -127,6 +129,9 @@ def create_app(
     token_buckets = Buckets(limits.http_rate, limits.http_burst)
     address_buckets = Buckets(limits.http_rate, limits.http_burst)
     create_buckets = Buckets(limits.create_rate, limits.create_burst)
+    connects = SocketLimits(Buckets(limits.ws_connect_rate, limits.ws_connect_burst),
+                            Buckets(limits.ws_token_connect_rate, limits.ws_token_connect_burst))
+    scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -134,7 +139,7 @@ def create_app(
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all)
+            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -263,8 +268,23 @@ def create_app(
             raise ApiError("rate_limited", "too many new tables; slow down")
 
     @app.post("/api/tables", status_code=201, dependencies=[Depends(creation_allowed)])
-    async def create_table(req: Annotated[CreateTable, Depends(body(parse_create))]) -> dict[str, Any]:
-        return await core.create(_new_table(req))
+    async def create_table(request: Request, req: Annotated[CreateTable, Depends(body(parse_create))]) -> dict[str, Any]:
+        new = _new_table(req)
+        if any(s.kind == "computer" for s in new.seats):
+            waiting = await core.db(repo.due_count, COMPUTER_TURN)
+            if waiting >= limits.computer_queue:
+                raise ApiError("busy", f"the computer players are busy ({waiting} turns waiting); "
+                                       "try again in a minute, or play people")
+        return await core.create(new, owner=_address(request))
+
+    @app.get("/api/status")
+    async def status() -> dict[str, Any]:
+        """What the server is doing: sockets, cached tables, computer turns."""
+        return {
+            "sockets": core.hub.socket_count(), "tables_cached": core.cached_tables,
+            "computer_turns_due": await core.db(repo.due_count, COMPUTER_TURN),
+            "computers": computers.status() if computers is not None else None,
+        }
 
     @app.get("/api/tables/{table_id}")
     async def get_table(table_id: str, who: Reader) -> dict[str, Any]:
@@ -295,7 +315,8 @@ def create_app(
 
     def replay_at(request: Request) -> int:
         at_text = request.query_params.get("at", "")
-        if not at_text.isdigit() or len(at_text) > 6:
+        # isdigit() alone takes "²", which int() refuses: ASCII digits only.
+        if not (at_text.isascii() and at_text.isdigit()) or len(at_text) > 6:
             raise ApiError("bad_request", "bad request: at must be a whole number")
         return int(at_text)
 
@@ -307,7 +328,6 @@ def create_app(
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        await websocket.accept()
-        await TableSocket(websocket, core, presence, limits, clock, table_id).run()
+        await TableSocket(websocket, core, presence, limits, clock, table_id, connects).run()
 
     return app

@@ -20,9 +20,12 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pebble import ProcessPool
 
@@ -45,6 +48,12 @@ DEFAULT_WORKERS = 4
 DEFAULT_DEADLINE = 15.0
 #: Level tried when a bot misses its deadline.
 FALLBACK_LEVEL = 1
+#: Turns whose waiting and thinking times ``status()`` summarises.
+RECENT_TURNS = 500
+#: A turn that waits longer than this for a worker is logged as a warning.
+SLOW_WAIT = 5.0
+#: Seconds between summary lines in the log (while turns are played).
+SUMMARY_EVERY = 60.0
 
 class Tables(Protocol):
     """What the computer players need of the tables: the position to think about, and a way
@@ -60,10 +69,74 @@ class Tables(Protocol):
         ...
 
 
+class FairSlots:
+    """``size`` slots (worker processes) handed out fairly: owners take turns, each owner's
+    waiting turns in the order they came.  One owner with many tables waiting therefore
+    delays another owner's turn by at most one turn per worker, not by all of its own.
+
+    >>> async def demo() -> list[str]:
+    ...     slots, served = FairSlots(1), []
+    ...     await slots.acquire("a")                     # the only slot is busy
+    ...     async def turn(owner: str, name: str) -> None:
+    ...         await slots.acquire(owner); served.append(name); slots.release()
+    ...     waiting = [asyncio.create_task(turn(o, n)) for o, n in
+    ...                [("a", "a1"), ("a", "a2"), ("a", "a3"), ("b", "b1")]]
+    ...     await asyncio.sleep(0); slots.release()
+    ...     await asyncio.gather(*waiting); return served
+    >>> asyncio.run(demo())
+    ['a1', 'b1', 'a2', 'a3']
+    """
+
+    def __init__(self, size: int) -> None:
+        self.free = size
+        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @property
+    def waiting(self) -> int:
+        """Turns waiting for a slot."""
+        return sum(len(q) for q in self._waiting.values())
+
+    async def acquire(self, owner: str) -> None:
+        """Wait for a slot, in ``owner``'s place in the rotation."""
+        if self.free > 0 and not self._waiting:
+            self.free -= 1
+            return
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(owner, deque()).append(granted)
+        try:
+            await granted
+        except asyncio.CancelledError:
+            if granted.done() and not granted.cancelled():
+                self.release()  # handed a slot just as we were cancelled: pass it on
+            else:
+                queue = self._waiting.get(owner)
+                if queue is not None and granted in queue:
+                    queue.remove(granted)
+                    if not queue:
+                        del self._waiting[owner]
+            raise
+
+    def release(self) -> None:
+        """Give a slot back: to the next owner in the rotation, if anyone waits."""
+        while self._waiting:
+            owner, queue = next(iter(self._waiting.items()))
+            granted = queue.popleft()
+            if queue:
+                self._waiting.move_to_end(owner)  # this owner's next turn waits for the others
+            else:
+                del self._waiting[owner]
+            if not granted.done():
+                granted.set_result(None)
+                return
+        self.free += 1
+
+
 class ComputerPlayers:
     """Plays the computer's turns that the scheduler of one server process claims.
 
-    ``workers`` processes think at once; further turns wait for a free one.  Each turn has
+    ``workers`` processes think at once; further turns wait for a free one, owners taking
+    turns (:class:`FairSlots`).  The time a turn waits for a worker and the time it thinks
+    are measured apart (``status()``, and the log).  Each turn has
     a wall-clock ``deadline`` (seconds in the worker, waiting for a worker not included): a
     bot still thinking then has its worker killed, and the turn is tried again at level 1;
     if that misses the deadline too, a random legal turn is played, so a table never waits
@@ -71,18 +144,34 @@ class ComputerPlayers:
     """
 
     def __init__(self, tables: Tables, workers: int = DEFAULT_WORKERS, bot_factory: BotForLevel = bot_for_level,
-                 deadline: float = DEFAULT_DEADLINE, warm: bool | None = None) -> None:
+                 deadline: float = DEFAULT_DEADLINE, warm: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.tables = tables
         self.workers = workers
         self.bot_factory = bot_factory
         self.deadline = deadline
         #: Load the search kernels in each new worker before its first turn (the real bots).
         self.warm = bot_factory is bot_for_level if warm is None else warm
+        self.clock = clock
         self._pool: ProcessPool | None = None
-        self._free = asyncio.Semaphore(workers)
+        self._slots = FairSlots(workers)
         self.turns_played = 0
         #: Turns whose bot missed the deadline (played at level 1 or at random instead).
         self.deadline_misses = 0
+        #: Seconds recent turns waited for a worker, and thought once they had one.
+        self.waits: deque[float] = deque(maxlen=RECENT_TURNS)
+        self.thinks: deque[float] = deque(maxlen=RECENT_TURNS)
+        self._summary_at = clock()
+        self._since_summary = 0
+
+    def status(self) -> dict[str, Any]:
+        """Workers, turns thinking and waiting, and how long recent turns waited and thought
+        (milliseconds: median, 95th percentile, most), for ``GET /api/status``."""
+        return {
+            "workers": self.workers, "thinking": self.workers - self._slots.free, "waiting": self._slots.waiting,
+            "turns_played": self.turns_played, "deadline_misses": self.deadline_misses,
+            "wait_ms": _spread(self.waits), "think_ms": _spread(self.thinks),
+        }
 
     def _workers(self) -> ProcessPool:
         if self._pool is None:
@@ -99,7 +188,14 @@ class ComputerPlayers:
         job = await self.tables.computer_job(due.table_id)
         if job is None:
             return None
-        action = await self._choose(job)
+        queued = self.clock()
+        await self._slots.acquire(job.owner)
+        started = self.clock()
+        try:
+            action = await self._choose(job)
+        finally:
+            self._slots.release()
+        self._measured(job, started - queued, self.clock() - started)
         table_action: TableAction = SwapAction() if action == SWAP else TurnAction(cells=tuple(action))
         if await self.tables.act(due.table_id, COMPUTER, table_action, version=job.version) is not None:
             self.turns_played += 1
@@ -120,12 +216,27 @@ class ComputerPlayers:
         return make_bot(f"random:seed={job.seed}").choose(job.game)
 
     async def _think(self, level: int, job: ComputerJob) -> Action:
-        async with self._free:
-            # The pool counts the deadline from when a worker starts the turn, and kills
-            # that worker (only that one) when it passes.
-            future = self._workers().schedule(think, (self.bot_factory, level, job.seed, job.game),
-                                              timeout=self.deadline)
-            return await asyncio.wrap_future(future)
+        # The caller holds one of the slots, so a worker is free: the pool counts the deadline
+        # from when the worker starts the turn, and kills that worker (only that one) when it
+        # passes.
+        future = self._workers().schedule(think, (self.bot_factory, level, job.seed, job.game),
+                                          timeout=self.deadline)
+        return await asyncio.wrap_future(future)
+
+    def _measured(self, job: ComputerJob, waited: float, thought: float) -> None:
+        self.waits.append(waited)
+        self.thinks.append(thought)
+        self._since_summary += 1
+        if waited > SLOW_WAIT:
+            log.warning("computer turn at table %s waited %.1f s for a worker (%d waiting)",
+                        job.table_id, waited, self._slots.waiting)
+        now = self.clock()
+        if now - self._summary_at >= SUMMARY_EVERY:
+            status = self.status()
+            log.info("computer turns: %d in the last %.0f s, %d waiting; wait ms p50/p95/max %s; "
+                     "think ms p50/p95/max %s", self._since_summary, now - self._summary_at, status["waiting"],
+                     "/".join(map(str, status["wait_ms"].values())), "/".join(map(str, status["think_ms"].values())))
+            self._summary_at, self._since_summary = now, 0
 
     async def stop(self) -> None:
         """End the worker processes (a running bot included)."""
@@ -133,3 +244,21 @@ class ComputerPlayers:
         if pool is not None:
             pool.stop()  # type: ignore[no-untyped-call]
             await asyncio.get_running_loop().run_in_executor(None, pool.join, 10)
+
+
+def _spread(seconds: deque[float]) -> dict[str, int | None]:
+    """Median, 95th percentile and most of ``seconds``, in whole milliseconds.
+
+    >>> _spread(deque([0.001 * n for n in range(1, 101)]))
+    {'p50': 50, 'p95': 95, 'max': 100}
+    >>> _spread(deque())
+    {'p50': None, 'p95': None, 'max': None}
+    """
+    if not seconds:
+        return {"p50": None, "p95": None, "max": None}
+    ordered = sorted(seconds)
+
+    def at(q: float) -> int:
+        return round(1000 * ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))])
+
+    return {"p50": at(0.50), "p95": at(0.95), "max": round(1000 * ordered[-1])}

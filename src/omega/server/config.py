@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.names import NAME_MAX
@@ -25,8 +26,8 @@ __all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_
 TABLE_SIZES = range(5, 11)
 #: Players at a table: as many as the rules allow.
 TABLE_PLAYERS = range(MIN_PLAYERS, MAX_PLAYERS + 1)
-#: Computer levels a seat may have.
-LEVEL_RANGE = range(1, 6)
+#: Computer levels a seat may have: every level there is.
+LEVEL_RANGE = range(MIN_LEVEL, MAX_LEVEL + 1)
 #: What the page's form starts with.
 DEFAULT_SIZE = 5
 DEFAULT_LEVEL = 2
@@ -38,7 +39,7 @@ def site_config() -> dict[str, Any]:
         "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
         "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
         "default_size": DEFAULT_SIZE,
-        "levels": [{"level": n} for n in LEVEL_RANGE],
+        "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
     }
@@ -63,3 +64,8 @@ class Settings:
     db_threads: int | None = None
     #: Seconds before a computer turn whose bot failed is tried again.
     retry_delay: float = 3.0
+    #: An unfinished table nobody acted on for this long (seconds: 30 days) is closed as
+    #: abandoned; finished games are kept for good.
+    abandon_after: float = 30 * 24 * 3600.0
+    #: Seconds between looks for abandoned tables.
+    abandon_check_every: float = 3600.0

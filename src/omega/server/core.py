@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import IntegrityError
@@ -51,9 +51,9 @@ from omega.server.identity import (
     hash_token,
     new_token,
 )
-from omega.server.pubsub import Delivery, Hub
+from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Repository, Writer
-from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide
+from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide, decide_abandon
 
 __all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of"]
 
@@ -71,6 +71,8 @@ class Cached:
 
     state: TableState
     keys: TableKeys
+    #: Who opened the table (computer turns are queued fairly by it).
+    owner: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -91,6 +93,8 @@ class ComputerJob:
     level: int
     seed: int
     game: Game
+    #: Who opened the table: turns of different owners take turns for the workers.
+    owner: str = ""
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,8 @@ class TableCore:
                 state = TableState(stored.config)
                 for e in stored.events:
                     state.apply(e)
-                cached = Cached(state, stored.keys)
+                state.set_presence(stored.presence)
+                cached = Cached(state, stored.keys, stored.owner)
                 self._remember(table_id, cached)
         self._loading.pop(table_id, None)
         return cached
@@ -220,6 +225,26 @@ class TableCore:
                 await self._catch_up(table_id, cached)
         except Exception:
             log.exception("could not deliver remote events of table %s", table_id)
+
+    # -- presence (live state, not history) ---------------------------------------------------
+
+    def presence_counted(self, table_id: str, totals: dict[int, int]) -> None:
+        """The open-socket counts of a table changed: tell its sockets here if who is
+        connected changed (a cached table only: one not in memory is read fresh when loaded)."""
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.state.set_presence(totals):
+            self.hub.deliver_presence(table_id, PresenceNote(cached.state.version, cached.state.connected()))
+
+    def remote_presence(self, table_id: str) -> None:
+        """Another process counted sockets of ``table_id`` (PostgreSQL NOTIFY)."""
+        if self.hub.has(table_id):
+            asyncio.get_running_loop().create_task(self._recount(table_id))
+
+    async def _recount(self, table_id: str) -> None:
+        try:
+            self.presence_counted(table_id, await self.db(self.repo.presence_totals, table_id))
+        except Exception:
+            log.exception("could not count the sockets of table %s", table_id)
 
     # -- identity ---------------------------------------------------------------------------
 
@@ -338,8 +363,9 @@ class TableCore:
             table_id, lambda st, w, now: [] if st.names[seat] == name else [Event(Renamed(seat, name), at=now)])
         return cached.state.view(seat)
 
-    async def create(self, new: NewTable) -> dict[str, Any]:
-        """Create a table; the answer holds every human seat's token and the spectator key."""
+    async def create(self, new: NewTable, owner: str = "") -> dict[str, Any]:
+        """Create a table opened by ``owner``; the answer holds every human seat's token and
+        the spectator key."""
         humans = [i for i, s in enumerate(new.seats) if s.kind == "human"]
         tokens = {i: new_token() for i in humans}
         spectator = new_token()
@@ -351,12 +377,12 @@ class TableCore:
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)
             state = TableState(config)
             try:
-                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()])
+                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)
                 break
             except IntegrityError:
                 if attempt == 4:
                     raise
-        cached = Cached(state, keys)
+        cached = Cached(state, keys, owner)
         self._remember(config.id, cached)
         # The creator has joined (and named their seat) by creating the table.
         creator = new.creator_seat
@@ -381,6 +407,10 @@ class TableCore:
     async def sync(self, table_id: str, who: Identity) -> tuple[int, dict[str, Any]]:
         """Current version and state (for a WebSocket sync)."""
         cached = await self.fresh(table_id)
+        if self.repo.is_postgres:
+            # Presence changes of other processes arrive as notifications; a sync (after a
+            # lost listener, say) counts afresh.
+            cached.state.set_presence(await self.db(self.repo.presence_totals, table_id))
         async with cached.lock:
             return cached.state.version, cached.state.view(viewer_seat(who))
 
@@ -416,7 +446,33 @@ class TableCore:
         if not state.computer_to_move():
             return None
         seed = zlib.crc32(f"{table_id}:{state.version}".encode())
-        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy())
+        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy(), cached.owner)
+
+    async def close_abandoned(self) -> int:
+        """Close every unfinished table nobody acted on for ``Settings.abandon_after``
+        seconds (finished games are kept as they are); returns how many were closed."""
+        idle_since = self.clock.now() - timedelta(seconds=self.settings.abandon_after)
+        closed = 0
+        while True:
+            batch = await self.db(self.repo.idle_tables, idle_since, 100)
+            for table_id in batch:
+                closed += await self.close_if_idle(table_id, idle_since)
+            if len(batch) < 100:
+                break
+        if closed:
+            log.info("closed %d tables abandoned unfinished", closed)
+        return closed
+
+    async def close_if_idle(self, table_id: str, idle_since: datetime) -> bool:
+        """Close the table as abandoned if nothing happened on it since ``idle_since``
+        (checked again inside the write: a move that just came in keeps it open)."""
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            if state.updated_at is not None and state.updated_at >= idle_since:
+                return []
+            return decide_abandon(state, now)
+
+        _, stored = await self.write(table_id, decision)
+        return bool(stored)
 
 
 def viewer_seat(who: Identity) -> int | None:

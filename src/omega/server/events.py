@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 __all__ = [
-    "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "GameEnded", "PresenceChanged",
+    "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged",
     "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
@@ -71,6 +71,14 @@ class Resigned:
 
 
 @dataclass(frozen=True)
+class Abandoned:
+    """The server closed the table: nobody had acted on it for a long time (the game ends
+    as it stands)."""
+
+    kind: ClassVar[str] = "abandon"
+
+
+@dataclass(frozen=True)
 class GameEnded:
     """Announces the end (the event before it already ended the game): why, and the result."""
 
@@ -83,7 +91,8 @@ class GameEnded:
 
 @dataclass(frozen=True)
 class PresenceChanged:
-    """How many sockets a seat has open, over all server processes."""
+    """How many sockets a seat had open.  Only in logs written before presence became live
+    state (``omega.server.presence``); read, never written."""
 
     kind: ClassVar[str] = "presence"
     seat: int
@@ -91,14 +100,14 @@ class PresenceChanged:
     connections: int
 
 
-Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | GameEnded | PresenceChanged
+Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged
 
 _BY_KIND: dict[str, type[Payload]] = {
-    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, GameEnded, PresenceChanged)
+    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.
-PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, GameEnded.kind})
+PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind})
 
 
 def _plain(value: Any) -> Any:

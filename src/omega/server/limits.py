@@ -37,6 +37,14 @@ class Limits:
     ws_send_queue: int = 256
     #: Seconds one message may wait for the client to read; then the socket is closed (4408).
     ws_send_timeout: float = 10.0
+    #: New WebSockets per second per client address (and the burst), and per token.
+    ws_connect_rate: float = 2.0
+    ws_connect_burst: int = 60
+    ws_token_connect_rate: float = 0.5
+    ws_token_connect_burst: int = 10
+    #: Computer turns waiting or thinking, site-wide, past which a new table with computer
+    #: seats is refused (``busy``).
+    computer_queue: int = 64
 
 
 class TokenBucket:

@@ -19,8 +19,15 @@ from typing import Any
 
 __all__ = ["RedactTokens", "install_redaction", "redact"]
 
+
+def _encoded(word: str) -> str:
+    # Each letter as itself or percent-encoded (%74 for "t"): a query's key is read
+    # decoded, so "%74oken=" is a token too.
+    return "".join(f"(?:{c}|%{ord(c):02x})" for c in word)
+
+
 # A token value runs to the next query separator, quote, space or fragment.
-_TOKEN_PARAM = re.compile(r"(token=)[^&\s\"'#;,)]+", re.IGNORECASE)
+_TOKEN_PARAM = re.compile(rf"({_encoded('token')}(?:=|%3d))[^&\s\"'#;,)]+", re.IGNORECASE)
 _BEARER = re.compile(r"(bearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE)
 #: Loggers the server writes through; "" is the root (``omega serve`` logs there).
 LOGGERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "omega")
@@ -31,8 +38,11 @@ def redact(text: str) -> str:
 
     >>> redact("/api/tables/x/record.txt?TOKEN=abc")
     '/api/tables/x/record.txt?TOKEN=***'
+    >>> redact("/api/tables/x/record.txt?%74oken=abc&t%6Fken%3Ddef")
+    '/api/tables/x/record.txt?%74oken=***&t%6Fken%3D***'
     """
-    if "oken=" not in text and "OKEN=" not in text and "earer" not in text and "EARER" not in text:
+    low = text.lower()
+    if "ken" not in low and "%" not in low and "earer" not in low:
         return text  # the common case, without running the expressions
     return _BEARER.sub(r"\1***", _TOKEN_PARAM.sub(r"\1***", text))
 

@@ -1,19 +1,16 @@
 """Who is at the table: open sockets per seat, counted over every server process.
 
-Each process counts its own sockets in ``presence`` rows (one per table, seat and process);
-a change of a seat's total is an ordinary ``presence`` event through the action path, so
-every viewer sees players come and go in version order.  When a process stops, or is
-found dead by the sweep, its rows are withdrawn.
+Presence is live state, not history: it is kept out of the event log and does not move the
+table's version.  Each process counts its own sockets in ``presence`` rows (one per table,
+seat and process); when a seat's total changes between none and some, the table's sockets
+get a ``presence`` message (``{"type": "presence", "version", "seats": [true, false]}``),
+other processes hear of it through the database (PostgreSQL NOTIFY) and tell theirs.
+When a process stops, or is found dead by the sweep, its rows are withdrawn.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from omega.server.core import TableCore
-from omega.server.events import Event, PresenceChanged
-from omega.server.storage import Writer
-from omega.server.table import TableState
 
 __all__ = ["Presence"]
 
@@ -22,7 +19,7 @@ _ALL = -(10**9)
 
 
 class Presence:
-    """Counts this process's sockets per seat and tells the table when a seat's total changes."""
+    """Counts this process's sockets per seat and tells the table's sockets who is there."""
 
     def __init__(self, core: TableCore) -> None:
         self.core = core
@@ -41,10 +38,6 @@ class Presence:
             await self._change(table_id, seat, server_id, _ALL)
 
     async def _change(self, table_id: str, seat: int, server_id: str, delta: int) -> None:
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
-            total = w.presence_add(seat, server_id, delta)
-            if total == state.connections[seat]:
-                return []
-            return [Event(PresenceChanged(seat=seat, connected=total > 0, connections=total), at=now)]
-
-        await self.core.write(table_id, decision)
+        core = self.core
+        await core.db(core.repo.presence_add, table_id, seat, server_id, delta)
+        core.presence_counted(table_id, await core.db(core.repo.presence_totals, table_id))

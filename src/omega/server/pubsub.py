@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Delivery", "Subscriber", "Hub", "PgListener", "CHANNEL"]
+__all__ = ["Delivery", "PresenceNote", "Subscriber", "Hub", "PgListener", "CHANNEL"]
 
 log = logging.getLogger("omega.server")
 CHANNEL = "omega_events"
@@ -41,6 +41,19 @@ class Delivery:
     state: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class PresenceNote:
+    """Who is at the table now (one boolean per seat), at table version ``version``.  Not an
+    event: it has no version of its own and is never replayed."""
+
+    version: int
+    seats: tuple[bool, ...]
+
+
+#: What a socket's queue holds: an event, a presence note, or None (only wakes the writer).
+Item = Delivery | PresenceNote | None
+
+
 class Subscriber:
     """One socket's inbox: a bounded queue, so a client that stops reading never makes the
     server buffer without bound.  When it is full the socket has fallen too far behind:
@@ -50,12 +63,12 @@ class Subscriber:
     def __init__(self, table_id: str, seat: int | None, maxsize: int = 256) -> None:
         self.table_id = table_id
         self.seat = seat
-        self.queue: asyncio.Queue[Delivery | None] = asyncio.Queue(maxsize)
+        self.queue: asyncio.Queue[Item] = asyncio.Queue(maxsize)
         self.overflow = False
         self.resync = False
         self.on_overflow: Callable[[], None] | None = None
 
-    def offer(self, item: Delivery | None) -> None:
+    def offer(self, item: Item) -> None:
         """Queue ``item`` without ever waiting (``None`` only wakes the reader)."""
         try:
             self.queue.put_nowait(item)
@@ -93,11 +106,20 @@ class Hub:
         """Open sockets on ``table_id``."""
         return len(self._subs.get(table_id, ()))
 
+    def socket_count(self) -> int:
+        """Open sockets of this process."""
+        return sum(len(s) for s in self._subs.values())
+
     def deliver(self, table_id: str, items: list[Delivery]) -> None:
         """Give events (in version order) to every socket of the table."""
         for sub in self._subs.get(table_id, ()):
             for item in items:
                 sub.offer(item)
+
+    def deliver_presence(self, table_id: str, note: PresenceNote) -> None:
+        """Tell every socket of the table who is there now."""
+        for sub in self._subs.get(table_id, ()):
+            sub.offer(note)
 
     def resync_all(self) -> None:
         """After a lost notification link: every socket gets a full sync."""
@@ -108,14 +130,16 @@ class Hub:
 
 
 class PgListener:
-    """Listens on PostgreSQL for other processes' events and calls ``on_event(table, version)``."""
+    """Listens on PostgreSQL for other processes' events (``on_event(table, version)``) and
+    presence changes (``on_presence(table)``)."""
 
     def __init__(self, conninfo: str, server_id: str, on_event: Callable[[str, int], None],
-                 on_reconnect: Callable[[], None]) -> None:
+                 on_reconnect: Callable[[], None], on_presence: Callable[[str], None]) -> None:
         self.conninfo = conninfo
         self.server_id = server_id
         self.on_event = on_event
         self.on_reconnect = on_reconnect
+        self.on_presence = on_presence
         self.ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -147,7 +171,11 @@ class PgListener:
                     async for note in conn.notifies():
                         server, _, rest = note.payload.partition(":")
                         table_id, _, version = rest.rpartition(":")
-                        if server != self.server_id and table_id and version.isdigit():
+                        if server == self.server_id or not table_id:
+                            continue
+                        if version == "p":  # 'server:table:p': someone's sockets came or went
+                            self.on_presence(table_id)
+                        elif version.isascii() and version.isdigit():
                             self.on_event(table_id, int(version))
             except asyncio.CancelledError:
                 raise

@@ -17,17 +17,27 @@ from omega.server.storage import default_url
 __all__ = ["serve_main", "uvicorn_options"]
 
 
-def uvicorn_options() -> dict[str, object]:
-    """WebSocket settings of the transport: the frame limit, no per-message compression
-    (on these small JSON messages zlib cost more CPU than anything else the server does), and
-    a protocol that can close a socket whose client stopped reading (``transport``).
+def uvicorn_options(forwarded_allow_ips: str | None = None) -> dict[str, object]:
+    """Settings of the transport: the WebSocket frame limit, no per-message compression (on
+    these small JSON messages zlib cost more CPU than anything else the server does), a
+    protocol that can close a socket whose client stopped reading (``transport``), no
+    ``Server`` banner, and which proxies may say whom they forward.
 
-    >>> uvicorn_options()["ws_per_message_deflate"]
-    False
+    uvicorn trusts ``X-Forwarded-For`` from 127.0.0.1 unless told otherwise; here nobody is
+    trusted unless ``forwarded_allow_ips`` names the proxies: otherwise anyone on the same
+    machine could claim any address and dodge the per-address limits.
+
+    >>> uvicorn_options()["ws_per_message_deflate"], uvicorn_options()["proxy_headers"]
+    (False, False)
+    >>> uvicorn_options("10.0.0.2")["forwarded_allow_ips"]
+    '10.0.0.2'
     """
     from omega.server.limits import Limits
 
-    options: dict[str, object] = {"ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False}
+    options: dict[str, object] = {
+        "ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False, "server_header": False,
+        "proxy_headers": bool(forwarded_allow_ips), "forwarded_allow_ips": forwarded_allow_ips or "",
+    }
     try:
         from omega.server.transport import SlowReaderProtocol
     except ImportError:  # a uvicorn without the sans-I/O protocol: its default, and no quick close
@@ -65,7 +75,7 @@ def serve_main(args: argparse.Namespace) -> int:
     # handlers), and every record must pass the filter that hides ?token= values.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info",
                             access_log=bool(getattr(args, "access_log", False)), lifespan="on",
-                            **uvicorn_options())  # type: ignore[arg-type]
+                            **uvicorn_options(getattr(args, "forwarded_allow_ips", None)))  # type: ignore[arg-type]
     install_redaction()
     server = uvicorn.Server(config)
     server.run()

@@ -26,13 +26,15 @@ from omega.server.core import TableCore
 from omega.server.presence import Presence
 from omega.server.storage import Due
 
-__all__ = ["Scheduler", "Handler", "SWEEP", "SITE"]
+__all__ = ["Scheduler", "Handler", "SWEEP", "ABANDON", "SITE"]
 
 log = logging.getLogger("omega.server")
 
 #: Site-wide work: clear the presence of dead server processes (PostgreSQL only: with SQLite
 #: one process owns the database and clears the others' at start-up).
 SWEEP = "sweep"
+#: Site-wide work: close tables abandoned unfinished (``TableCore.close_abandoned``).
+ABANDON = "abandon"
 #: The ``table_id`` of work that belongs to no table.
 SITE = ""
 #: Seconds a sweep's claim lasts, in case its process dies while sweeping.
@@ -58,6 +60,7 @@ class Scheduler:
         self.presence = presence
         self.settings = core.settings
         self._kinds: dict[str, _Kind] = {}
+        self._recurring: list[str] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -65,6 +68,16 @@ class Scheduler:
         """Run ``handler`` for due work of ``kind``, at most ``capacity`` at once in this
         process; a claim lasts ``lease`` seconds (None: while this process lives)."""
         self._kinds[kind] = _Kind(handler, lease, capacity)
+
+    def every(self, kind: str, seconds: float, job: Callable[[], Awaitable[object]], *, lease: float = 300.0) -> None:
+        """Run ``job`` every ``seconds``, in one process of the site at a time (a site-wide
+        row of due work; a claim lasts ``lease`` seconds in case its process dies)."""
+        async def run(due: Due) -> datetime:
+            await job()
+            return self.core.clock.now() + timedelta(seconds=seconds)
+
+        self.handle(kind, run, lease=lease, capacity=1)
+        self._recurring.append(kind)
 
     def wake(self) -> None:
         """Look for due work now (new work was stored, or a handler finished)."""
@@ -84,8 +97,10 @@ class Scheduler:
         # SQLite: one process owns the database, so every other process row is dead now.
         await self.sweep_dead(None if not core.repo.is_postgres else self.settings.dead_after)
         if core.repo.is_postgres:
-            self.handle(SWEEP, self._sweep, lease=SWEEP_LEASE, capacity=1)
-            await core.db(core.repo.keep_due, SWEEP, SITE, 0, core.clock.now())
+            self.every(SWEEP, self.settings.sweep_interval, self._sweep, lease=SWEEP_LEASE)
+        for kind in self._recurring:
+            # The first process to start makes the row; later ones find it (same version).
+            await core.db(core.repo.keep_due, kind, SITE, 0, core.clock.now())
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._claim_forever()), loop.create_task(self._beat_forever())]
 
@@ -175,6 +190,5 @@ class Scheduler:
             await self.presence.withdraw(dead)
             await core.db(core.repo.forget_server, dead)
 
-    async def _sweep(self, due: Due) -> datetime:
+    async def _sweep(self) -> None:
         await self.sweep_dead(self.settings.dead_after)
-        return self.core.clock.now() + timedelta(seconds=self.settings.sweep_interval)

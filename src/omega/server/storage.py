@@ -79,6 +79,11 @@ class TableRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="playing")
     # Denormalised from the events, for listing tables without replaying them.
     to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: Who opened the table (the client's address): computer turns are queued fairly by it.
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: When the last event was decided (the table's creation before any).
+    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
 class SeatRow(Base):
@@ -158,11 +163,19 @@ def default_url() -> str:
     return os.environ.get("OMEGA_DATABASE_URL") or f"sqlite:///{Path('data') / 'omega.sqlite3'}"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL mode and its directory created.
+#: SQLite's ``synchronous`` settings the server accepts: FULL (the default) fsyncs the WAL
+#: at every commit, so an acknowledged turn survives a power cut; NORMAL only survives a
+#: crash of the process (for measuring what FULL costs: docs/architecture.md).
+SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
+
+
+def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
+    """An engine for ``url``; SQLite gets WAL mode, ``synchronous`` and its directory created.
 
     ``postgresql://`` URLs use psycopg 3.
     """
+    if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
+        raise ValueError(f"sqlite_synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
     parsed = make_url(url)
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -184,7 +197,7 @@ def make_engine(url: str) -> Engine:
         cursor.execute("PRAGMA journal_mode=WAL")
         # FULL: a commit is on disk (the WAL fsynced) before it returns, so an acknowledged
         # turn survives a power cut, not only a killed process (NORMAL's promise).
-        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute(f"PRAGMA synchronous={sqlite_synchronous}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
@@ -216,6 +229,10 @@ class StoredTable:
     config: TableConfig
     keys: TableKeys
     events: list[Event]
+    #: Open sockets per seat, over all processes (live state, not history).
+    presence: dict[int, int]
+    #: Who opened the table ("" when unknown: tables opened before it was recorded).
+    owner: str = ""
 
 
 class Writer:
@@ -250,7 +267,7 @@ class Writer:
             ))
         self.conn.execute(
             update(TableRow).where(TableRow.id == self.table_id).values(
-                version=self.version, status=status, to_move_seat=to_move_seat)
+                version=self.version, status=status, to_move_seat=to_move_seat, updated_at=numbered[-1].at)
         )
         return numbered
 
@@ -264,33 +281,31 @@ class Writer:
         """This table has no ``kind`` work due any more."""
         self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
 
-    def presence_add(self, seat: int, server_id: str, delta: int) -> int:
-        """Count a socket opening (+1) or closing (-1); returns the seat's total over all servers."""
-        row = self.conn.execute(
-            select(PresenceRow.count).where(PresenceRow.table_id == self.table_id, PresenceRow.seat == seat,
-                                            PresenceRow.server_id == server_id)
-        ).scalar_one_or_none()
-        if row is None:
-            if delta > 0:
-                self.conn.execute(insert(PresenceRow).values(
-                    table_id=self.table_id, seat=seat, server_id=server_id, count=delta))
-        elif row + delta <= 0:
-            self.conn.execute(delete(PresenceRow).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id))
-        else:
-            self.conn.execute(update(PresenceRow).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id,
-            ).values(count=row + delta))
-        total = self.conn.execute(
-            select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
-                PresenceRow.table_id == self.table_id, PresenceRow.seat == seat)
-        ).scalar_one()
-        return int(total)
-
     def notify(self, payload: str) -> None:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
+
+
+def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
+    where = (PresenceRow.table_id == table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id)
+    row = conn.execute(select(PresenceRow.count).where(*where)).scalar_one_or_none()
+    if row is None:
+        if delta > 0:
+            conn.execute(insert(PresenceRow).values(table_id=table_id, seat=seat, server_id=server_id, count=delta))
+    elif row + delta <= 0:
+        conn.execute(delete(PresenceRow).where(*where))
+    else:
+        conn.execute(update(PresenceRow).where(*where).values(count=row + delta))
+    total = conn.execute(select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
+        PresenceRow.table_id == table_id, PresenceRow.seat == seat)).scalar_one()
+    return int(total)
+
+
+def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
+    rows = conn.execute(select(PresenceRow.seat, func.sum(PresenceRow.count))
+                        .where(PresenceRow.table_id == table_id).group_by(PresenceRow.seat))
+    return {int(seat): int(total) for seat, total in rows}
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
@@ -342,14 +357,16 @@ class Repository:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = ()) -> None:
-        """Store a new table at version 0, with the work due for it from the start
-        (``(kind, due_at)`` pairs, for version 0)."""
+    def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
+                     owner: str = "") -> None:
+        """Store a new table at version 0, opened by ``owner``, with the work due for it from
+        the start (``(kind, due_at)`` pairs, for version 0)."""
+        created = datetime.fromisoformat(config.created_at)
         with self._writing() as conn:
             conn.execute(insert(TableRow).values(
-                id=config.id, created_at=datetime.fromisoformat(config.created_at), players=config.players,
+                id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-                status="playing", to_move_seat=0,
+                status="playing", to_move_seat=0, owner=owner, updated_at=created,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -366,6 +383,7 @@ class Repository:
             seats = conn.execute(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.idx)).all()
             events = conn.execute(
                 select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
+            presence = _presence_totals(conn, table_id)
         created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
@@ -373,7 +391,7 @@ class Repository:
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
-        return StoredTable(config, keys, [_event_from_row(e) for e in events])
+        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""
@@ -423,6 +441,21 @@ class Repository:
                 query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
             return list(conn.execute(query).scalars())
 
+    def presence_add(self, table_id: str, seat: int, server_id: str, delta: int) -> int:
+        """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
+        negative ``delta`` clears its count); returns the seat's total over all processes.
+        Other processes are told (PostgreSQL NOTIFY) when the transaction commits."""
+        with self._writing() as conn:
+            total = _presence_add(conn, table_id, seat, server_id, delta)
+            if self.is_postgres:
+                conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": f"{server_id}:{table_id}:p"})
+            return total
+
+    def presence_totals(self, table_id: str) -> dict[int, int]:
+        """Open sockets per seat of ``table_id`` over all processes (seats with none left out)."""
+        with self.engine.connect() as conn, conn.begin():
+            return _presence_totals(conn, table_id)
+
     def presence_of(self, server_id: str) -> list[tuple[str, int]]:
         """(table, seat) pairs where ``server_id`` counted open sockets."""
         with self.engine.connect() as conn, conn.begin():
@@ -436,7 +469,19 @@ class Repository:
             conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
             conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
 
+    def idle_tables(self, before: datetime, limit: int) -> list[str]:
+        """Unfinished tables whose last change was before ``before``, oldest first."""
+        with self.engine.connect() as conn, conn.begin():
+            return list(conn.execute(select(TableRow.id).where(
+                TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
+                .limit(limit)).scalars())
+
     # -- due work -------------------------------------------------------------------------
+
+    def due_count(self, kind: str) -> int:
+        """How many pieces of ``kind`` work are waiting or being done."""
+        with self.engine.connect() as conn, conn.begin():
+            return int(conn.execute(select(func.count()).select_from(DueRow).where(DueRow.kind == kind)).scalar_one())
 
     def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
         """:meth:`Writer.keep_due` outside a table's write (work that belongs to no table)."""

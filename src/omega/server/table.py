@@ -34,6 +34,7 @@ from omega.server.actions import Action, ResignAction, SwapAction
 from omega.server.errors import ApiError
 from omega.server.events import (
     PLAY_EVENTS,
+    Abandoned,
     Event,
     GameEnded,
     Joined,
@@ -44,9 +45,10 @@ from omega.server.events import (
     Swapped,
     TurnPlayed,
 )
-from omega.texts import resignation_outcome
+from omega.texts import abandoned_outcome, resignation_outcome
 
-__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "default_name", "final_ranking", "game_view"]
+__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "decide_abandon",
+           "default_name", "final_ranking", "game_view"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -94,6 +96,8 @@ class TableState:
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
     resigned: list[int] = field(default_factory=list)  # seat indices, in resign order
+    #: Closed by the server for want of moves (``decide_abandon``).
+    abandoned: bool = False
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -125,19 +129,21 @@ class TableState:
         other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
+        other.abandoned = self.abandoned
         return other
 
     # -- reading ------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        """Whether the game has ended: the rules ended it, or fewer than two seats are still in.
+        """Whether the game has ended: the rules ended it, resignations did (see
+        :func:`ended_by_resignations`), or the server closed the table as abandoned.
 
         Derived, not set by the ``over`` event: the state right after the turn that fills the
         board (or the resignation that leaves one player) already says over, so no client ever
         sees a "playing" table with nobody to move.
         """
-        return self.game.is_over or self.config.players - len(self.resigned) < 2
+        return self.game.is_over or self.abandoned or ended_by_resignations(self.config, self.resigned)
 
     @property
     def status(self) -> str:
@@ -147,6 +153,17 @@ class TableState:
     def to_move_seat(self) -> int | None:
         """The seat to move, None once the table's game is over."""
         return None if self.over else self.game.current_player
+
+    def set_presence(self, totals: dict[int, int]) -> bool:
+        """Take the open-socket counts per seat (live state, not from events); True if who is
+        connected changed."""
+        before = self.connected()
+        self.connections = [totals.get(i, 0) for i in range(self.config.players)]
+        return self.connected() != before
+
+    def connected(self) -> tuple[bool, ...]:
+        """Per seat: is its player here (a computer always is)."""
+        return tuple(s.kind == "computer" or self.connections[i] > 0 for i, s in enumerate(self.config.seats))
 
     def computer_to_move(self) -> bool:
         """Whether the seat to move is played by the computer (its own or a resigned one)."""
@@ -172,6 +189,7 @@ class TableState:
     def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
         """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
         c = self.config
+        connected = self.connected()
         state: dict[str, Any] = {
             "id": c.id, "version": self.version, "created_at": c.created_at,
             "players": c.players, "size": c.size, "pie_rule": c.pie_rule,
@@ -179,7 +197,7 @@ class TableState:
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
                  "name": self.names[i], "resigned": i in self.resigned,
-                 "connected": self.connections[i] > 0 if s.kind == "human" else True,
+                 "connected": connected[i],
                  "joined": self.joined[i]}
                 for i, s in enumerate(c.seats)
             ],
@@ -200,7 +218,9 @@ class TableState:
         if self.over:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
-            if not self.game.is_over:
+            if self.abandoned:
+                tags["Outcome"] = abandoned_outcome(ranking[0])
+            elif not self.game.is_over:
                 tags["Outcome"] = resignation_outcome(ranking[0])
         return tags
 
@@ -227,6 +247,10 @@ def _resign(t: TableState, e: Resigned) -> None:
     t.resigned.append(e.seat)
 
 
+def _abandon(t: TableState, e: Abandoned) -> None:
+    t.abandoned = True
+
+
 def _end(t: TableState, e: GameEnded) -> None:
     # Only announces (reason, ranking) the end that the event before it, stored in the same
     # commit, already made: ``over`` is derived, see TableState.over.
@@ -234,12 +258,14 @@ def _end(t: TableState, e: GameEnded) -> None:
 
 
 def _presence(t: TableState, e: PresenceChanged) -> None:
-    t.connections[e.seat] = e.connections
+    # Logs written before presence left the log hold these; presence is live state now
+    # (TableState.set_presence), so an old count says nothing about who is there today.
+    pass
 
 
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
-    Resigned: _resign, GameEnded: _end, PresenceChanged: _presence,
+    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence,
 }
 
 
@@ -300,9 +326,33 @@ def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[E
     color = state.game.color_of(seat)
     events = [Event(Resigned(seat=seat, color=color.label), at=now)]
     resigned = [*state.resigned, seat]
-    if state.config.players - len(resigned) < 2:
+    if ended_by_resignations(state.config, resigned):
         events.append(_over_event(state.game, resigned, "resignation", now))
     return events
+
+
+def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
+    """Whether resignations end the game: fewer than two seats are still in, or no person
+    is (computers do not play on among themselves: that would only spend the site's
+    computer time on a game nobody watches for).
+
+    >>> people = TableConfig("t", 3, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 1),
+    ...                                             SeatConfig("computer", 1)))
+    >>> ended_by_resignations(people, []), ended_by_resignations(people, [0])
+    (False, True)
+    """
+    if config.players - len(resigned) < 2:
+        return True
+    return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
+
+
+def decide_abandon(state: TableState, now: datetime) -> list[Event]:
+    """The server closes an unfinished table nobody has acted on for long: the game ends as
+    it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
+    """
+    if state.over:
+        return []
+    return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
 
 
 def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:

@@ -1,6 +1,14 @@
 """The WebSocket of a table (``/ws/tables/{id}``): the caller is identified once when it
 connects; then it gets a sync (or the events it missed), every new event in version order,
-and may send actions, which take the same action path as HTTP ones."""
+presence messages, and may send actions, which take the same action path as HTTP ones.
+
+The secret never travels in the URL (URLs end up in proxies' and servers' logs): the client
+offers two subprotocols, ``omega.v1`` and ``omega.token.<seat token or spectator key>``, and
+the server accepts ``omega.v1``.
+
+>>> token_of(["omega.v1", "omega.token.abc-_1"]), token_of(["chat"])
+('abc-_1', None)
+"""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import WebSocket
@@ -16,13 +25,26 @@ from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, Web
 from omega.server.clock import Clock
 from omega.server.core import TableCore, viewer_seat
 from omega.server.errors import ApiError
-from omega.server.identity import Credentials, Identity, SeatHolder
-from omega.server.limits import Limits, TokenBucket
+from omega.server.identity import Credentials, Identity, SeatHolder, hash_token
+from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
-from omega.server.pubsub import Delivery, Subscriber
+from omega.server.pubsub import Delivery, Item, PresenceNote, Subscriber
 from omega.server.schemas import parse_client_message, to_action
 
-__all__ = ["TableSocket", "CLOSE_TOO_SLOW"]
+__all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
+
+#: The subprotocol the server speaks (and accepts when offered).
+SUBPROTOCOL = "omega.v1"
+#: The offered subprotocol that carries the caller's secret.
+TOKEN_PREFIX = "omega.token."
+
+
+def token_of(subprotocols: list[str]) -> str | None:
+    """The secret a client offered as a subprotocol, if any."""
+    for offered in subprotocols:
+        if offered.startswith(TOKEN_PREFIX) and len(offered) > len(TOKEN_PREFIX):
+            return offered[len(TOKEN_PREFIX):]
+    return None
 
 log = logging.getLogger("omega.server")
 
@@ -35,11 +57,28 @@ class _Gone(Exception):
 CLOSE_TOO_SLOW = 4408
 
 
+@dataclass(frozen=True)
+class SocketLimits:
+    """How often new sockets may be opened: per client address, and per token (every
+    opening is checked against both, so neither new tokens nor new addresses are free)."""
+
+    by_address: Buckets
+    by_token: Buckets
+
+    def allow(self, address: str, token: str | None, now: float) -> bool:
+        """Whether a socket may be opened now (spends from both budgets)."""
+        ok = self.by_address.take(address, now)
+        if token:
+            ok = self.by_token.take(hash_token(token), now) and ok
+        return ok
+
+
 class TableSocket:
     """One WebSocket connection to a table."""
 
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
-                 table_id: str) -> None:
+                 table_id: str, connects: SocketLimits) -> None:
+        self.connects = connects
         self.ws = ws
         self.core = core
         self.presence = presence
@@ -88,9 +127,16 @@ class TableSocket:
             await self.ws.close(code=4000 + error.status)
 
     async def run(self) -> None:
+        offered = list(self.ws.scope.get("subprotocols", []))
+        await self.ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         params = self.ws.query_params
+        token = token_of(offered)
+        address = self.ws.client.host if self.ws.client else "?"
+        if not self.connects.allow(address, token, self.clock.monotonic()):
+            await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
+            return
         try:
-            who = await self.core.identify(self.table_id, Credentials(params.get("token")))
+            who = await self.core.identify(self.table_id, Credentials(token))
             await self.core.visit(self.table_id, who)
         except ApiError as e:
             await self.close_with(e)
@@ -104,8 +150,9 @@ class TableSocket:
         sub.on_overflow = lambda: self.too_slow(f"{self.limits.ws_send_queue} events were waiting to be sent")
         try:
             since_text = params.get("since", "")
+            # isdigit() alone takes "²" or "٣", which int() then refuses: ASCII digits only.
             replay = await self.core.events_since(self.table_id, int(since_text)) \
-                if since_text.isdigit() and len(since_text) < 10 else None
+                if since_text.isascii() and since_text.isdigit() and len(since_text) < 10 else None
             if replay is None:
                 await self.send_sync(who)
             else:
@@ -142,7 +189,7 @@ class TableSocket:
                          "state": {**item.state, "you": {"seat": viewer_seat(who)}}})
         self.last = item.version
 
-    async def pump(self, queue: asyncio.Queue[Delivery | None], who: Identity, sub: Subscriber) -> None:
+    async def pump(self, queue: asyncio.Queue[Item], who: Identity, sub: Subscriber) -> None:
         """Send queued events in order; a gap is filled from the log, ``resync`` gets a sync.
         (An overflow closes the socket instead: see ``too_slow``.)"""
         try:
@@ -155,6 +202,9 @@ class TableSocket:
                     while not queue.empty():
                         queue.get_nowait()
                     await self.send_sync(who)
+                    continue
+                if isinstance(item, PresenceNote):
+                    await self.send({"type": "presence", "version": item.version, "seats": list(item.seats)})
                     continue
                 if item is None or item.version <= self.last:
                     continue
@@ -209,7 +259,7 @@ def _request_id_of(raw: str) -> str | None:
     """The request_id of a message that failed validation, if one can be read from it."""
     try:
         data = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a message nested thousands deep is refused, not a crash
         return None
     rid = data.get("request_id") if isinstance(data, dict) else None
     return rid if isinstance(rid, str) and len(rid) <= 128 else None

@@ -139,10 +139,13 @@ export class LiveFeed {
     clearTimeout(this.timer);
     if (this.ws && this.ws.readyState <= 1) return;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const params = new URLSearchParams({ token: this.token });
+    const params = new URLSearchParams();
     const since = this.version();
     if (since !== null && since !== undefined && since >= 0) params.set("since", String(since));
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}?${params}`);
+    const query = params.size ? `?${params}` : "";
+    // The secret goes as a subprotocol, never in the URL (proxies and servers log URLs).
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${query}`,
+      ["omega.v1", `omega.token.${this.token}`]);
     this.ws = ws;
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
     ws.onopen = () => {

@@ -456,7 +456,23 @@ export function applyState(m, state) {
 }
 
 /**
- * What a socket message changes: `sync` and `event` bring a state, `error` a sentence.
+ * Who is connected now (a `presence` message): only the seats' `connected` change; the
+ * version and everything else stay, so no staging or pending action is disturbed.
+ * @template {Model} M
+ * @param {M} m
+ * @param {boolean[]} seats
+ * @returns {M}
+ */
+export function applyPresence(m, seats) {
+  if (!m.state || !Array.isArray(seats) || seats.length !== m.state.seats.length) return m;
+  if (m.state.seats.every((s, i) => s.connected === seats[i])) return m;
+  const state = { ...m.state, seats: m.state.seats.map((s, i) => ({ ...s, connected: Boolean(seats[i]) })) };
+  return { ...m, state };
+}
+
+/**
+ * What a socket message changes: `sync` and `event` bring a state, `presence` who is
+ * here, `error` a sentence.
  * @template {Model} M
  * @param {M} m
  * @param {ServerMessage} msg
@@ -464,6 +480,7 @@ export function applyState(m, state) {
  */
 export function applyServerMessage(m, msg) {
   if ((msg.type === "sync" || msg.type === "event") && msg.state) return applyState(m, msg.state);
+  if (msg.type === "presence") return applyPresence(m, msg.seats);
   if (msg.type === "error" && msg.error) return note(m, "error", describe(new ApiError(msg.error.code, msg.error.message)));
   return m;
 }

@@ -105,7 +105,12 @@
 /** @typedef {{type: "ack", request_id: string, version: number}} AckMessage */
 /** @typedef {{type: "error", request_id: string | null, error: ErrorDetail}} ErrorMessage */
 /** @typedef {{type: "pong"}} PongMessage */
-/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage} ServerMessage what the table's socket says */
+/**
+ * Who is at the table now: live state, not an event (no version of its own; `version` is
+ * the table's when it was sent). One boolean per seat, computers always true.
+ * @typedef {{type: "presence", version: number, seats: boolean[]}} PresenceMessage
+ */
+/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage} ServerMessage what the table's socket says */
 /**
  * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}} ClientMessage
  */
