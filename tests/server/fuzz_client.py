@@ -7,12 +7,15 @@ Everything here raises :class:`Broken` when the server breaks its contract.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import re
 import subprocess
 import sys
 import threading
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from .server_helpers import ROOT, ServeProcess, Socket, free_port
+from .server_helpers import ROOT, ServeProcess, Socket, free_port, subprotocols
 
 API_DOC = ROOT / "docs" / "server-api.md"
 LAUNCHER = Path(__file__).with_name("fuzz_server.py")
@@ -60,7 +63,12 @@ class Contract:
 
     @classmethod
     def from_docs(cls, path: Path = API_DOC) -> Contract:
-        """Read the error codes, their statuses and the close codes from the API document."""
+        """Read the error codes, their statuses and the close codes from the API document.
+
+        >>> contract = Contract.from_docs()
+        >>> contract.statuses["stale_version"], 4401 in contract.close_codes
+        (409, True)
+        """
         text = path.read_text(encoding="utf-8")
         errors = _section(text, "Errors")
         statuses: dict[str, int] = {}
@@ -107,16 +115,17 @@ class Contract:
 
 class Protocol:
     """How a socket proves who it is, and how it hears of presence: the parts of the API
-    that change between its versions.  The rest of the suite asks only this class.
+    that changed between its versions.  The rest of the suite asks only this class.
 
-    This version: the token travels as ``?token=`` in the URL, and a seat's sockets opening
-    and closing are ``presence`` events that take versions.
+    This version: the token travels as the ``omega.token.<token>`` subprotocol (a
+    ``?token=`` in the URL counts as no token), and presence is live state, sent as
+    unversioned ``presence`` messages that store nothing.
     """
 
     #: Presence changes store events and take table versions.
-    presence_takes_versions = True
+    presence_takes_versions = False
     #: A ``?token=`` in the socket's URL identifies the caller.
-    token_in_url = True
+    token_in_url = False
 
     def open(self, ws_url: str, table_id: str, token: str | None, since: str | None) -> ClientConnection:
         """A socket to ``table_id`` for ``token`` (None: none offered), ``since`` as given."""
@@ -124,20 +133,26 @@ class Protocol:
 
     def open_with_url_token(self, ws_url: str, table_id: str, token: str) -> ClientConnection:
         """A socket that carries the token where old clients put it: in the URL."""
-        return connect(f"{ws_url}/ws/tables/{table_id}?token={token}", open_timeout=30, max_size=2**22).__enter__()
+        return connect(f"{ws_url}/ws/tables/{table_id}?token={token}", subprotocols=subprotocols(None),  # type: ignore[arg-type]
+                       open_timeout=30, max_size=2**22).__enter__()
 
-    def presence(self, msg: dict[str, Any], players: int) -> bool:
+    def presence(self, msg: dict[str, Any], players: int, computers: tuple[int, ...]) -> bool:
         """Whether ``msg`` is a presence message (checked); events are told apart elsewhere."""
         if self.presence_takes_versions or msg.get("type") != "presence":
             return False
         expect(set(msg) == {"type", "version", "seats"} and isinstance(msg["version"], int)
                and isinstance(msg["seats"], list) and len(msg["seats"]) == players
                and all(isinstance(s, bool) for s in msg["seats"]), f"bad presence message {msg}")
+        expect(all(msg["seats"][i] for i in computers), f"a computer seat is not present: {msg}")
         return True
 
     @staticmethod
     def comparable(state: dict[str, Any]) -> dict[str, Any]:
-        """A table state without what changes without an event (who is connected)."""
+        """A table state without what changes without an event (who is connected).
+
+        >>> Protocol.comparable({"version": 3, "seats": [{"name": "Ann", "connected": True}]})
+        {'version': 3, 'seats': [{'name': 'Ann'}]}
+        """
         out = dict(state)
         out["seats"] = [{k: v for k, v in s.items() if k != "connected"} for s in state["seats"]]
         return out
@@ -172,7 +187,7 @@ def check_state(state: Any, players: int, you: int | None, what: str) -> None:
 
 class FuzzServe(ServeProcess):
     """``omega serve`` with the fuzz suite's limits (``fuzz_server.py``); otherwise a
-    :class:`ServeProcess`, log capture included."""
+    :class:`ServeProcess` (``ready``, ``stop``, the log in ``log``)."""
 
     def __init__(self, db: str, args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
@@ -184,11 +199,33 @@ class FuzzServe(ServeProcess):
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        #: The last requests and messages sent to the server, for the report of its death.
+        self.journal: deque[str] = deque(maxlen=40)
+        #: What the server was sent and logged before it died (once it has).
+        self.death: str | None = None
+        threading.Thread(target=self.keep_output, daemon=True).start()
+
+    def keep_output(self) -> None:
+        """Keep every line the process writes (in ``log``, and in ``lines`` for ``ready``)."""
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.log.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
 
     def alive(self) -> bool:
-        """Whether the process is still running."""
-        return self.proc.poll() is None
+        """Whether the process is still running (its last words kept once it is not)."""
+        if self.proc.poll() is None:
+            return True
+        if self.death is None:
+            self.death = (f"the server process exited with {self.proc.returncode}. The last things it was sent:\n"
+                          + "\n".join(f"  {line}" for line in self.journal)
+                          + "\nIts last log lines:\n" + "".join(self.log[-15:]))
+        return False
+
+    def sent(self, what: str) -> None:
+        """Note something sent to the server."""
+        self.journal.append(what[:300])
 
 
 # -- WebSocket clients ------------------------------------------------------------------------
@@ -207,10 +244,13 @@ class Wire:
     contract: Contract
     protocol: Protocol
     players: int
+    computers: tuple[int, ...]
     seat: int | None
     #: The version the socket asked to continue from, if it gave a usable one.
     since: int | None
     label: str
+    #: Told of every message sent.
+    journal: Callable[[str], None]
     #: The last table version the socket was sent (a sync or an event).
     last: int | None = None
     #: The close code, once the server closed it.
@@ -223,8 +263,17 @@ class Wire:
     def poll(self) -> None:
         """Take every message already waiting (without waiting for more)."""
         while self.closed is None:
-            if not self._receive(0):
+            if not self.receive(0):
                 return
+
+    def send(self, message: str | bytes) -> None:
+        """Send a message (a socket the server closed meanwhile shows its close code)."""
+        expect(self.closed is None, f"{self.label}: sending on a socket closed with {self.closed}")
+        self.journal(f"{self.label} sends {message[:200]!r}")
+        try:
+            self.conn.send(message)
+        except ConnectionClosed as e:
+            self.closed_with(e)
 
     def ask(self, message: str | bytes) -> dict[str, Any]:
         """Send a message and return the server's answer to it (every message gets one)."""
@@ -232,18 +281,18 @@ class Wire:
         self.replies.clear()
         self.poll()
         expect(not self.replies, f"{self.label}: answers to nothing: {self.replies}")
-        self.conn.send(message)
+        self.send(message)
         while not self.replies:
             expect(self.closed is None, f"{self.label}: closed ({self.closed}) instead of answering")
-            expect(self._receive(ANSWER_TIMEOUT), f"{self.label}: no answer within {ANSWER_TIMEOUT:g} s")
+            expect(self.receive(ANSWER_TIMEOUT), f"{self.label}: no answer within {ANSWER_TIMEOUT:g} s")
         answer = self.replies.pop(0)
         return answer
 
     def send_too_big(self, message: bytes) -> int:
         """Send a frame larger than the server accepts; return the close code it answers with."""
-        self.conn.send(message)
+        self.send(message)
         while self.closed is None:
-            expect(self._receive(ANSWER_TIMEOUT), f"{self.label}: still open {ANSWER_TIMEOUT:g} s after a huge frame")
+            expect(self.receive(ANSWER_TIMEOUT), f"{self.label}: still open {ANSWER_TIMEOUT:g} s after a huge frame")
         return self.closed
 
     def close(self) -> None:
@@ -252,19 +301,23 @@ class Wire:
             self.conn.close()
             self.closed = 1000
 
-    def _receive(self, timeout: float) -> bool:
-        """Take one message; False if none came within ``timeout``."""
+    def receive(self, timeout: float) -> bool:
+        """Take one message (or the close); False if none came within ``timeout``."""
         try:
             raw = self.conn.recv(timeout=timeout)
         except TimeoutError:
             return False
         except ConnectionClosed as e:
-            self.closed = e.rcvd.code if e.rcvd is not None else 1006
-            expect(self.closed in self.contract.close_codes,
-                   f"{self.label}: dropped with close code {self.closed} ({e}), which is not documented")
+            self.closed_with(e)
             return True
         self.take(raw)
         return True
+
+    def closed_with(self, e: ConnectionClosed) -> None:
+        """The server closed the socket: only with a documented code."""
+        self.closed = e.rcvd.code if e.rcvd is not None else 1006
+        expect(self.closed in self.contract.close_codes,
+               f"{self.label}: dropped with close code {self.closed} ({e}), which is not documented")
 
     def take(self, raw: str | bytes) -> None:
         """Check one message from the server and remember what it says."""
@@ -274,7 +327,7 @@ class Wire:
             raise Broken(f"{self.label}: a message that is not JSON: {raw[:200]!r}") from None
         expect(isinstance(msg, dict), f"{self.label}: a message that is not an object: {msg}")
         kind = msg.get("type")
-        if self.protocol.presence(msg, self.players):
+        if self.protocol.presence(msg, self.players, self.computers):
             return
         if kind in ("ack", "error", "pong"):
             if kind == "error":
@@ -305,10 +358,11 @@ class Wire:
 
 
 def open_wire(protocol: Protocol, contract: Contract, ws_url: str, table_id: str, token: str | None,
-              since: str | None, players: int, seat: int | None, label: str, *,
-              url_token: bool = False) -> Wire | tuple[str, int]:
+              since: str | None, players: int, computers: tuple[int, ...], seat: int | None, label: str,
+              journal: Callable[[str], None], *, url_token: bool = False) -> Wire | tuple[str, int]:
     """Open a socket; returns it (first message checked) or, when the server refuses the
     caller, the error code and close code it refused with (checked against each other)."""
+    journal(f"{label} opens (since={since!r}, token in the URL: {url_token})")
     try:
         conn = protocol.open_with_url_token(ws_url, table_id, token) if url_token and token \
             else protocol.open(ws_url, table_id, token, since)
@@ -322,7 +376,11 @@ def open_wire(protocol: Protocol, contract: Contract, ws_url: str, table_id: str
         after = int(since) if since is not None else None
     except ValueError:
         after = None
-    wire = Wire(conn, contract, protocol, players, seat, after, label)
+    wire = Wire(conn, contract, protocol, players, computers, seat, after, label, journal)
+    # A socket may have nothing to send at first (since= the current version): the answer to
+    # a ping marks the end of what it sends on opening.
+    with contextlib.suppress(ConnectionClosed):
+        conn.send('{"type": "ping"}')
     try:
         first = conn.recv(timeout=ANSWER_TIMEOUT)
     except ConnectionClosed as e:
@@ -331,6 +389,7 @@ def open_wire(protocol: Protocol, contract: Contract, ws_url: str, table_id: str
         raise Broken(f"{label}: no first message within {ANSWER_TIMEOUT:g} s") from None
     msg = json.loads(first)
     if isinstance(msg, dict) and msg.get("type") == "error":
+        # Refused: one error, then the close (the ping is never read).
         code = contract.error_code({"error": msg.get("error")}, label)
         try:
             extra = conn.recv(timeout=ANSWER_TIMEOUT)
@@ -343,5 +402,9 @@ def open_wire(protocol: Protocol, contract: Contract, ws_url: str, table_id: str
                f"{label}: refused with {code} and closed with {close}")
         return code, close
     wire.take(first)
-    expect(msg.get("type") in ("sync", "event", "presence"), f"{label}: first message {str(msg)[:200]}")
+    while not wire.replies:
+        expect(wire.closed is None, f"{label}: closed ({wire.closed}) on opening")
+        expect(wire.receive(ANSWER_TIMEOUT), f"{label}: no answer to a ping within {ANSWER_TIMEOUT:g} s")
+    pong = wire.replies.pop(0)
+    expect(pong["type"] == "pong", f"{label}: a ping on opening answered {pong}")
     return wire

@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import sys
 import time
 import traceback
 from collections import Counter
@@ -41,24 +43,38 @@ from omega import Game, IllegalMove
 from omega.names import NAME_MAX, check_name
 from omega.record import load
 
-from .fuzz_client import Broken, Contract, FuzzServe, Protocol, Wire, check_state, expect, open_wire
-
-pytestmark = pytest.mark.timeout(int(os.environ.get("FUZZ_SECONDS", "0") or 0) * 2 + 600)
+from .fuzz_client import (
+    ANSWER_TIMEOUT,
+    Broken,
+    Contract,
+    FuzzServe,
+    Protocol,
+    Wire,
+    check_state,
+    expect,
+    open_wire,
+)
 
 #: A long run (``make fuzz``): seconds to keep fuzzing for; unset or 0, the short profile.
 FUZZ_SECONDS = float(os.environ.get("FUZZ_SECONDS", "0") or 0)
+# Room for the last batch, and for shrinking a failure when asked to.
+pytestmark = pytest.mark.timeout(int(2 * FUZZ_SECONDS) + 600)
 
+#: Shrinking replays a failing sequence against the server hundreds of times (minutes): only
+#: when asked for with FUZZ_SHRINK=1.  Unshrunk, the sequence is still printed in full.
+SHRINK = os.environ.get("FUZZ_SHRINK") == "1"
 SHORT = settings(max_examples=18, stateful_step_count=40, deadline=None, print_blob=True,
                  report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
-                 phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
-                 + ([] if os.environ.get("FUZZ_SHRINK") == "0" else [Phase.shrink]))
+                 phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, *([Phase.shrink] if SHRINK else [])])
 #: One batch of a long run; batches repeat until the time is up, each with new random choices.
 LONG_BATCH = settings(SHORT, max_examples=25, stateful_step_count=50, database=None)
 
 PROTOCOL = Protocol()
 CONTRACT = Contract.from_docs()
-#: Refusals for a caller who holds no token of the table.
-STRANGER_CODES = frozenset({"auth_required", "forbidden", "not_found"})
+#: Callers who hold no token of the table: none, invented ones, another table's.
+STRANGERS = ("nobody", "junk", "near", "long", "alien", "alien-spectator")
+#: Who sends a request: mostly the seat to move, then the next one, the spectator, strangers.
+WHO = ("mover",) * 14 + ("next seat",) * 6 + ("spectator",) * 3 + STRANGERS
 #: Answers that say nothing about the request: the server was busy or limited the caller.
 NOT_ANSWERED = frozenset({"rate_limited", "unavailable", "busy"})
 
@@ -117,15 +133,49 @@ class Stats:
     runs: int = 0
     steps: int = 0
     limited: int = 0
+    #: Actions acknowledged, and games seen to end.
+    acked: int = 0
+    ended: int = 0
     answers: Counter[str] = field(default_factory=Counter)
 
     def line(self) -> str:
         top = ", ".join(f"{k} {v}" for k, v in self.answers.most_common())
         return (f"runs {self.runs}, steps {self.steps}, rate-limited steps {self.limited} "
-                f"({100 * self.limited / max(self.steps, 1):.1f}%); answers: {top}")
+                f"({100 * self.limited / max(self.steps, 1):.1f}%), actions acknowledged {self.acked}, "
+                f"games ended {self.ended}; answers: {top}")
 
 
 STATS = Stats()
+
+
+def refusal(stranger: str) -> str:
+    """How an existing table refuses a caller without a token of it: 401 without any token,
+    403 with a wrong one."""
+    return "auth_required" if stranger == "nobody" else "forbidden"
+
+
+def turn_cells(state: dict[str, Any], rnd: random.Random, shape: str) -> list[str]:
+    """Cells for a turn on the board of ``state``: legal ones if the seat is to move, or
+    wrong in the way ``shape`` says (``occupied``, ``twice``, ``off-board``, ``few``,
+    ``many``, ``upper``: legal ones in upper case)."""
+    players = state["players"]
+    taken = sorted(state["game"]["stones"])
+    empty = [c for c in Game(players=players, size=state["size"]).cells if c not in taken]
+    # An ended game may have fewer empty cells than a turn needs: any cells will do then.
+    cells = rnd.sample(empty, players) if len(empty) >= players else rnd.sample(taken, players)
+    if shape == "upper":
+        cells = [c.upper() for c in cells]
+    elif shape == "occupied" and taken:
+        cells[rnd.randrange(players)] = rnd.choice(taken)
+    elif shape == "twice":
+        cells[1] = cells[0]
+    elif shape == "off-board":
+        cells[-1] = rnd.choice(["a9", "i1", "j5", "z1", "e0", "e10"])
+    elif shape == "few":
+        cells = cells[:-1]
+    elif shape == "many" and players < 4:
+        cells.append(next(c for c in empty if c not in cells))
+    return cells
 
 
 def fingerprint(action: dict[str, Any]) -> tuple[str, ...]:
@@ -279,18 +329,25 @@ class FuzzTables(RuleBasedStateMachine):
         self.clean = False
         if body is not None:
             headers["content-type"] = "application/json"
-        r = self.http.request(method, path + params, content=body, headers=headers)
+        self.server.sent(f"{method} {path + params} {(body or b'')[:200]!r}")
+        try:
+            r = self.http.request(method, path + params, content=body, headers=headers)
+        except httpx.TransportError as e:
+            expect(self.server.alive(), str(self.server.death))
+            raise Broken(f"{what}: no answer: {e!r}") from None
         if r.status_code >= 500:
-            # Only documented 5xx answers (the database is unavailable, the server is busy).
+            # Only the 5xx answers documented for the request: the database is unreachable
+            # (any request), or a new table with computers past the site's queue.
             code = CONTRACT.http_error(r, what)
-            expect(code in NOT_ANSWERED, f"{what}: {r.status_code} {code}")
+            expect(code == "unavailable" or (code == "busy" and path == "/api/tables"),
+                   f"{what}: {r.status_code} {code}: {r.json()}")
         if r.status_code >= 400:
             code = CONTRACT.http_error(r, what)
             self.note(code)
             return r.status_code, code, r.json()
         expect(r.status_code in (200, 201), f"{what}: status {r.status_code}")
         self.note("ok")
-        if path.endswith(".txt"):
+        if "/record." in path:  # read back as sent
             return r.status_code, None, r.text
         try:
             return r.status_code, None, r.json()
@@ -328,7 +385,7 @@ class FuzzTables(RuleBasedStateMachine):
     def wire(self, t: Table, who: str, since: str | None = None, *, url_token: bool = False) -> Wire | tuple[str, int]:
         seat = int(who[4:]) if who.startswith("seat") else None
         return open_wire(PROTOCOL, CONTRACT, self.server.ws_url, t.id, self.token(t, who), since, t.spec.players,
-                         seat, f"{t.spec.name} socket of {who}", url_token=url_token)
+                         t.spec.computers, seat, f"{t.spec.name} socket of {who}", self.server.sent, url_token=url_token)
 
     def open_wire(self, t: Table, who: str) -> Wire:
         """The open socket of a seat or the spectator, opened if needed."""
@@ -389,13 +446,15 @@ class FuzzTables(RuleBasedStateMachine):
     def check_table(self, t: Table, *, text: bool = False) -> None:
         """The table's state and record agree, and the record holds every acknowledged turn."""
         state = self.read_state(t)
-        status, code, data = self.call("GET", f"/api/tables/{t.id}/record.json", token=t.spectator,
+        status, code, text = self.call("GET", f"/api/tables/{t.id}/record.json", token=t.spectator,
                                        what=f"{t.spec.name}: record.json")
         expect(status == 200, f"{t.spec.name}: record.json refused: {code}")
         try:
-            record = load(json.dumps(data))
+            data = json.loads(text)
+            record = load(text)
+            expect(Game.from_record(text) == record.game, f"{t.spec.name}: two readings of one record differ")
         except ValueError as e:
-            raise Broken(f"{t.spec.name}: record.json does not read back: {e}\n{data}") from None
+            raise Broken(f"{t.spec.name}: record.json does not read back: {e}\n{text}") from None
         history = [list(e) if e != "swap" else e for e in record.game.history]
         expect(history == data["actions"], f"{t.spec.name}: the record reads back as {history}, not {data['actions']}")
         expect(history[:len(state["game"]["history"])] == state["game"]["history"],
@@ -418,10 +477,16 @@ class FuzzTables(RuleBasedStateMachine):
             expect(status == 200, f"{t.spec.name}: record.txt refused: {code}")
             try:
                 from_text = load(body)
+                expect(Game.from_record(body) == from_text.game, f"{t.spec.name}: two readings of one record differ")
             except ValueError as e:
                 raise Broken(f"{t.spec.name}: record.txt does not read back: {e}\n{body}") from None
             expect(list(from_text.game.history)[:len(history)] == list(record.game.history),
                    f"{t.spec.name}: the text record {from_text.game.history} differs from the JSON one")
+            for at in sorted({0, len(history) // 2, len(history)}):
+                status, code, view = self.call("GET", f"/api/tables/{t.id}/replay?at={at}", token=t.spectator,
+                                               what=f"{t.spec.name}: replay at {at}")
+                expect(status == 200 and view["at"] == at and view["history"] == history[:at],
+                       f"{t.spec.name}: replay at {at} of {history}: {status} {code} {view}")
 
     # -- judging an action ---------------------------------------------------------------------
 
@@ -439,7 +504,7 @@ class FuzzTables(RuleBasedStateMachine):
         """What the API allows as the answer to ``action`` by ``who``, on the table as the
         spectator saw it just before."""
         if not who.startswith("seat"):
-            return Outcome(set(STRANGER_CODES) if who != "spectator" else {"forbidden"})
+            return Outcome({"forbidden" if who == "spectator" else refusal(who)})
         seat = int(who[4:])
         prior = t.requests.get(rid)
         if prior is not None:
@@ -480,26 +545,25 @@ class FuzzTables(RuleBasedStateMachine):
 
     def settle(self, t: Table, before: dict[str, Any], who: str, action: dict[str, Any], rid: str,
                outcome: Outcome, code: str | None, version: int | None, answer_state: dict[str, Any] | None,
-               what: str) -> None:
-        """Check the answer against ``outcome`` and the table after it."""
+               what: str) -> dict[str, Any]:
+        """Check the answer against ``outcome`` and the table after it; the table after it."""
         if code in NOT_ANSWERED:
-            self.refused_changes_nothing(t, before, what)
-            return
+            return self.refused_changes_nothing(t, before, what)
         if code is not None:
             expect(code in outcome.codes, f"{what}: refused with {code!r}, expected {self.expected(outcome)}")
-            self.refused_changes_nothing(t, before, what)
-            return
+            return self.refused_changes_nothing(t, before, what)
         expect(outcome.ok, f"{what}: acknowledged at version {version}, expected {self.expected(outcome)}")
         assert version is not None
         after = self.read_state(t)
         if outcome.version is not None:  # a retry: the first answer, and nothing played twice
             expect(version == outcome.version, f"{what}: a retry answered version {version}, first {outcome.version}")
             self.changed_only_by_computers(t, before, after, what)
-            return
+            return after
         expect(before["version"] < version <= after["version"],
                f"{what}: acknowledged at version {version}, table went {before['version']} -> {after['version']}")
         seat = int(who[4:])
         t.requests[rid] = Accepted(seat, action, version)
+        STATS.acked += 1
         if action["type"] == "resign":
             expect(after["seats"][seat]["resigned"], f"{what}: acknowledged, but seat {seat} has not resigned")
         else:
@@ -512,20 +576,23 @@ class FuzzTables(RuleBasedStateMachine):
                        f"{what}: the answer's last entry is {answer_state['game']['history'][-1]}, not {entry}")
             t.acked.append((index, entry))
         if after["status"] == "over":
+            STATS.ended += before["status"] != "over"
             # The end is the last change of play, and nothing but joins and names follows it.
             t.play_version, t.play_known = after["version"], not PROTOCOL.presence_takes_versions
         else:
             t.play_version = version
             # A resigned seat is played on by the computer, at versions this suite cannot know.
             t.play_known = t.play_known and action["type"] != "resign"
+        return after
 
     @staticmethod
     def expected(outcome: Outcome) -> str:
         return " or ".join(sorted(outcome.codes) + (["acknowledged"] if outcome.ok else [])) or "nothing"
 
-    def refused_changes_nothing(self, t: Table, before: dict[str, Any], what: str) -> None:
+    def refused_changes_nothing(self, t: Table, before: dict[str, Any], what: str) -> dict[str, Any]:
         after = self.read_state(t)
         self.changed_only_by_computers(t, before, after, what)
+        return after
 
     def changed_only_by_computers(self, t: Table, before: dict[str, Any], after: dict[str, Any], what: str) -> None:
         """Nothing changed from ``before`` to ``after`` but by the computer players (whose
@@ -539,7 +606,7 @@ class FuzzTables(RuleBasedStateMachine):
         assert isinstance(replay, Wire)
         try:
             while replay.last is None or replay.last < after["version"]:
-                expect(replay._receive(15), f"{what}: no replay of versions up to {after['version']}")
+                expect(replay.receive(ANSWER_TIMEOUT), f"{what}: no replay of versions up to {after['version']}")
                 expect(replay.closed is None, f"{what}: the replay socket closed ({replay.closed})")
             if not replay.events:
                 return  # a sync: the log was too long to replay; the version check stands
@@ -553,107 +620,120 @@ class FuzzTables(RuleBasedStateMachine):
         finally:
             replay.close()
 
-    # -- rules -----------------------------------------------------------------------------------
+    # -- drawing what to send ----------------------------------------------------------------------
 
-    def draw_who(self, data: st.DataObject, t: Table, before: dict[str, Any], *, strangers: bool = True) -> str:
+    # Every rule draws the same things whatever the server answered, so that a failing run
+    # replays draw for draw (a computer's timing may change a value, never what is drawn).
+
+    def draw_who(self, data: st.DataObject, t: Table, before: dict[str, Any]) -> str:
+        """Mostly the seat to move; sometimes the next seat, the spectator or a stranger."""
         humans = sorted(t.tokens)
         mover = before["game"]["current_seat"]
-        kinds = ["mover"] * 6 + ["seat"] * 2 + ["spectator"] + (["stranger"] * 2 if strangers else [])
-        kind = data.draw(st.sampled_from(kinds), label="who")
-        if kind == "mover":
-            return f"seat{mover}" if mover in humans else f"seat{humans[0]}"
-        if kind == "seat":
-            return f"seat{data.draw(st.sampled_from(humans), label='seat')}"
-        if kind == "spectator":
-            return "spectator"
-        return data.draw(st.sampled_from(["nobody", "junk", "near", "long", "alien", "alien-spectator"]), label="stranger")
+        who = data.draw(st.sampled_from(WHO), label="who")
+        if who in ("mover", "next seat"):
+            # The mover, or the next person after it (the mover itself at a table of one person).
+            start = mover if mover is not None else humans[0]
+            order = [s for s in [*range(start, t.spec.players), *range(start)] if s in humans]
+            return f"seat{order[0] if who == 'mover' or len(order) == 1 else order[1]}"
+        return who
 
     def draw_action(self, data: st.DataObject, t: Table, before: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """A turn (legal on the board, or not), a swap or a resignation; and its shape."""
         shape = data.draw(st.sampled_from(["legal"] * 8 + ["upper", "occupied", "twice", "off-board", "few", "many",
                                                            "swap", "swap", "resign"]), label="action")
         if shape in ("swap", "resign"):
             return shape, {"type": shape}
         rnd = random.Random(data.draw(st.integers(0, 2**16), label="seed"))
-        players = t.spec.players
-        taken = sorted(before["game"]["stones"])
-        empty = [c for c in Game(players=players, size=before["size"]).cells if c not in taken]
-        # An ended game may have fewer empty cells than a turn needs: any cells will do then.
-        cells = rnd.sample(empty, players) if len(empty) >= players else rnd.sample(taken, players)
-        if shape == "upper":
-            cells = [c.upper() for c in cells]
-        elif shape == "occupied" and taken:
-            cells[rnd.randrange(players)] = rnd.choice(taken)
-        elif shape == "twice":
-            cells[1] = cells[0]
-        elif shape == "off-board":
-            cells[-1] = rnd.choice(["a9", "i1", "j5", "z1", "e0", "e10"])
-        elif shape == "few":
-            cells = cells[:-1]
-        elif shape == "many" and players < 4:
-            cells.append(next(c for c in empty if c not in cells))
-        else:
-            shape = "legal"  # no cell taken yet, or no room for one more cell
-        return shape, {"type": "turn", "cells": cells}
+        return shape, {"type": "turn", "cells": turn_cells(before, rnd, shape)}
 
     def draw_request(self, data: st.DataObject, t: Table, before: dict[str, Any]) -> tuple[str, str, dict[str, Any], str]:
-        """who, shape, action and request id of an action: a new one, or a retry of an
-        acknowledged one (the same action, or another)."""
-        retry = data.draw(st.sampled_from(["new"] * 6 + ["same", "other"]), label="request") if t.requests else "new"
-        if retry == "same":
-            rid = data.draw(st.sampled_from(sorted(t.requests)), label="retry of")
-            prior = t.requests[rid]
-            return f"seat{prior.seat}", "retry", prior.action, rid
+        """Who, shape, action and request id of an action: a new one, or a retry of an
+        acknowledged one (the same action by the same seat, or anything else)."""
+        retry = data.draw(st.sampled_from(["new"] * 6 + ["same", "other"]), label="request")
+        pick = data.draw(st.integers(0, 2**16), label="retry of") if retry != "new" else 0
         who = self.draw_who(data, t, before)
         shape, action = self.draw_action(data, t, before)
-        rid = data.draw(st.sampled_from(sorted(t.requests)), label="retry of") if retry == "other" else self.rid()
+        earlier = sorted(t.requests)
+        if retry == "new" or not earlier:
+            return who, shape, action, self.rid()
+        rid = earlier[pick % len(earlier)]
+        if retry == "same":
+            prior = t.requests[rid]
+            return f"seat{prior.seat}", "retry", prior.action, rid
         return who, shape, action, rid
 
-    def draw_version(self, data: st.DataObject, t: Table, before: dict[str, Any]) -> int | None:
-        choice = data.draw(st.sampled_from(["none"] * 5 + ["current", "play", "ahead", "behind", "huge"]), label="version")
+    @staticmethod
+    def draw_version(data: st.DataObject) -> str:
+        """Which version an action says it was chosen at: none, the current one, or a stale
+        one of some kind (see :meth:`version_for`)."""
+        return data.draw(st.sampled_from(["none"] * 5 + ["current", "play", "ahead", "behind", "huge"]), label="version")
+
+    @staticmethod
+    def version_for(choice: str, t: Table, before: dict[str, Any]) -> int | None:
         return {"none": None, "current": before["version"], "play": t.play_version, "ahead": before["version"] + 1,
                 "behind": max(t.play_version - 1, 0), "huge": 2**62}[choice]
 
+    # -- rules -------------------------------------------------------------------------------------
+
     @rule(data=st.data(), table=TABLES)
-    def act_over_http(self, data: st.DataObject, table: int) -> None:
+    def play_over_http(self, data: st.DataObject, table: int) -> None:
         t = self.tables[table]
         before = self.read_state(t)
         who, shape, action, rid = self.draw_request(data, t, before)
-        version = self.draw_version(data, t, before)
+        version = self.version_for(self.draw_version(data), t, before)
+        self.post_action(t, before, who, shape, action, rid, version)
+        self.check_table(t)
+
+    @rule(table=TABLES, turns=st.integers(1, 12), seed=st.integers(0, 2**16))
+    def play_on(self, table: int, turns: int, seed: int) -> None:
+        """Legal turns in a row by whoever is to move, so that games reach their end."""
+        t = self.tables[table]
+        rnd = random.Random(seed)
+        state = self.read_state(t)
+        for _ in range(turns):
+            if state["status"] == "over" or not self.settled(t, state):
+                break
+            action = {"type": "turn", "cells": turn_cells(state, rnd, "legal")}
+            state = self.post_action(t, state, f"seat{state['game']['current_seat']}", "legal", action, self.rid(), None)
+        self.check_table(t)
+
+    def post_action(self, t: Table, before: dict[str, Any], who: str, shape: str, action: dict[str, Any], rid: str,
+                    version: int | None) -> dict[str, Any]:
+        """Send an action over HTTP and check its answer; the table after it."""
         outcome = self.judge(t, before, who, action, rid, version, shape)
         body = {**action, "request_id": rid, **({"version": version} if version is not None else {})}
         what = f"{t.spec.name}: {who} POST {body}"
         _, code, answer = self.call("POST", f"/api/tables/{t.id}/actions", token=self.token(t, who),
-                                         body=json.dumps(body).encode(), what=what)
+                                    body=json.dumps(body).encode(), what=what)
         state = None
         if code is None:
             expect(set(answer) == {"version", "state"} and isinstance(answer["version"], int), f"{what}: answer {answer}")
             state = answer["state"]
             check_state(state, t.spec.players, int(who[4:]), what)
-        self.settle(t, before, who, action, rid, outcome, code, answer.get("version") if code is None else None,
-                    state if outcome.version is None else None, what)
-        self.check_table(t)
+        return self.settle(t, before, who, action, rid, outcome, code, answer.get("version") if code is None else None,
+                           state if outcome.version is None else None, what)
 
     @rule(data=st.data(), table=TABLES)
-    def act_over_socket(self, data: st.DataObject, table: int) -> None:
+    def play_over_socket(self, data: st.DataObject, table: int) -> None:
         t = self.tables[table]
         before = self.read_state(t)
         who, shape, action, rid = self.draw_request(data, t, before)
-        if who not in ("spectator",) and not who.startswith("seat"):
-            refused = self.wire(t, who)
-            expect(isinstance(refused, tuple) and refused[0] in STRANGER_CODES,
-                   f"{t.spec.name}: a socket for {who} was not refused: {refused}")
+        choice = self.draw_version(data)
+        if who in STRANGERS:
+            self.refused_socket(t, who, None)
             self.check_table(t)
             return
         w = self.open_wire(t, who)
         before = self.read_state(t)  # opening a seat's first socket joins it
-        version = self.draw_version(data, t, before)
+        version = self.version_for(choice, t, before)
         outcome = self.judge(t, before, who, action, rid, version, shape)
         msg = {"type": "action", "request_id": rid, "action": action, **({"version": version} if version is not None else {})}
         what = f"{t.spec.name}: {who} socket {msg}"
         reply = w.ask(json.dumps(msg))
-        expect(reply.get("request_id") == rid, f"{what}: the answer is to {reply.get('request_id')!r}: {reply}")
         code = reply["error"]["code"] if reply["type"] == "error" else None
-        expect(reply["type"] in ("ack", "error"), f"{what}: answered {reply}")
+        # A message refused unread (too many a second) names no request.
+        expect(reply["type"] in ("ack", "error") and (reply["request_id"] == rid or code in NOT_ANSWERED),
+               f"{what}: answered {reply}")
         self.note(code or "ok")
         self.settle(t, before, who, action, rid, outcome, code, reply.get("version"), None, what)
         self.check_table(t)
@@ -667,11 +747,12 @@ class FuzzTables(RuleBasedStateMachine):
         who = "nobody" if endpoint == "create" else self.draw_who(data, t, before)
         what = f"{t.spec.name}: {who} POST {path} {body[:120]!r}"
         status, code, _ = self.call("POST", path, token=self.token(t, who), body=body, what=what)
+        # The body may be read before or after the caller is known.
         allowed = {expected}
-        if endpoint != "create" and who == "spectator" and endpoint == "name":
-            allowed.add("forbidden")  # the body may be read before or after the caller is known
-        elif endpoint != "create" and not who.startswith("seat") and who != "spectator":
-            allowed |= STRANGER_CODES
+        if endpoint != "create" and who in STRANGERS:
+            allowed.add(refusal(who))
+        elif endpoint == "name" and who == "spectator":
+            allowed.add("forbidden")
         if code not in NOT_ANSWERED:
             expect(code in allowed, f"{what}: answered {status} {code}, expected {' or '.join(sorted(allowed))}")
         self.refused_changes_nothing(t, before, what)
@@ -683,8 +764,15 @@ class FuzzTables(RuleBasedStateMachine):
         who = data.draw(st.sampled_from(["spectator", *(f"seat{s}" for s in t.tokens)]), label="who")
         w = self.open_wire(t, who)
         before = self.read_state(t)
-        rid = self.rid()
-        expected, text = data.draw(st.sampled_from(junk_messages(rid)), label="message")
+        expected, text = data.draw(st.sampled_from([*junk_messages(self.rid()), ("huge", "")]), label="message")
+        if expected == "huge":
+            # Past the transport's frame limit: the documented close, 1009.
+            size = data.draw(st.sampled_from([70_000, 300_000]), label="size")
+            code = w.send_too_big(json.dumps({"type": "ping", "pad": "x" * size}).encode())
+            expect(code == 1009, f"{t.spec.name}: a frame of {size} bytes closed the socket with {code}, not 1009")
+            self.refused_changes_nothing(t, before, f"{t.spec.name}: a huge frame")
+            self.check_table(t)
+            return
         binary = data.draw(st.booleans(), label="binary frame")
         what = f"{t.spec.name}: {who} socket sends {text[:120]!r}"
         reply = w.ask(text.encode() if binary else text)
@@ -697,17 +785,7 @@ class FuzzTables(RuleBasedStateMachine):
         self.refused_changes_nothing(t, before, what)
         self.check_table(t)
 
-    @rule(table=TABLES, who=st.sampled_from(["mover", "spectator"]), size=st.sampled_from([70_000, 300_000]))
-    def send_a_huge_frame(self, table: int, who: str, size: int) -> None:
-        t = self.tables[table]
-        w = self.open_wire(t, "spectator" if who == "spectator" else f"seat{sorted(t.tokens)[0]}")
-        before = self.read_state(t)
-        code = w.send_too_big(json.dumps({"type": "ping", "pad": "x" * size}).encode())
-        expect(code == 1009, f"{t.spec.name}: a frame of {size} bytes closed the socket with {code}, not 1009")
-        self.refused_changes_nothing(t, before, f"{t.spec.name}: a huge frame")
-        self.check_table(t)
-
-    @rule(data=st.data(), table=TABLES, count=st.integers(1, 30))
+    @rule(data=st.data(), table=TABLES, count=st.sampled_from([1, 2, 5, 30]))
     def ping(self, data: st.DataObject, table: int, count: int) -> None:
         """Pings, up to a flood: each gets a pong or ``rate_limited``, and the socket stays."""
         t = self.tables[table]
@@ -715,15 +793,18 @@ class FuzzTables(RuleBasedStateMachine):
         w = self.open_wire(t, who)
         w.poll()
         for _ in range(count):
-            w.conn.send('{"type": "ping"}')
+            w.send('{"type": "ping"}')
+        answers: Counter[str] = Counter()
         for i in range(count):
             while not w.replies:
                 expect(w.closed is None, f"{t.spec.name}: {who} closed ({w.closed}) during pings")
-                expect(w._receive(15), f"{t.spec.name}: no answer to ping {i + 1} of {count}")
+                expect(w.receive(ANSWER_TIMEOUT), f"{t.spec.name}: no answer to ping {i + 1} of {count}")
             reply = w.replies.pop(0)
-            code = reply["error"]["code"] if reply["type"] == "error" else None
-            self.note(code or "pong")
-            expect(reply["type"] == "pong" or code == "rate_limited", f"{t.spec.name}: ping {i + 1} answered {reply}")
+            answers[reply["error"]["code"] if reply["type"] == "error" else reply["type"]] += 1
+        expect(set(answers) <= {"pong", "rate_limited"}, f"{t.spec.name}: pings answered {dict(answers)}")
+        STATS.answers.update(answers)
+        # A flood is meant to meet the limit: the step was answered if any ping was.
+        self.limited = self.limited or not answers["pong"]
 
     @rule(data=st.data(), table=TABLES, how=st.sampled_from(["header", "query", "query-encoded"]),
           endpoint=st.sampled_from(["", "/record.txt", "/record.json", "/replay"]))
@@ -731,31 +812,38 @@ class FuzzTables(RuleBasedStateMachine):
         t = self.tables[table]
         before = self.read_state(t)
         who = self.draw_who(data, t, before)
-        path = f"/api/tables/{t.id}{endpoint}"
+        unknown = data.draw(st.sampled_from([False] * 6 + [True]), label="unknown table")
+        path = f"/api/tables/{'Zz0Zz0Zz' if unknown else t.id}{endpoint}"
         length = len(before["game"]["history"])
         at = None
         if endpoint == "/replay":
-            at = data.draw(st.one_of(st.integers(0, length + 1).map(str), st.sampled_from(ODD_NUMBERS)), label="at")
+            at = data.draw(st.one_of(st.sampled_from(["0", str(length // 2), str(length), str(length + 1)]),
+                                     st.sampled_from(ODD_NUMBERS)), label="at")
             path += f"?at={quote(at, safe='')}"
         status, code, body = self.call("GET", path, token=self.token(t, who), how=how, what=f"{t.spec.name}: {who} GET {path}")
-        member = who.startswith("seat") or who == "spectator"
         bad_at = at is not None and not (at.isascii() and at.isdigit() and int(at) <= length)
+        # A bad ?at= may be found before or after the caller is known.
+        allowed = {"bad_request"} if bad_at else set()
         if code in NOT_ANSWERED:
             pass
-        elif not member:
-            allowed = STRANGER_CODES | ({"bad_request"} if bad_at else set())
-            expect(code in allowed, f"{t.spec.name}: {who} read {path}: {status} {code}")
+        elif unknown:
+            expect(code in allowed | {"not_found"}, f"{t.spec.name}: {who} read an unknown table: {status} {code}")
+        elif who in STRANGERS:
+            expect(code in allowed | {refusal(who)}, f"{t.spec.name}: {who} read {path}: {status} {code}")
         elif at is not None and bad_at:
-            # A number in other digits that int() reads may be taken, and a history that may
-            # have grown meanwhile may be long enough; anything else is a bad request.
-            may = {"bad_request"}
-            if at.isdigit() and (not at.isascii() or not self.settled(t, before)):
-                may.add("ok")
-            expect((code or "ok") in may, f"{t.spec.name}: replay ?at={at!r} answered {status} {code}")
+            # A history that may have grown meanwhile may be long enough by now.
+            if at.isascii() and at.isdigit() and not self.settled(t, before):
+                allowed.add("ok")
+            expect((code or "ok") in allowed, f"{t.spec.name}: replay ?at={at!r} answered {status} {code}")
         else:
             expect(code is None, f"{t.spec.name}: {who} cannot read {path}: {status} {code}")
             if endpoint == "":
                 check_state(body, t.spec.players, int(who[4:]) if who.startswith("seat") else None, path)
+            elif endpoint.startswith("/record"):
+                try:
+                    Game.from_record(body)
+                except ValueError as e:
+                    raise Broken(f"{t.spec.name}: {endpoint} does not read back: {e}\n{body}") from None
             elif endpoint == "/replay" and at is not None:
                 # History only grows: its first entries are the ones the spectator saw.
                 expect(body["at"] == int(at) and body["length"] >= length
@@ -763,25 +851,34 @@ class FuzzTables(RuleBasedStateMachine):
                        f"{t.spec.name}: replay at {at} shows {body}, history {before['game']['history']}")
         self.check_table(t)
 
-    @rule(data=st.data(), table=TABLES, name=NAMES)
-    def rename(self, data: st.DataObject, table: int, name: str) -> None:
-        t = self.tables[table]
-        before = self.read_state(t)
-        who = self.draw_who(data, t, before)
+    @rule(data=st.data(), table=TABLES, name=NAMES, where=st.sampled_from(["seat", "seat", "new table"]))
+    def name(self, data: st.DataObject, table: int, name: str, where: str) -> None:
+        """A name for a seat, or for the creator of a new table: valid, or not."""
         try:
             valid: str | None = check_name(name)
         except ValueError:
             valid = None
-        body = json.dumps({"name": name}, ensure_ascii=data.draw(st.booleans(), label="ascii JSON"))
+        body = json.dumps({"name": name} if where == "seat" else {"players": 2, "name": name},
+                          ensure_ascii=data.draw(st.booleans(), label="ASCII JSON")).encode("utf-8", "surrogatepass")
+        if where == "new table":
+            what = f"create a table named {name!r}"
+            status, code, made = self.call("POST", "/api/tables", body=body, what=what)
+            if code not in NOT_ANSWERED:
+                expect((code is None) == (valid is not None), f"{what}: answered {status} {code}")
+            if code is None:
+                expect(made["state"]["seats"][0]["name"] == valid, f"{what}: named {made['state']['seats'][0]['name']!r}")
+                status, code, text = self.call("GET", f"/api/tables/{made['id']}/record.txt", token=made["token"])
+                expect(status == 200 and load(text).tags.get("White") == valid, f"{what}: record {status} {code} {text!r}")
+            return
+        t = self.tables[table]
+        before = self.read_state(t)
+        who = self.draw_who(data, t, before)
         what = f"{t.spec.name}: {who} renames to {name!r}"
-        status, code, answer = self.call("POST", f"/api/tables/{t.id}/name", token=self.token(t, who),
-                                         body=body.encode("utf-8", "surrogatepass"), what=what)
+        status, code, answer = self.call("POST", f"/api/tables/{t.id}/name", token=self.token(t, who), body=body, what=what)
         if code in NOT_ANSWERED:
             self.refused_changes_nothing(t, before, what)
         elif not who.startswith("seat"):
-            allowed = {"forbidden"} if who == "spectator" else set(STRANGER_CODES)
-            if valid is None:
-                allowed.add("bad_request")
+            allowed = {"forbidden" if who == "spectator" else refusal(who)} | ({"bad_request"} if valid is None else set())
             expect(code in allowed, f"{what}: answered {status} {code}")
             self.refused_changes_nothing(t, before, what)
         elif valid is None:
@@ -797,54 +894,38 @@ class FuzzTables(RuleBasedStateMachine):
     @rule(data=st.data(), table=TABLES,
           since=st.one_of(st.none(), st.sampled_from(ODD_NUMBERS), st.sampled_from(["back", "now", "ahead"])))
     def connect(self, data: st.DataObject, table: int, since: str | None) -> None:
-        """Open (or reopen) a socket, with ``since`` of any shape; strangers are refused."""
+        """Open (or reopen, or close) a socket, with ``since`` of any shape; strangers are refused."""
         t = self.tables[table]
         before = self.read_state(t)
         who = self.draw_who(data, t, before)
-        since = {"back": str(max(before["version"] - 3, 0)), "now": str(before["version"]),
-                 "ahead": str(before["version"] + 2)}.get(since or "", since)
-        url_token = data.draw(st.booleans(), label="token in the URL") if who.startswith("seat") else False
+        close_only = data.draw(st.sampled_from([False, False, True]), label="close only")
         old = t.wires.pop(who, None)
         if old is not None:
             old.close()
-        opened = self.wire(t, who, since, url_token=url_token)
-        if isinstance(opened, Wire):
-            expect(who.startswith("seat") or who == "spectator", f"{t.spec.name}: a socket opened for {who}")
-            expect(not url_token or PROTOCOL.token_in_url, f"{t.spec.name}: a token in the URL opened a socket")
-            t.wires[who] = opened
+            if close_only:
+                self.check_table(t)
+                return
+        since = {"back": str(max(before["version"] - 3, 0)), "now": str(before["version"]),
+                 "ahead": str(before["version"] + 2)}.get(since or "", since)
+        url_token = data.draw(st.booleans(), label="token in the URL") and who.startswith("seat")
+        if who in STRANGERS or (url_token and not PROTOCOL.token_in_url):
+            self.refused_socket(t, who, since, url_token=url_token)
         else:
-            code, _ = opened
-            allowed = {"auth_required"} if url_token and not PROTOCOL.token_in_url else (
-                set(STRANGER_CODES) if not (who.startswith("seat") or who == "spectator") else set())
-            expect(code in allowed, f"{t.spec.name}: a socket for {who} (since={since!r}) refused with {code}")
+            opened = self.wire(t, who, since, url_token=url_token)
+            if isinstance(opened, Wire):
+                t.wires[who] = opened
+            else:
+                expect(opened[0] in NOT_ANSWERED, f"{t.spec.name}: {who}'s socket (since={since!r}) refused with {opened}")
         self.check_table(t)
 
-    @rule(data=st.data(), table=TABLES)
-    def disconnect(self, data: st.DataObject, table: int) -> None:
-        t = self.tables[table]
-        if not t.wires:
-            return
-        who = data.draw(st.sampled_from(sorted(t.wires)), label="who")
-        t.wires.pop(who).close()
-        self.check_table(t)
-
-    @rule(name=NAMES, players=st.integers(1, 5), pie=st.booleans())
-    def create_a_table(self, name: str, players: int, pie: bool) -> None:
-        body = {"players": players, "pie_rule": pie, "name": name}
-        what = f"create {body}"
-        status, code, made = self.call("POST", "/api/tables", body=json.dumps(body).encode(), what=what)
-        try:
-            valid: str | None = check_name(name)
-        except ValueError:
-            valid = None
-        good = valid is not None and 2 <= players <= 4 and not (pie and players != 2)
-        if code in NOT_ANSWERED:
-            return
-        expect((code is None) == good, f"{what}: answered {status} {code}")
-        if good:
-            expect(made["state"]["seats"][0]["name"] == valid, f"{what}: named {made['state']['seats'][0]['name']!r}")
-            status, code, text = self.call("GET", f"/api/tables/{made['id']}/record.txt", token=made["token"])
-            expect(status == 200 and load(text).tags.get("White") == valid, f"{what}: record {status} {code} {text!r}")
+    def refused_socket(self, t: Table, who: str, since: str | None, *, url_token: bool = False) -> None:
+        """A socket the server must refuse: a stranger's, or one with its token in the URL."""
+        refused = self.wire(t, who, since, url_token=url_token)
+        want = "auth_required" if url_token else refusal(who)
+        expect(not isinstance(refused, Wire), f"{t.spec.name}: a socket opened for {who} (token in the URL: {url_token})")
+        assert not isinstance(refused, Wire)
+        self.note(refused[0])
+        expect(refused[0] in {want} | NOT_ANSWERED, f"{t.spec.name}: {who}'s socket refused with {refused}, not {want}")
 
 
 # -- the tests ---------------------------------------------------------------------------------
@@ -863,7 +944,14 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FuzzServe]
 
 def run_machine(server: FuzzServe, profile: settings) -> None:
     FuzzTables.server = server
-    run_state_machine_as_test(FuzzTables, settings=profile)
+    try:
+        run_state_machine_as_test(FuzzTables, settings=profile)
+    except BaseException as e:
+        # A dead server fails every replay of the sequence that killed it differently (and
+        # Hypothesis then complains of flaky data): say what it was sent before it died.
+        if not server.alive():
+            raise Broken(server.death) from e
+        raise
 
 
 def test_the_contract_is_read_from_the_api_document() -> None:
@@ -884,19 +972,33 @@ def test_the_server_survives_fuzzing(fuzz_server: FuzzServe) -> None:
 
 
 def fuzz_for(server: FuzzServe, seconds: float) -> None:
-    """Run the machine in batches until ``seconds`` have passed; print the counts, and fail
-    with every falsifying sequence found."""
+    """Run the machine in batches until ``seconds`` have passed (a batch started in time is
+    finished); print each failure with its sequence as it is found, then the counts.  Fails
+    if anything failed."""
     started = time.monotonic()
     failures: list[str] = []
+    batches = 0
     while time.monotonic() - started < seconds and server.alive():
+        batches += 1
         try:
             run_machine(server, LONG_BATCH)
         except Exception as e:
-            failures.append("".join(traceback.format_exception(e)))
-            print(f"\n--- failure {len(failures)} ---\n{failures[-1]}", flush=True)
-    elapsed = time.monotonic() - started
+            failures.append(first_line(e))
+            print(f"\n--- failure {len(failures)} (batch {batches}) ---", flush=True)
+            traceback.print_exception(e, file=sys.stdout)
+        print(f"fuzz: batch {batches} done at {time.monotonic() - started:.0f} s: {STATS.line()}", flush=True)
     bar = "=" * 78
-    print(f"\n{bar}\nFUZZ SUMMARY: {elapsed:.0f} s, {STATS.line()}\nFAILURES: {len(failures)}"
-          f"{'' if server.alive() else ' (the server process died)'}\n{bar}", flush=True)
-    assert not failures and server.alive(), f"{len(failures)} failures; the falsifying sequences are printed above"
+    kinds = Counter(failures)
+    print(f"\n{bar}\nFUZZ SUMMARY after {time.monotonic() - started:.0f} s: {STATS.line()}\n"
+          f"FAILURES: {len(failures)}" + "".join(f"\n  {n} x {k}" for k, n in kinds.most_common())
+          + ("" if server.alive() else "\nTHE SERVER PROCESS DIED") + f"\n{bar}", flush=True)
+    assert not failures and server.alive(), f"{len(failures)} failures; their sequences are printed above"
 
+
+def first_line(e: BaseException) -> str:
+    """What a failure says, without the numbers that differ from one finding to the next."""
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    text = re.sub(r"\b(?:{})\b".format("|".join(s.name for s in SPECS)), "<table>", text)
+    return re.sub(r"\d+", "N", f"{type(e).__name__}: {text}")[:160]
