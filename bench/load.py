@@ -2,11 +2,14 @@
 simulated people over WebSockets with random legal turns.
 
 Starts a server process (its own SQLite file in a temporary directory unless ``--db`` is
-given), creates ``--tables`` tables, opens two sockets per table and plays until every game
-is over, ``--turns`` turns per table are played, or ``--seconds`` run out.  Then it checks
-every table's stored history against the acknowledged turns and prints (``--json``: one
-JSON object) the move round-trip latency (send -> ack) percentiles, turns per second and
-the number of lost and duplicated turns, which must both be 0.
+given; or plays against a running server with ``--url``), creates ``--tables`` tables, opens
+two sockets per table and plays until every game is over, ``--turns`` turns per table are
+played, or ``--seconds`` run out.  The simulated players run in ``--clients`` processes of
+their own, so the load generator's work is not the server's.  Then it checks every table's
+stored history against the acknowledged turns and prints (``--json``: one JSON object) the
+move round-trip latency (send -> ack) percentiles, turns per second, the number of lost and
+duplicated turns, which must both be 0, and (for a server it started) the server process's
+own CPU time per acknowledged turn.
 
     .venv/bin/python bench/load.py --tables 200 --seconds 120
 """
@@ -17,6 +20,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import secrets
 import socket
@@ -58,7 +62,7 @@ class Table:
     tokens: list[str]
     spectator: str
     acked: list[list[str]] = field(default_factory=list)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
+    done: bool = False
 
 
 @dataclass
@@ -68,13 +72,14 @@ class Stats:
 
 
 async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
-                  rng: random.Random, ready: asyncio.Barrier, think: float) -> None:
+                  rng: random.Random, ready: asyncio.Event, connected: list[int], think: float) -> None:
     cells = Game(players=2, size=5).cells
     url = f"{base_ws}/ws/tables/{table.id}"
     # The seat token travels as a subprotocol, never in the URL.
     protocols = ["omega.v1", f"omega.token.{table.tokens[seat]}"]
     async with websockets.connect(url, subprotocols=protocols, open_timeout=60,  # type: ignore[arg-type]
                                   max_size=2**22) as ws:
+        connected.append(seat)
         await ready.wait()
         pending: dict[str, tuple[float, list[str]]] = {}
         moved_at = -1  # the version we last moved at: each position is answered once
@@ -85,7 +90,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
             game = state["game"]
             if state["status"] == "over" or len(table.acked) + len(pending) >= max_turns:
                 if state["status"] == "over" or not pending:
-                    table.done.set()
+                    table.done = True
                 return
             if game["current_seat"] != seat or pending or state["version"] == moved_at:
                 return
@@ -99,7 +104,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
             await ws.send(json.dumps({"type": "action", "request_id": rid, "version": state["version"],
                                       "action": {"type": "turn", "cells": turn}}))
 
-        while not table.done.is_set() and time.monotonic() < deadline:
+        while not table.done and time.monotonic() < deadline:
             try:
                 raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
             except TimeoutError:
@@ -131,9 +136,42 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
-    base = f"http://127.0.0.1:{port}"
-    base_ws = f"ws://127.0.0.1:{port}"
+def _clients(base_ws: str, tables: list[Table], args: argparse.Namespace, seed: float,
+             ready: Any, go: Any, out: Any) -> None:
+    """One client process: plays both seats of ``tables``; puts what it saw on ``out``."""
+    async def play() -> tuple[list[Table], Stats, list[str]]:
+        stats = Stats()
+        rng = random.Random(seed)
+        start = asyncio.Event()
+        connected: list[int] = []
+        deadline = time.monotonic() + args.seconds + 60
+        tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
+                                             random.Random(rng.random()), start, connected, args.think))
+                 for t in tables for seat in (0, 1)]
+        while len(connected) < len(tasks) and not any(t.done() for t in tasks):
+            await asyncio.sleep(0.05)
+        await asyncio.get_running_loop().run_in_executor(None, ready.wait)  # every process connected
+        await asyncio.get_running_loop().run_in_executor(None, go.wait)
+        start.set()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        return tables, stats, [repr(r) for r in results if isinstance(r, BaseException)][:5]
+
+    out.put(asyncio.run(play()))
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User plus system CPU time of process ``pid`` so far (Linux), or None."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> dict[str, Any]:
+    base_ws = "ws" + base.removeprefix("http")
     async with httpx.AsyncClient(base_url=base, timeout=60,
                                  limits=httpx.Limits(max_connections=64)) as http:
         start_wait = time.monotonic()
@@ -153,18 +191,32 @@ async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
             return Table(d["id"], [d["invites"]["0"], d["invites"]["1"]], d["spectator_key"])
 
         tables = await asyncio.gather(*(create() for _ in range(args.tables)))
-        stats = Stats()
+        procs = max(1, min(args.clients, len(tables)))
+        context = multiprocessing.get_context("spawn")
+        ready, go, out = context.Barrier(procs + 1), context.Event(), context.Queue()
         rng = random.Random(args.seed)
-        ready = asyncio.Barrier(2 * len(tables) + 1)
-        deadline = time.monotonic() + args.seconds
-        tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
-                                             random.Random(rng.random()), ready, args.think))
-                 for t in tables for seat in (0, 1)]
-        await ready.wait()
+        workers = [context.Process(target=_clients, daemon=True,
+                                   args=(base_ws, tables[i::procs], args, rng.random(), ready, go, out))
+                   for i in range(procs)]
+        for w in workers:
+            w.start()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, ready.wait)
+        cpu_before = _cpu_seconds(server_pid)
         started = time.monotonic()
-        results = await asyncio.gather(*tasks, return_exceptions=True)
+        go.set()
+        done = [await loop.run_in_executor(None, out.get) for _ in workers]
         elapsed = time.monotonic() - started
-        failures = [r for r in results if isinstance(r, BaseException)]
+        cpu_after = _cpu_seconds(server_pid)
+        for w in workers:
+            w.join(30)
+        tables = [t for played, _, _ in done for t in played]
+        lat = [x for _, stats, _ in done for x in stats.latencies]
+        errors: dict[str, int] = {}
+        for _, stats, _ in done:
+            for code, n in stats.errors.items():
+                errors[code] = errors.get(code, 0) + n
+        failures = [f for _, _, fs in done for f in fs]
 
         lost = duplicated = 0
         for t in tables:
@@ -177,17 +229,18 @@ async def _run(args: argparse.Namespace, port: int) -> dict[str, Any]:
             duplicated += max(0, len(stored) - len(t.acked) - 1) + sum(
                 1 for i in range(1, len(stored)) if stored[i] == stored[i - 1])
         turns = sum(len(t.acked) for t in tables)
-        lat = stats.latencies
+        cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
         return {
-            "tables": len(tables), "sockets": 2 * len(tables), "think_s": args.think, "turns": turns,
-            "games_over": sum(1 for t in tables if t.done.is_set()),
+            "tables": len(tables), "sockets": 2 * len(tables), "client_processes": procs, "think_s": args.think,
+            "turns": turns, "games_over": sum(1 for t in tables if t.done),
             "seconds": round(elapsed, 2), "turns_per_s": round(turns / elapsed, 1) if elapsed else 0.0,
             "latency_ms": {"p50": round(1000 * _percentile(lat, 0.50), 1),
                            "p95": round(1000 * _percentile(lat, 0.95), 1),
                            "p99": round(1000 * _percentile(lat, 0.99), 1),
                            "mean": round(1000 * statistics.fmean(lat), 1) if lat else None},
+            "server_cpu_ms_per_turn": round(1000 * cpu / turns, 3) if cpu is not None and turns else None,
             "lost_turns": lost, "duplicated_turns": duplicated,
-            "errors": stats.errors, "client_failures": [repr(f) for f in failures[:5]],
+            "errors": errors, "client_failures": failures,
         }
 
 
@@ -202,21 +255,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sqlite-synchronous", choices=("FULL", "NORMAL"), default="FULL",
                         help="SQLite durability: FULL (the server's default) or NORMAL (to measure FULL's cost)")
+    parser.add_argument("--clients", type=int, default=2,
+                        help="processes the simulated players run in (default 2), apart from the server's")
+    parser.add_argument("--url", default=None,
+                        help="play against this running server (http://host:port) instead of starting one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="omega-load-") as tmp:
-        url = args.db or f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = multiprocessing.get_context("spawn").Process(target=_serve, args=(url, port, args.sqlite_synchronous), daemon=True)
-        server.start()
-        try:
-            result = asyncio.run(_run(args, port))
-        finally:
-            server.terminate()
-            server.join(30)
-    result["database"] = "sqlite" if args.db is None else url.split(":", 1)[0]
+    if args.url:
+        result = asyncio.run(_run(args, args.url.rstrip("/"), None))
+        result["database"] = "unknown (--url)"
+    else:
+        with tempfile.TemporaryDirectory(prefix="omega-load-") as tmp:
+            url = args.db or f"sqlite:///{Path(tmp) / 'load.sqlite3'}"
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                port = s.getsockname()[1]
+            server = multiprocessing.get_context("spawn").Process(
+                target=_serve, args=(url, port, args.sqlite_synchronous), daemon=True)
+            server.start()
+            try:
+                result = asyncio.run(_run(args, f"http://127.0.0.1:{port}", server.pid))
+            finally:
+                server.terminate()
+                server.join(30)
+        result["database"] = "sqlite" if args.db is None else url.split(":", 1)[0]
     if args.json:
         print(json.dumps(result))
     else:

@@ -72,6 +72,19 @@ def test_claim_computer_turn_once(db_url: str) -> None:
     repo.engine.dispose()
 
 
+def test_processes_starting_together_make_one_site_wide_row(db_url: str) -> None:
+    # Two server processes started at once both wrote the sweep's row: the second one
+    # failed its start-up on the primary key.
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: repo.keep_due("sweep", "", 0, now), range(32)))
+    repo.register_server("a", now)
+    assert [(d.kind, d.table_id) for d in repo.claim_due("a", now, 10, {"sweep": 30.0})] == [("sweep", "")]
+    repo.engine.dispose()
+
+
 def test_restart_rebuilds_every_table(db_url: str) -> None:
     rng = random.Random(11)
     live = make_server(db_url)

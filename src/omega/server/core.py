@@ -26,7 +26,7 @@ import asyncio
 import logging
 import secrets
 import zlib
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +38,7 @@ from sqlalchemy.exc import IntegrityError
 from omega.game import Game
 from omega.server.actions import Action, action_fingerprint
 from omega.server.clock import Clock, stamp
+from omega.server.commits import Commits
 from omega.server.config import Settings
 from omega.server.errors import ApiError
 from omega.server.events import Event, Joined, Renamed
@@ -55,7 +56,10 @@ from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Repository, Writer
 from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide, decide_abandon
 
-__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of"]
+__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
+
+#: Events each cached table keeps for sockets that reconnect with ``since``.
+RECENT_EVENTS = 64
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -74,14 +78,31 @@ class Cached:
     #: Who opened the table (computer turns are queued fairly by it).
     owner: str = ""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The last events sent to sockets, consecutive versions (a reconnecting socket is
+    #: served from here instead of rebuilding the table from the database).
+    recent: deque[Delivery] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    def delivered(self, items: list[Delivery]) -> None:
+        """Remember events just sent (forgetting older ones if these do not follow)."""
+        for item in items:
+            if self.recent and self.recent[-1].version + 1 != item.version:
+                self.recent.clear()
+            self.recent.append(item)
 
 
 @dataclass(frozen=True)
 class Acted:
-    """The answer to an action: the version it was stored at, and the table after it."""
+    """The answer to an action: the version it was stored at, and the table after it (as
+    the actor sees it), made only when asked for: a WebSocket ack needs the version only."""
 
     version: int
-    state: dict[str, Any]
+    table: TableState
+    seat: int | None
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The table state of ``docs/server-api.md``, for the actor."""
+        return self.table.view(self.seat)
 
 
 @dataclass(frozen=True)
@@ -134,6 +155,7 @@ class TableCore:
         self._loading: dict[str, asyncio.Lock] = {}
         threads = self.settings.db_threads or (16 if repo.is_postgres else 2)
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-db")
+        self.commits = Commits(repo, self.db)
         #: Called after a commit stored due work (a computer to move): the scheduler looks.
         self.on_due: Callable[[], None] = lambda: None
 
@@ -211,6 +233,7 @@ class TableCore:
         for e in events:
             cached.state.apply(e)
             out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False)))
+        cached.delivered(out)
         self.hub.deliver(table_id, out)
 
     def remote_event(self, table_id: str, version: int) -> None:
@@ -275,39 +298,48 @@ class TableCore:
             applied: list[Delivery] = []
             now = self.clock.now()
 
-            def transaction() -> list[Event]:
-                with self.repo.write(table_id) as w:
-                    if w is None:
-                        raise ApiError("not_found", f"there is no table {table_id!r}")
-                    if w.version != state.version:  # another process wrote: catch up first
-                        for e in w.events_after(state.version):
-                            state.apply(e)
-                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
-                    events = decision(state, w, now)
-                    if not events:
-                        return []
-                    # Where the table stands after these events: the row's derived columns
-                    # and the work due for it are stored in the same commit.
-                    trial = state.copy()
-                    for i, e in enumerate(events, start=1):
-                        trial.apply(e.with_version(state.version + i))
-                    stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
-                    due = trial.due_work()
-                    for kind in DUE_KINDS:
-                        if kind in due:
+            def transaction(w: Writer | None) -> list[Event]:
+                # Runs inside the transaction (with other tables' writes, on SQLite).
+                if w is None:
+                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                if w.version != state.version:  # another process wrote: catch up first
+                    for e in w.events_after(state.version):
+                        state.apply(e)
+                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                events = decision(state, w, now)
+                if not events:
+                    return []
+                # Where the table stands after these events: the row's derived columns and
+                # the work due for it are stored in the same commit.
+                trial = state.copy()
+                for i, e in enumerate(events, start=1):
+                    trial.apply(e.with_version(state.version + i))
+                stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
+                due_before, due = state.due_work(), trial.due_work()
+                for kind in DUE_KINDS:
+                    if kind in due:
+                        if due_before.get(kind) != due[kind]:
                             w.keep_due(kind, due[kind], now)
-                        else:
-                            w.drop_due(kind)
-                    w.notify(f"{self.server_id}:{table_id}:{w.version}")
-                # Committed: now the cache may move on.
-                for e in stored:
-                    state.apply(e)
-                    applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                    elif kind in due_before:
+                        w.drop_due(kind)
+                w.notify(f"{self.server_id}:{table_id}:{w.version}")
                 return stored
 
+            def committed(stored: list[Event]) -> None:
+                # Stored for good: now the cache may move on (and the views are made only for
+                # a table some socket of this process watches).
+                watched = self.hub.has(table_id)
+                for e in stored:
+                    state.apply(e)
+                    if watched:
+                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                if not watched:
+                    cached.recent.clear()  # events went by unseen: the memory has a gap
+
             try:
-                stored = await self.db(transaction)
+                stored = await self.commits.run(table_id, transaction, committed)
             finally:
+                cached.delivered(applied)
                 self.hub.deliver(table_id, applied)
         if stored and cached.state.due_work():
             self.on_due()
@@ -348,11 +380,11 @@ class TableCore:
 
         cached, stored = await self.write(table_id, decision)
         if first_answer:
-            return Acted(first_answer[0], cached.state.view(seat))
+            return Acted(first_answer[0], cached.state, seat)
         acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
         if acted is None:
             return None  # a computer's stale action, dropped
-        return Acted(acted.version, cached.state.view(seat))
+        return Acted(acted.version, cached.state, seat)
 
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
@@ -423,6 +455,9 @@ class TableCore:
             return None
         if since == current:
             return []
+        recent = cached.recent
+        if recent and recent[0].version <= since + 1 and recent[-1].version == current:
+            return [d for d in recent if d.version > since]
 
         def rebuild() -> list[Delivery] | None:
             # In a database thread: hundreds of states of a big board would stall the loop.

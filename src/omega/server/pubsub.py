@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 __all__ = ["Delivery", "PresenceNote", "Subscriber", "Hub", "PgListener", "CHANNEL"]
@@ -34,11 +36,23 @@ CHANNEL = "omega_events"
 @dataclass(frozen=True)
 class Delivery:
     """One event for sockets: its version, the public event and the table state after it
-    (without ``you``, which each socket adds for its viewer)."""
+    (without ``you``, which each socket adds for its viewer).
+
+    >>> Delivery(3, {"kind": "join", "seat": 1}, {"id": "t", "version": 3}).head
+    '{"type":"event","version":3,"event":{"kind":"join","seat":1},"state":{"id":"t","version":3'
+    """
 
     version: int
     event: dict[str, Any]
     state: dict[str, Any]
+
+    @cached_property
+    def head(self) -> str:
+        """The event message as JSON up to the state's last field, left open for each socket
+        to add its viewer's ``"you"`` and close: encoded once, not once per socket."""
+        message = json.dumps({"type": "event", "version": self.version, "event": self.event, "state": self.state},
+                             separators=(",", ":"))
+        return message[:-2]  # without the state's and the message's closing braces
 
 
 @dataclass(frozen=True)

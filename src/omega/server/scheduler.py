@@ -53,7 +53,8 @@ class _Kind:
 
 
 class Scheduler:
-    """Claims due work and runs it; keeps this process's heartbeat."""
+    """Claims due work and runs it; keeps this process's heartbeat (and, with SQLite, moves
+    the write-ahead log into the database file at each beat, off the commits' path)."""
 
     def __init__(self, core: TableCore, presence: Presence) -> None:
         self.core = core
@@ -131,6 +132,7 @@ class Scheduler:
             await asyncio.sleep(self.settings.sweep_interval)
             try:
                 await core.db(core.repo.heartbeat, core.server_id, core.clock.now())
+                await core.db(core.repo.checkpoint)
             except Exception:
                 log.exception("heartbeat failed")
 

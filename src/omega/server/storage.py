@@ -21,13 +21,13 @@ import contextlib
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import (
     Boolean,
@@ -38,6 +38,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -47,6 +48,8 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import StaticPool
@@ -55,8 +58,10 @@ from omega.server.events import Event, payload_from
 from omega.server.identity import TableKeys
 from omega.server.table import SeatConfig, TableConfig
 
+T = TypeVar("T")
+
 __all__ = [
-    "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
+    "Write", "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
     "Repository", "Writer", "StoredTable", "make_engine", "default_url",
 ]
 
@@ -150,6 +155,16 @@ class DueRow(Base):
 
 
 @dataclass(frozen=True)
+class Write(Generic[T]):
+    """One table's part of a grouped write (:meth:`Repository.write_many`): ``run`` inside
+    the transaction (None: no such table), ``then`` once it is committed."""
+
+    table_id: str
+    run: Callable[[Writer | None], T]
+    then: Callable[[T], None]
+
+
+@dataclass(frozen=True)
 class Due:
     """One claimed piece of due work."""
 
@@ -199,6 +214,9 @@ def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
         # turn survives a power cut, not only a killed process (NORMAL's promise).
         cursor.execute(f"PRAGMA synchronous={sqlite_synchronous}")
         cursor.execute("PRAGMA foreign_keys=ON")
+        # No checkpoint inside a commit (it made some commits take hundreds of milliseconds):
+        # the server checkpoints from its heartbeat instead (Repository.checkpoint).
+        cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.execute("PRAGMA busy_timeout=30000")
         cursor.close()
 
@@ -256,19 +274,20 @@ class Writer:
         """Store ``events`` (each with its time ``at``) as the next versions and move the
         table row on."""
         numbered = []
+        rows = []
         for e in events:
             assert e.at is not None, "an event is stored with the time it was decided at"
             self.version += 1
             e = e.with_version(self.version)
             numbered.append(e)
-            self.conn.execute(insert(EventRow).values(
-                table_id=self.table_id, version=e.version, kind=e.kind, data=json.dumps(e.data),
-                seat=e.seat, request_id=e.request_id, fingerprint=e.fingerprint, created_at=e.at,
-            ))
-        self.conn.execute(
-            update(TableRow).where(TableRow.id == self.table_id).values(
-                version=self.version, status=status, to_move_seat=to_move_seat, updated_at=numbered[-1].at)
-        )
+            rows.append({"table_id": self.table_id, "version": e.version, "kind": e.kind, "data": json.dumps(e.data),
+                         "seat": e.seat, "request_id": e.request_id, "fingerprint": e.fingerprint,
+                         "created_at": e.at})
+        # Statements built once (module level) with parameters: building one per call cost
+        # more CPU than everything else a turn does.
+        self.conn.execute(_INSERT_EVENT, rows)
+        self.conn.execute(_MOVE_TABLE_ON, {"tid": self.table_id, "version": self.version, "status": status,
+                                           "to_move_seat": to_move_seat, "updated_at": numbered[-1].at})
         return numbered
 
     def keep_due(self, kind: str, version: int, due_at: datetime) -> None:
@@ -285,6 +304,16 @@ class Writer:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
+
+
+# The action path's statements, built once: a construct made per call (``insert(...).values(...)``)
+# is compiled from scratch, or at least keyed for the cache, at every turn.
+_INSERT_EVENT = insert(EventRow)
+_MOVE_TABLE_ON = update(TableRow).where(TableRow.id == bindparam("tid")).values(
+    version=bindparam("version"), status=bindparam("status"), to_move_seat=bindparam("to_move_seat"),
+    updated_at=bindparam("updated_at"))
+_TABLE_VERSION = select(TableRow.version).where(TableRow.id == bindparam("tid"))
+_TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
@@ -309,13 +338,13 @@ def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
-    where = (DueRow.kind == kind, DueRow.table_id == table_id)
-    known = conn.execute(select(DueRow.version).where(*where)).one_or_none()
-    if known is None:
-        conn.execute(insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at))
-    elif known.version != version:
-        conn.execute(update(DueRow).where(*where).values(
-            version=version, due_at=due_at, claimed_by=None, claim_expires=None))
+    # Insert unless there (two processes starting at once both make the site-wide rows:
+    # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
+    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at)
+                 .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
+    conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
+                 .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
 
 
 class Repository:
@@ -334,6 +363,14 @@ class Repository:
         lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
+
+    def checkpoint(self) -> None:
+        """Copy what the SQLite write-ahead log holds into the database file (PASSIVE: it
+        waits for nobody); nothing to do on PostgreSQL."""
+        if not self.is_postgres:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                conn.rollback()
 
     def ping(self) -> None:
         """Ask the database a trivial question (DBAPIError if it does not answer)."""
@@ -414,11 +451,46 @@ class Repository:
         Commits when the block ends normally, rolls back on an exception.
         """
         with self._writing() as conn:
-            query = select(TableRow.version).where(TableRow.id == table_id)
-            if self.is_postgres:
-                query = query.with_for_update()
-            version = conn.execute(query).scalar_one_or_none()
-            yield None if version is None else Writer(conn, table_id, version, self.is_postgres)
+            yield self._writer(conn, table_id)
+
+    def _writer(self, conn: Connection, table_id: str) -> Writer | None:
+        query = _TABLE_VERSION_FOR_UPDATE if self.is_postgres else _TABLE_VERSION
+        version = conn.execute(query, {"tid": table_id}).scalar_one_or_none()
+        return None if version is None else Writer(conn, table_id, version, self.is_postgres)
+
+    def write_many(self, work: Sequence[Write[Any]]) -> list[Any]:
+        """Several tables' writes in one transaction: one commit (one fsync) for all.
+
+        Each runs in a savepoint of its own, so one that raises is undone alone and gets its
+        exception back in the result list (in ``work``'s order); the others are stored.
+        After the commit, each successful write's ``then`` runs with its result, in this
+        thread and in order, before anyone is answered.  If the commit itself fails, every
+        write fails with that exception (raised from here).
+        """
+        results: list[Any] = []
+        with self._writing() as conn:
+            alone = len(work) == 1  # its exception rolls the whole transaction back anyway
+            for item in work:
+                # Plain SAVEPOINT statements: SQLAlchemy's nested transactions cost more CPU
+                # than the writes themselves.
+                if not alone:
+                    conn.exec_driver_sql("SAVEPOINT one_write")
+                try:
+                    result = item.run(self._writer(conn, item.table_id))
+                except Exception as e:  # this write is refused or failed: the others go on
+                    if alone:
+                        raise
+                    conn.exec_driver_sql("ROLLBACK TO SAVEPOINT one_write")
+                    conn.exec_driver_sql("RELEASE SAVEPOINT one_write")
+                    results.append(e)
+                else:
+                    if not alone:
+                        conn.exec_driver_sql("RELEASE SAVEPOINT one_write")
+                    results.append(result)
+        for item, result in zip(work, results, strict=True):
+            if not isinstance(result, Exception):
+                item.then(result)
+        return results
 
     # -- servers, presence and computer turns ---------------------------------------------
 

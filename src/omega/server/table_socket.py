@@ -92,13 +92,16 @@ class TableSocket:
         self.closing: asyncio.Task[None] | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
+        await self.send_text(json.dumps(message, separators=(",", ":")))
+
+    async def send_text(self, text: str) -> None:
         async with self.send_lock:
             if self.closing is not None:
                 raise _Gone
             try:
                 # The transport makes a send wait while the client is not reading.
                 async with asyncio.timeout(self.limits.ws_send_timeout):
-                    await self.ws.send_text(json.dumps(message, separators=(",", ":")))
+                    await self.ws.send_text(text)
             except TimeoutError:  # before OSError, of which it is a subclass
                 self.too_slow(f"a message waited {self.limits.ws_send_timeout:g} s for the client to read")
                 raise _Gone from None
@@ -185,8 +188,10 @@ class TableSocket:
         self.last = version  # only once sent: a socket closed as too slow names the last one it got
 
     async def send_event(self, item: Delivery, who: Identity) -> None:
-        await self.send({"type": "event", "version": item.version, "event": item.event,
-                         "state": {**item.state, "you": {"seat": viewer_seat(who)}}})
+        # The event and the state are encoded once for every socket (Delivery.head); only
+        # the viewer's seat is this socket's own, and it closes the state object.
+        seat = viewer_seat(who)
+        await self.send_text(f'{item.head},"you":{{"seat":{"null" if seat is None else seat}}}}}}}')
         self.last = item.version
 
     async def pump(self, queue: asyncio.Queue[Item], who: Identity, sub: Subscriber) -> None:
