@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps run test lint typecheck jscheck jstest unit e2e bench clean
+.PHONY: install system-deps run test lint typecheck jscheck jstest unit e2e bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ e2e: install system-deps $(NODE_STAMP)
 
 bench: install
 	$(BIN)/python bench/run.py
+
+# The server's fuzz suite, run over and over for FUZZ_SECONDS (default 300); it prints the
+# runs, steps and failures at the end, each failing sequence as it is found, and fails if
+# any was. `make test` runs a short profile of it.
+FUZZ_SECONDS ?= 300
+fuzz: install
+	FUZZ_SECONDS=$(FUZZ_SECONDS) $(BIN)/python -m pytest -q -s tests/server/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) data .pytest_cache
