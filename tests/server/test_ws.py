@@ -105,6 +105,20 @@ def test_reconnect_with_since(server: LiveServer, api: Api) -> None:
         assert api.state(tid, p0)["version"] == now
     finally:
         sock.close()
+    # Reconnecting already up to date: nothing is replayed, and the next event comes alone
+    # (the whole log was sent again from version 1, as if the socket had missed it all).
+    sock = Socket(server.ws_url, tid, p1, since=now)
+    try:
+        sock.until(lambda m: m["type"] == "presence")
+        state = api.state(tid, p0)
+        token = p0 if state["game"]["current_seat"] == 0 else p1
+        api.turn(tid, token, random_turn(state, rng))
+        nxt = sock.until(lambda m: m["type"] == "event")
+        assert nxt["version"] == now + 1 and nxt["event"]["kind"] == "turn"
+        assert not any(m["type"] == "event" and m["version"] <= now for m in sock.received)
+    finally:
+        sock.close()
+    state = api.state(tid, p0)
     for since in (10**6, 10**12):  # unknown version: a full sync
         sock = Socket(server.ws_url, tid, p1, since=since)
         try:

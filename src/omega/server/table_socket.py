@@ -159,6 +159,9 @@ class TableSocket:
             if replay is None:
                 await self.send_sync(who)
             else:
+                # The client has everything up to since: with nothing to replay (since is the
+                # current version) the next event must not look like a gap from version 0.
+                self.last = int(since_text)
                 for item in replay:
                     await self.send_event(item, who)
             self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
