@@ -11,6 +11,7 @@ When a process stops, or is found dead by the sweep, its rows are withdrawn.
 from __future__ import annotations
 
 from omega.server.core import TableCore
+from omega.server.storage import Writer
 
 __all__ = ["Presence"]
 
@@ -38,6 +39,11 @@ class Presence:
             await self._change(table_id, seat, server_id, _ALL)
 
     async def _change(self, table_id: str, seat: int, server_id: str, delta: int) -> None:
-        core = self.core
-        await core.db(core.repo.presence_add, table_id, seat, server_id, delta)
-        core.presence_counted(table_id, await core.db(core.repo.presence_totals, table_id))
+        # Through the action path's commits: when hundreds of sockets open at once (a
+        # restart, a start of a tournament) their counts share transactions with each other
+        # and with the moves, instead of each paying a commit of its own ahead of the moves.
+        def count(w: Writer | None) -> dict[int, int]:
+            return {} if w is None else w.count_sockets(seat, server_id, delta)
+
+        totals = await self.core.commits.run(table_id, count, lambda _: None)
+        self.core.presence_counted(table_id, totals)

@@ -305,6 +305,14 @@ class Writer:
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
 
+    def count_sockets(self, seat: int, server_id: str, delta: int) -> dict[int, int]:
+        """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
+        negative ``delta`` clears its count); returns the open sockets per seat over all
+        processes.  Other processes are told when the transaction commits."""
+        _presence_add(self.conn, self.table_id, seat, server_id, delta)
+        self.notify(f"{server_id}:{self.table_id}:p")
+        return _presence_totals(self.conn, self.table_id)
+
 
 # The action path's statements, built once: a construct made per call (``insert(...).values(...)``)
 # is compiled from scratch, or at least keyed for the cache, at every turn.
@@ -512,16 +520,6 @@ class Repository:
             if max_age is not None:
                 query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
             return list(conn.execute(query).scalars())
-
-    def presence_add(self, table_id: str, seat: int, server_id: str, delta: int) -> int:
-        """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
-        negative ``delta`` clears its count); returns the seat's total over all processes.
-        Other processes are told (PostgreSQL NOTIFY) when the transaction commits."""
-        with self._writing() as conn:
-            total = _presence_add(conn, table_id, seat, server_id, delta)
-            if self.is_postgres:
-                conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": f"{server_id}:{table_id}:p"})
-            return total
 
     def presence_totals(self, table_id: str) -> dict[int, int]:
         """Open sockets per seat of ``table_id`` over all processes (seats with none left out)."""
