@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import queue
 import re
-import subprocess
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +22,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from .server_helpers import ROOT, ServeProcess, Socket, free_port, subprotocols
+from .server_helpers import ROOT, ServeProcess, Socket, subprotocols
 
 API_DOC = ROOT / "docs" / "server-api.md"
 LAUNCHER = Path(__file__).with_name("fuzz_server.py")
@@ -190,28 +187,11 @@ class FuzzServe(ServeProcess):
     :class:`ServeProcess` (``ready``, ``stop``, the log in ``log``)."""
 
     def __init__(self, db: str, args: tuple[str, ...] = ()) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(LAUNCHER), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--db", db, *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.log: list[str] = []
         #: The last requests and messages sent to the server, for the report of its death.
         self.journal: deque[str] = deque(maxlen=40)
         #: What the server was sent and logged before it died (once it has).
         self.death: str | None = None
-        threading.Thread(target=self.keep_output, daemon=True).start()
-
-    def keep_output(self) -> None:
-        """Keep every line the process writes (in ``log``, and in ``lines`` for ``ready``)."""
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.log.append(line)
-            self.lines.put(line)
-        self.lines.put(None)
+        super().__init__(db, args=args, program=(sys.executable, str(LAUNCHER)))
 
     def alive(self) -> bool:
         """Whether the process is still running (its last words kept once it is not)."""

@@ -203,12 +203,13 @@ class ServeProcess:
     """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line."""
 
     def __init__(self, db: str | None, port: int | None = None, env: dict[str, str] | None = None,
-                 cwd: Path = ROOT, args: tuple[str, ...] = ()) -> None:
+                 cwd: Path = ROOT, args: tuple[str, ...] = (),
+                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli")) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [*program, "serve", "--host", "127.0.0.1", "--port", str(self.port),
              *(["--db", db] if db is not None else []), *args],
             # Both streams: uvicorn's access log goes to stdout, everything else to stderr.
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env or dict(os.environ), cwd=cwd)

@@ -13,7 +13,7 @@ from omega.server.clock import FakeClock
 from omega.server.errors import ApiError
 from omega.server.events import Event, Joined, PresenceChanged, Renamed, payload_from
 from omega.server.identity import TableKeys
-from omega.server.storage import Repository, make_engine
+from omega.server.storage import Repository, Write, Writer, make_engine
 from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig, TableState, decide
 
 CONFIG = TableConfig("tbl1", players=3, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
@@ -92,9 +92,11 @@ def test_stored_events_come_back_typed_with_their_times() -> None:
     live = TableState(CONFIG)
     repo.create_table(CONFIG, TableKeys((None, None, None), "s" * 64))
     log = _play_random(live, clock, random.Random(7), 10)
-    with repo.write(CONFIG.id) as w:
+    def store(w: Writer | None) -> list[Event]:
         assert w is not None
-        w.append([e.with_version(0) for e in log], status=live.status, to_move_seat=live.to_move_seat())
+        return w.append([e.with_version(0) for e in log], status=live.status, to_move_seat=live.to_move_seat())
+
+    repo.write_many([Write(CONFIG.id, store, lambda _: None)])
     stored = repo.load(CONFIG.id)
     assert stored is not None
     assert [(e.payload, e.version, e.at) for e in stored.events] == [(e.payload, e.version, e.at) for e in log]

@@ -33,7 +33,7 @@ from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
-from omega.server.identity import Credentials, Identity, TokenAuthenticator, hash_token
+from omega.server.identity import Credentials, Identity, TokenAuthenticator
 from omega.server.limits import Buckets, Limits
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
@@ -194,7 +194,7 @@ def create_app(
         if it has proved itself before, otherwise to the client's address."""
         credentials = _credentials(request)
         now = clock.monotonic()
-        digest = hash_token(credentials.token) if credentials.token else None
+        digest = credentials.digest
         if digest is not None and digest in token_buckets:
             allowed = token_buckets.take(digest, now)
         else:
@@ -205,8 +205,8 @@ def create_app(
 
     def proved(credentials: Credentials) -> None:
         """A token identified someone: from now on it is charged to a bucket of its own."""
-        if credentials.token:
-            token_buckets.open(hash_token(credentials.token), clock.monotonic())
+        if credentials.digest is not None:
+            token_buckets.open(credentials.digest, clock.monotonic())
 
     async def reader(table_id: str, credentials: Annotated[Credentials, Depends(caller)]) -> Identity:
         """Whoever reads a table: identified against its latest state; a seat's first visit

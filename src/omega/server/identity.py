@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 from omega.server.errors import ApiError
@@ -66,6 +67,16 @@ class Credentials:
     def __repr__(self) -> str:
         return "Credentials(***)" if self.token else "Credentials(None)"
 
+    @cached_property
+    def digest(self) -> str | None:
+        """The token's SHA-256 (None without a token), computed once however many budgets
+        and tables look at it.
+
+        >>> Credentials("abc").digest == hash_token("abc"), Credentials(None).digest
+        (True, None)
+        """
+        return hash_token(self.token) if self.token else None
+
 
 @dataclass(frozen=True)
 class TableKeys:
@@ -89,9 +100,9 @@ class TokenAuthenticator:
 
     def identify(self, credentials: Credentials, keys: TableKeys) -> Identity:
         """A seat for a seat token, a spectator for the spectator key."""
-        if not credentials.token:
+        digest = credentials.digest
+        if digest is None:
             raise ApiError("auth_required", "this needs a seat token or the spectator key")
-        digest = hash_token(credentials.token)
         for i, h in enumerate(keys.seat_hashes):
             if h is not None and secrets.compare_digest(h, digest):
                 return SeatHolder(i)

@@ -254,7 +254,7 @@ class StoredTable:
 
 
 class Writer:
-    """The open write transaction of one table (see :meth:`Repository.write`)."""
+    """The open write transaction of one table (see :meth:`Repository.write_many`)."""
 
     def __init__(self, conn: Connection, table_id: str, version: int, notify: bool) -> None:
         self.conn = conn
@@ -451,15 +451,6 @@ class Repository:
             rows = conn.execute(select(EventRow).where(EventRow.table_id == table_id, EventRow.version > version)
                                 .order_by(EventRow.version))
             return [_event_from_row(r) for r in rows]
-
-    @contextmanager
-    def write(self, table_id: str) -> Iterator[Writer | None]:
-        """A write transaction holding the table's lock; yields None if there is no such table.
-
-        Commits when the block ends normally, rolls back on an exception.
-        """
-        with self._writing() as conn:
-            yield self._writer(conn, table_id)
 
     def _writer(self, conn: Connection, table_id: str) -> Writer | None:
         query = _TABLE_VERSION_FOR_UPDATE if self.is_postgres else _TABLE_VERSION

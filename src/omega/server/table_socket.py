@@ -25,7 +25,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, Web
 from omega.server.clock import Clock
 from omega.server.core import TableCore, viewer_seat
 from omega.server.errors import ApiError
-from omega.server.identity import Credentials, Identity, SeatHolder, hash_token
+from omega.server.identity import Credentials, Identity, SeatHolder
 from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
 from omega.server.pubsub import Delivery, Item, PresenceNote, Subscriber
@@ -65,11 +65,11 @@ class SocketLimits:
     by_address: Buckets
     by_token: Buckets
 
-    def allow(self, address: str, token: str | None, now: float) -> bool:
+    def allow(self, address: str, credentials: Credentials, now: float) -> bool:
         """Whether a socket may be opened now (spends from both budgets)."""
         ok = self.by_address.take(address, now)
-        if token:
-            ok = self.by_token.take(hash_token(token), now) and ok
+        if credentials.digest is not None:
+            ok = self.by_token.take(credentials.digest, now) and ok
         return ok
 
 
@@ -133,13 +133,13 @@ class TableSocket:
         offered = list(self.ws.scope.get("subprotocols", []))
         await self.ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         params = self.ws.query_params
-        token = token_of(offered)
+        credentials = Credentials(token_of(offered))
         address = self.ws.client.host if self.ws.client else "?"
-        if not self.connects.allow(address, token, self.clock.monotonic()):
+        if not self.connects.allow(address, credentials, self.clock.monotonic()):
             await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
             return
         try:
-            who = await self.core.identify(self.table_id, Credentials(token))
+            who = await self.core.identify(self.table_id, credentials)
             await self.core.visit(self.table_id, who)
         except ApiError as e:
             await self.close_with(e)
