@@ -1,4 +1,5 @@
-"""The one rule for display names (a player's name at a table, in a record's colour tag).
+"""The one rule for display names (a player's name at a table, in a record's colour tag),
+and the one rule for account usernames (:func:`check_username`, :func:`username_key`).
 
 A name is 1 to :data:`NAME_MAX` characters once surrounding white space is stripped, and it
 holds no character that would break the one line it is written on:
@@ -28,7 +29,10 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["NAME_MAX", "NAME_RULE", "check_name"]
+__all__ = [
+    "NAME_MAX", "NAME_RULE", "check_name", "USERNAME_MIN", "USERNAME_MAX", "USERNAME_RULE", "check_username",
+    "username_key",
+]
 
 #: The longest name, in characters (code points), after stripping.
 NAME_MAX = 40
@@ -59,3 +63,48 @@ def check_name(text: str) -> str:
 
 def _refused(ch: str) -> bool:
     return ch in _BIDI_CONTROLS or unicodedata.category(ch) in _REFUSED_CATEGORIES
+
+
+#: The shortest and longest username, in characters (code points) after NFKC normalisation.
+USERNAME_MIN = 3
+USERNAME_MAX = 20
+#: What :func:`check_username` says about a username it refuses.
+USERNAME_RULE = (f"a username is {USERNAME_MIN} to {USERNAME_MAX} characters: letters, digits, "
+                 "'_' and '-'")
+
+
+def check_username(text: str) -> str:
+    """``text`` as it is stored and shown (NFKC-normalised), if it is a valid username;
+    ValueError if not.
+
+    Letters of any script and decimal digits are allowed, besides ``_`` and ``-``; nothing
+    else (no spaces, no punctuation, no marks that stand alone).  NFKC first, so a
+    full-width ``Ａｎｎ`` is the name ``Ann``.
+
+    >>> check_username("Ann_1"), check_username("Ｚｏë-9")
+    ('Ann_1', 'Zoë-9')
+    >>> check_username("an n")
+    Traceback (most recent call last):
+    ...
+    ValueError: a username is 3 to 20 characters: letters, digits, '_' and '-'
+    """
+    if not isinstance(text, str):
+        raise ValueError(USERNAME_RULE)
+    name = unicodedata.normalize("NFKC", text)
+    if not USERNAME_MIN <= len(name) <= USERNAME_MAX or not all(_username_char(ch) for ch in name):
+        raise ValueError(USERNAME_RULE)
+    return name
+
+
+def username_key(name: str) -> str:
+    """What makes two usernames the same: NFKC, then case folding (then NFKC again, which
+    folding can undo).  Unique per site.
+
+    >>> username_key("Straße") == username_key("STRASSE") == username_key("ｓｔｒａｓｓｅ")
+    True
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def _username_char(ch: str) -> bool:
+    return ch in "_-" or ch.isdecimal() or unicodedata.category(ch).startswith("L")

@@ -104,9 +104,10 @@ class LiveServer:
 
 
 def make_server(url: str, *, bot: str | None = "random", limits: Limits | None = None,
-                settings: Settings | None = None, sndbuf: int | None = None, clock: Clock | None = None) -> LiveServer:
+                settings: Settings | None = None, sndbuf: int | None = None, clock: Clock | None = None,
+                **options: Any) -> LiveServer:
     factory = spec_bot(bot) if bot is not None else None
-    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings, clock=clock),
+    return LiveServer(create_app(url, bot_factory=factory, limits=limits, settings=settings, clock=clock, **options),
                       sndbuf=sndbuf)
 
 

@@ -15,10 +15,12 @@ authenticator, the action path, presence, the scheduler of due work and the comp
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+from argon2 import PasswordHasher
 from fastapi import Depends, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -27,14 +29,23 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
 from omega.ai import bot_for_level
+from omega.server.account_routes import (
+    add_account_routes,
+    cookie_writer,
+    refuse_cross_site,
+    session_id_of,
+    session_user,
+)
+from omega.server.accounts import Accounts, User
 from omega.server.clock import Clock, SystemClock
 from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
 from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
-from omega.server.identity import Credentials, Identity, TokenAuthenticator
-from omega.server.limits import Buckets, Limits
+from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
+from omega.server.limits import Buckets, Limits, client_address, read_body
+from omega.server.passwords import Passwords
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
@@ -69,23 +80,8 @@ def _credentials(request: Request) -> Credentials:
     return Credentials(request.query_params.get("token") or None)
 
 
-async def _body(request: Request, limit: int) -> bytes:
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _address(request: Request) -> str:
-    """The client's address (the proxy's, unless ``omega serve --forwarded-allow-ips``
-    trusts that proxy to say whom it forwards)."""
-    return request.client.host if request.client else "?"
+    return client_address(request)
 
 
 def _new_table(req: CreateTable) -> NewTable:
@@ -100,6 +96,7 @@ def create_app(
     database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
+    password_hasher: PasswordHasher | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -109,11 +106,15 @@ def create_app(
     ``clock``: where the server's time comes from (tests pass a ``FakeClock``).
     ``sqlite_synchronous``: ``FULL`` (an acknowledged turn survives a power cut) or
     ``NORMAL`` (only a crash of the process; for measuring the difference).
+    ``password_hasher``: argon2-cffi's hasher of account passwords (default: its defaults;
+    tests may pass a cheaper one).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
     repo = Repository(make_engine(database_url or default_url(), sqlite_synchronous))
-    core = TableCore(repo, clock, TokenAuthenticator(), settings)
+    core = TableCore(repo, clock, AccountAuthenticator(), settings)
+    passwords = Passwords(password_hasher)
+    accounts = Accounts(core, passwords, limits, core.settings)
     presence = Presence(core)
     records = Records(core)
     scheduler = Scheduler(core, presence)
@@ -133,6 +134,7 @@ def create_app(
     connects = SocketLimits(Buckets(limits.ws_connect_rate, limits.ws_connect_burst),
                             Buckets(limits.ws_token_connect_rate, limits.ws_token_connect_burst))
     scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
+    scheduler.every("sessions", core.settings.session_purge_every, accounts.purge)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -152,6 +154,7 @@ def create_app(
             await scheduler.stop()
             if listener is not None:
                 await listener.stop()
+            passwords.close()
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -160,6 +163,7 @@ def create_app(
     app.state.scheduler = scheduler
     app.state.computers = computers
     app.state.limits = limits
+    app.state.accounts = accounts
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -189,19 +193,31 @@ def create_app(
 
     # -- dependencies: who is calling, and what they sent -------------------------------------
 
-    def caller(request: Request) -> Credentials:
-        """The request's credentials, after charging one request: to the token's own bucket
-        if it has proved itself before, otherwise to the client's address."""
+    async def caller(request: Request) -> Credentials:
+        """The request's credentials, after charging one request: to the token's (or
+        session's) own bucket if it has proved itself before, otherwise to the client's
+        address.  Without a token, the session cookie's account; a write authenticated so
+        must come from the site itself (``cross_site``)."""
         credentials = _credentials(request)
+        session_id = session_id_of(request) if credentials.token is None else None
         now = clock.monotonic()
-        digest = credentials.digest
-        if digest is not None and digest in token_buckets:
-            allowed = token_buckets.take(digest, now)
+        key = credentials.digest or (f"session:{hash_token(session_id)}" if session_id is not None else None)
+        if key is not None and key in token_buckets:
+            allowed = token_buckets.take(key, now)
         else:
             allowed = address_buckets.take(_address(request), now)
         if not allowed:
             raise ApiError("rate_limited", "too many requests; slow down")
-        return credentials
+        if session_id is None:
+            return credentials
+        if request.method not in ("GET", "HEAD"):
+            refuse_cross_site(request)
+        user = await session_user(request)
+        if user is None:
+            return credentials
+        assert key is not None
+        token_buckets.open(key, now)
+        return Credentials(None, user_id=user.id)
 
     def proved(credentials: Credentials) -> None:
         """A token identified someone: from now on it is charged to a bucket of its own."""
@@ -227,8 +243,17 @@ def create_app(
         """A dependency that reads the body (at most ``max_message`` bytes, refused before
         it is all read) and parses it with the strict model of ``schemas``."""
         async def read(request: Request) -> T:
-            return parse(await _body(request, limits.max_message))
+            return parse(await read_body(request, limits.max_message))
         return read
+
+    async def socket_user(websocket: WebSocket) -> int | None:
+        """The account of a socket opened without a token, by its session cookie; a page of
+        another site may not use the cookie (``cross_site``)."""
+        if session_id_of(websocket) is None:
+            return None
+        refuse_cross_site(websocket)
+        user = await session_user(websocket)
+        return user.id if user is not None else None
 
     Reader = Annotated[Identity, Depends(reader)]
     Actor = Annotated[Identity, Depends(actor)]
@@ -285,8 +310,10 @@ def create_app(
             raise ApiError("rate_limited", "too many new tables; slow down")
 
     @app.post("/api/tables", status_code=201, dependencies=[Depends(creation_allowed)])
-    async def create_table(request: Request, req: Annotated[CreateTable, Depends(body(parse_create))]) -> dict[str, Any]:
-        new = _new_table(req)
+    async def create_table(request: Request, req: Annotated[CreateTable, Depends(body(parse_create))],
+                           user: Annotated[User | None, Depends(cookie_writer)]) -> dict[str, Any]:
+        # A logged-in creator's account holds the creator's seat from the start.
+        new = replace(_new_table(req), creator_user=user.id if user is not None else None)
         if any(s.kind == "computer" for s in new.seats):
             waiting = await core.db(repo.due_count, COMPUTER_TURN)
             if waiting >= limits.computer_queue:
@@ -341,10 +368,12 @@ def create_app(
     async def replay(table_id: str, at: Annotated[int, Depends(replay_at)], who: Reader) -> dict[str, Any]:
         return await records.replay(table_id, who, at)
 
+    add_account_routes(app)
+
     # -- WebSocket --------------------------------------------------------------------------------
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        await TableSocket(websocket, core, presence, limits, clock, table_id, connects).run()
+        await TableSocket(websocket, core, presence, limits, clock, table_id, connects, socket_user).run()
 
     return app

@@ -18,7 +18,8 @@ from typing import Any
 from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
-from omega.names import NAME_MAX
+from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
+from omega.server.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 
 __all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
 
@@ -42,6 +43,8 @@ def site_config() -> dict[str, Any]:
         "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
+        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
+        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
     }
 
 
@@ -69,3 +72,7 @@ class Settings:
     abandon_after: float = 30 * 24 * 3600.0
     #: Seconds between looks for abandoned tables.
     abandon_check_every: float = 3600.0
+    #: How long a log-in lasts (seconds: 30 days from the log-in; logging in again starts
+    #: a new one).  Expired sessions are removed every ``session_purge_every`` seconds.
+    session_lifetime: float = 30 * 24 * 3600.0
+    session_purge_every: float = 3600.0

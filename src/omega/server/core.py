@@ -29,7 +29,7 @@ import zlib
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -128,6 +128,8 @@ class NewTable:
     seats: tuple[SeatConfig, ...]
     creator_seat: int
     name: str | None = None
+    #: The creator's account, which then holds the creator's seat (None: a guest).
+    creator_user: int | None = None
 
 
 def seat_of(who: Identity) -> int | None:
@@ -275,6 +277,14 @@ class TableCore:
         """Who ``credentials`` prove the caller is at ``table_id`` (``fresh`` catches the
         cached table up with other processes first, for reads)."""
         cached = await (self.fresh(table_id) if fresh else self.get(table_id))
+        try:
+            return self.authenticator.identify(credentials, cached.keys)
+        except ApiError:
+            if credentials.token is not None or credentials.user_id is None:
+                raise
+        # An account found no seat in the cached keys: a seat may have been bound to it
+        # since (seats are bound, never unbound), here or in another process.
+        cached.keys = replace(cached.keys, seat_users=await self.db(self.repo.seat_users, table_id))
         return self.authenticator.identify(credentials, cached.keys)
 
     async def visit(self, table_id: str, who: Identity) -> None:
@@ -403,7 +413,8 @@ class TableCore:
         spectator = new_token()
         now = self.clock.now()
         keys = TableKeys(tuple(hash_token(tokens[i]) if i in tokens else None for i in range(new.players)),
-                         hash_token(spectator))
+                         hash_token(spectator),
+                         tuple(new.creator_user if i == new.creator_seat else None for i in range(new.players)))
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)

@@ -24,6 +24,9 @@ class ApiError(Exception):
         "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409,
         "method_not_allowed": 405, "too_large": 413, "illegal_move": 422, "rate_limited": 429,
         "busy": 503, "unavailable": 503, "internal": 500,
+        # Accounts (docs/server-api.md, Accounts): a failed log-in says no more than that;
+        # a username someone already has; a cookie-authenticated write from another site.
+        "login_failed": 401, "name_taken": 409, "cross_site": 403,
     }
 
     def __init__(self, code: str, message: str) -> None:

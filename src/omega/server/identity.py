@@ -28,7 +28,7 @@ from omega.server.errors import ApiError
 
 __all__ = [
     "SeatHolder", "Spectator", "ComputerPlayer", "COMPUTER", "Identity", "Credentials", "TableKeys",
-    "Authenticator", "TokenAuthenticator", "hash_token", "new_token",
+    "Authenticator", "TokenAuthenticator", "AccountAuthenticator", "hash_token", "new_token",
 ]
 
 
@@ -63,9 +63,13 @@ class Credentials:
     """
 
     token: str | None
+    #: The account of the caller's session (None: not logged in, or a token was shown and
+    #: the session was not needed).
+    user_id: int | None = None
 
     def __repr__(self) -> str:
-        return "Credentials(***)" if self.token else "Credentials(None)"
+        user = "" if self.user_id is None else f", user_id={self.user_id}"
+        return ("Credentials(***" if self.token else "Credentials(None") + user + ")"
 
     @cached_property
     def digest(self) -> str | None:
@@ -84,6 +88,19 @@ class TableKeys:
 
     seat_hashes: tuple[str | None, ...]
     spectator_hash: str
+    #: The account holding each seat (None: a guest's seat); empty for a table that knows none.
+    seat_users: tuple[int | None, ...] = ()
+
+    def seat_of_user(self, user_id: int) -> int | None:
+        """The seat ``user_id``'s account holds here, if any.
+
+        >>> TableKeys((None, None), "w", (None, 7)).seat_of_user(7)
+        1
+        """
+        for i, u in enumerate(self.seat_users):
+            if u is not None and u == user_id:
+                return i
+        return None
 
 
 class Authenticator(Protocol):
@@ -109,6 +126,37 @@ class TokenAuthenticator:
         if secrets.compare_digest(keys.spectator_hash, digest):
             return Spectator()
         raise ApiError("forbidden", "this token belongs to no seat of this table")
+
+
+class AccountAuthenticator:
+    """Seat tokens and spectator keys as :class:`TokenAuthenticator` checks them, and
+    besides them the caller's account: a logged-in caller who shows no token is the player
+    of the seat their account holds.
+
+    A token, when shown, decides alone (the spectator link of a table opens it as a
+    spectator even for the account that holds a seat there).
+
+    >>> keys = TableKeys((hash_token("s0"), hash_token("s1")), hash_token("w"), (None, 42))
+    >>> auth = AccountAuthenticator()
+    >>> auth.identify(Credentials(None, user_id=42), keys), auth.identify(Credentials("s0", user_id=42), keys)
+    (SeatHolder(seat=1), SeatHolder(seat=0))
+    >>> auth.identify(Credentials(None, user_id=5), keys)
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: your account holds no seat of this table; open it with its link
+    """
+
+    def __init__(self, tokens: Authenticator | None = None) -> None:
+        self.tokens = tokens or TokenAuthenticator()
+
+    def identify(self, credentials: Credentials, keys: TableKeys) -> Identity:
+        """The seat of the token if one was shown, else the seat the account holds."""
+        if credentials.token is None and credentials.user_id is not None:
+            seat = keys.seat_of_user(credentials.user_id)
+            if seat is None:
+                raise ApiError("forbidden", "your account holds no seat of this table; open it with its link")
+            return SeatHolder(seat)
+        return self.tokens.identify(credentials, keys)
 
 
 def hash_token(token: str) -> str:

@@ -10,7 +10,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 
-__all__ = ["Limits", "TokenBucket", "Buckets"]
+from starlette.requests import HTTPConnection, Request
+
+from omega.server.errors import ApiError
+
+__all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,17 @@ class Limits:
     #: Computer turns waiting or thinking, site-wide, past which a new table with computer
     #: seats is refused (``busy``).
     computer_queue: int = 64
+    #: Log-in attempts (and password changes) per client address, and per username tried
+    #: (existing or not: the limit must not tell them apart).  A minute refills 10 and 1.
+    login_rate: float = 1 / 6
+    login_burst: int = 20
+    login_user_rate: float = 1 / 60
+    login_user_burst: int = 10
+    #: New accounts per client address, and attempts per username asked for.
+    register_rate: float = 1 / 60
+    register_burst: int = 10
+    register_user_rate: float = 1 / 60
+    register_user_burst: int = 5
 
 
 class TokenBucket:
@@ -101,3 +116,24 @@ class Buckets:
         """Spend one of ``key``'s tokens if it has one (``now``: the server clock's ``monotonic()``)."""
         self.open(key, now)
         return self._buckets[key].take(now)
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused (``too_large``) as soon as it is known to pass ``limit``
+    bytes: by its Content-Length, or while it is read."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def client_address(conn: HTTPConnection) -> str:
+    """The client's address, which per-address limits count (the proxy's, unless
+    ``omega serve --forwarded-allow-ips`` trusts that proxy to say whom it forwards)."""
+    return conn.client.host if conn.client else "?"

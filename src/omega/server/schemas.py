@@ -29,10 +29,12 @@ from omega.names import check_name
 from omega.server.actions import Action, ResignAction, SwapAction, TurnAction
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.passwords import PASSWORD_MAX
 
 __all__ = [
     "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage",
     "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
+    "LoginBody", "PasswordChange", "SeatLink", "Claim", "parse_login", "parse_password_change", "parse_claim",
 ]
 
 RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
@@ -127,10 +129,45 @@ class _WsPing(_Strict):
 
 ClientMessage = Annotated[_WsAction | _WsPing, Field(discriminator="type")]
 
+# Accounts. Usernames and passwords are checked by their rules in ``accounts`` (one message
+# each); here only their size is bounded, so that no guess costs more than the longest password.
+Username = Annotated[str, StringConstraints(max_length=64)]
+Password = Annotated[str, StringConstraints(max_length=PASSWORD_MAX)]
+
+
+class LoginBody(_Strict):
+    """``POST /api/account/register`` and ``/login``."""
+
+    username: Username
+    password: Password
+
+
+class PasswordChange(_Strict):
+    """``POST /api/account/password``."""
+
+    current_password: Password
+    new_password: str
+
+
+class SeatLink(_Strict):
+    """A seat link remembered by a browser: the table and the seat token."""
+
+    table_id: Annotated[str, StringConstraints(min_length=1, max_length=32)]
+    token: Annotated[str, StringConstraints(min_length=1, max_length=128)]
+
+
+class Claim(_Strict):
+    """``POST /api/account/claim``."""
+
+    seats: Annotated[list[SeatLink], Field(max_length=50)]
+
 _create = TypeAdapter(CreateTable)
 _action = TypeAdapter(ActionBody)
 _name_body = TypeAdapter(NameBody)
 _client = TypeAdapter(ClientMessage)
+_login = TypeAdapter(LoginBody)
+_password_change = TypeAdapter(PasswordChange)
+_claim = TypeAdapter(Claim)
 
 
 def _bad(e: ValidationError) -> ApiError:
@@ -181,6 +218,34 @@ def parse_client_message(text: str | bytes) -> _WsAction | _WsPing:
     """A message a WebSocket client sent."""
     try:
         return _client.validate_json(text)
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def parse_login(body: bytes) -> LoginBody:
+    """A username and password (registering or logging in).
+
+    >>> parse_login(b'{"username": "Ann", "password": "correct horse"}').username
+    'Ann'
+    """
+    try:
+        return _login.validate_json(body)
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def parse_password_change(body: bytes) -> PasswordChange:
+    """The current password and the new one."""
+    try:
+        return _password_change.validate_json(body)
+    except ValidationError as e:
+        raise _bad(e) from None
+
+
+def parse_claim(body: bytes) -> Claim:
+    """The seat links a browser remembers, to bind to the account."""
+    try:
+        return _claim.validate_json(body)
     except ValidationError as e:
         raise _bad(e) from None
 

@@ -61,7 +61,7 @@ from omega.server.table import SeatConfig, TableConfig
 T = TypeVar("T")
 
 __all__ = [
-    "Write", "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
+    "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
     "Repository", "Writer", "StoredTable", "make_engine", "default_url",
 ]
 
@@ -91,6 +91,29 @@ class TableRow(Base):
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
+class UserRow(Base):
+    """An account: its id is stable (seats and, later, ratings refer to it); ``username``
+    as its owner wrote it (NFKC), ``username_key`` what makes it unique (``omega.names``)."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(32))
+    username_key: Mapped[str] = mapped_column(String(96))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    __table_args__ = (UniqueConstraint("username_key", name="uq_users_username_key"),)
+
+
+class SessionRow(Base):
+    """A log-in: the SHA-256 of its random id (the cookie's value is never stored)."""
+
+    __tablename__ = "sessions"
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
 class SeatRow(Base):
     """A seat: human (with the SHA-256 of its secret token) or computer (with a level)."""
 
@@ -100,6 +123,10 @@ class SeatRow(Base):
     kind: Mapped[str] = mapped_column(String(16))
     level: Mapped[int | None] = mapped_column(Integer, nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: The account that holds the seat (None: a guest's seat, held by its link only).
+    #: An account holds at most one seat of a table.
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
+    __table_args__ = (Index("uq_seats_user_table", "user_id", "table_id", unique=True),)
 
 
 class EventRow(Base):
@@ -372,6 +399,11 @@ class Repository:
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
 
+    def writing(self) -> contextlib.AbstractContextManager[Connection]:
+        """A write transaction (committed when the block ends normally), queued like the
+        table writes on SQLite: for the modules that keep tables of their own (accounts)."""
+        return self._writing()
+
     def checkpoint(self) -> None:
         """Copy what the SQLite write-ahead log holds into the database file (PASSIVE: it
         waits for nobody); nothing to do on PostgreSQL."""
@@ -415,7 +447,8 @@ class Repository:
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
-                    table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h))
+                    table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
+                    user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
             for kind, due_at in due:
                 _keep_due(conn, kind, config.id, 0, due_at)
 
@@ -435,8 +468,16 @@ class Repository:
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
         )
-        keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
+        keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
+
+    def seat_users(self, table_id: str) -> tuple[int | None, ...]:
+        """The account holding each seat of ``table_id`` (None: a guest's seat)."""
+        with self.engine.connect() as conn:
+            users = conn.execute(select(SeatRow.user_id).where(SeatRow.table_id == table_id)
+                                 .order_by(SeatRow.idx)).scalars().all()
+            conn.rollback()
+        return tuple(users)
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""

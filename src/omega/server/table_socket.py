@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,8 +78,11 @@ class TableSocket:
     """One WebSocket connection to a table."""
 
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
-                 table_id: str, connects: SocketLimits) -> None:
+                 table_id: str, connects: SocketLimits,
+                 account: Callable[[WebSocket], Awaitable[int | None]] | None = None) -> None:
         self.connects = connects
+        #: Who is logged in on a socket opened without a token (the session cookie's account).
+        self.account = account
         self.ws = ws
         self.core = core
         self.presence = presence
@@ -139,6 +143,8 @@ class TableSocket:
             await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
             return
         try:
+            if credentials.token is None and self.account is not None:
+                credentials = Credentials(None, user_id=await self.account(self.ws))
             who = await self.core.identify(self.table_id, credentials)
             await self.core.visit(self.table_id, who)
         except ApiError as e:
