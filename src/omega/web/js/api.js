@@ -67,7 +67,8 @@ export async function api(method, path, { token = null, body = undefined } = {})
 export async function download(path, token, filename) {
   let response;
   try {
-    response = await fetch(path, { headers: { Authorization: `Bearer ${token}` }, cache: "no-store" });
+    // Without a token the session cookie goes along by itself (a seat the account holds).
+    response = await fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
   } catch {
     throw new ApiError("network", "Cannot reach the server to download the record.");
   }
@@ -143,9 +144,10 @@ export class LiveFeed {
     const since = this.version();
     if (since !== null && since !== undefined && since >= 0) params.set("since", String(since));
     const query = params.size ? `?${params}` : "";
-    // The secret goes as a subprotocol, never in the URL (proxies and servers log URLs).
+    // The secret goes as a subprotocol, never in the URL (proxies and servers log URLs);
+    // without one, the browser's session cookie identifies the account's seat.
     const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${query}`,
-      ["omega.v1", `omega.token.${this.token}`]);
+      this.token ? ["omega.v1", `omega.token.${this.token}`] : ["omega.v1"]);
     this.ws = ws;
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
     ws.onopen = () => {

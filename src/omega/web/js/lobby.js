@@ -2,12 +2,14 @@
 // The lobby (/): create a table, reopen the tables this device remembers, join by link.
 // The form offers what the server allows (GET /api/config).
 
+import * as account from "./account.js";
 import { api } from "./api.js";
 import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
+import { AccountArea, AccountLists } from "./views/account.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").CreatedTable} CreatedTable */
@@ -55,6 +57,11 @@ export function startLobby(root) {
   const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });
   sizeSelect.addEventListener("change", () => (form.size = Number(sizeSelect.value)));
   const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
+  const accountArea = new AccountArea();
+  const accountLists = new AccountLists();
+  // Logged in, a player's name is their account's: the form does not ask for one.
+  const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput);
+  account.onChange((user) => (nameField.hidden = Boolean(user)));
 
   async function loadConfig() {
     try {
@@ -65,6 +72,7 @@ export function startLobby(root) {
       return;
     }
     const c = /** @type {SiteConfig} */ (config);
+    accountArea.setConfig(c);
     form = newForm(c);
     nameInput.maxLength = c.name_max;
     fill(sizeSelect, c.sizes.map((size) => {
@@ -171,8 +179,9 @@ export function startLobby(root) {
     e.preventDefault();
     if (!config) return;
     error.hidden = true;
-    const name = nameInput.value.trim() || "Player";
-    store.setName(nameInput.value.trim());
+    const user = account.known();
+    const name = user ? user.username : nameInput.value.trim() || "Player";
+    if (!user) store.setName(nameInput.value.trim());
     const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
     /** @type {Record<string, unknown>} */
     const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name };
@@ -261,7 +270,7 @@ export function startLobby(root) {
   }
 
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted" }, "place every colour, multiply your groups")),
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"), accountArea.el),
     h("main", { class: "lobby-grid" },
       h("section", { class: "card" },
         h("h1", {}, "New table"),
@@ -271,7 +280,7 @@ export function startLobby(root) {
           h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
           h("div", { class: "field" }, pieRow),
           h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),
-          h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput),
+          nameField,
           error,
           createBtn)),
       h("section", { class: "card" },
@@ -279,6 +288,7 @@ export function startLobby(root) {
         h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, "Open")),
         h("h2", {}, "Your tables"),
         list),
+      accountLists.el,
       h("section", { class: "card rules" },
         h("h2", {}, "How to play"),
         h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));

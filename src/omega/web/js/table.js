@@ -4,11 +4,13 @@
 // drawn by the views, each of which redraws only what changed. What talks to the server
 // (api.js) and to the browser's storage (store.js) happens here and nowhere else.
 
+import * as account from "./account.js";
 import { LiveFeed, api, download, randomId } from "./api.js";
 import { applyTheme, fill, h } from "./dom.js";
 import { codeOf, describe, problemText } from "./errors.js";
 import * as store from "./store.js";
 import * as T from "./tablestate.js";
+import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
 import { ControlsView, touchOnly } from "./views/controls.js";
 import { GameOverView } from "./views/gameover.js";
@@ -64,6 +66,8 @@ export function startTable(root, tableId) {
 
   // -- views -------------------------------------------------------------------------
   const topbar = new TopBarView(tableId);
+  topbar.el.append(new AccountArea().el);
+  const namePrompt = new NamePrompt({ onSave: (name) => rename(name) });
   const panels = new PanelsView({
     onEnter: (color) => whenLoaded((m) => set(T.hoverPanel(m, color))),
     onLeave: (color) => whenLoaded((m) => set(T.leavePanel(m, color))),
@@ -121,6 +125,7 @@ export function startTable(root, tableId) {
       h("div", { class: "board-area" }, board.tools, boardWrap),
       h("div", { class: "side" },
         panels.el,
+        namePrompt.el,
         links.invite,
         controls.el,
         h("div", { class: "info" }, gameover.el, replay.el, movelog.el, links.el, options.el))),
@@ -239,11 +244,13 @@ export function startTable(root, tableId) {
       problem(token ? code : code === "not_found" ? code : "", describe(err));
       return;
     }
-    if (!token) {
+    if (!token && !(state.you && state.you.seat !== null)) {
       // An open table would be a server without secrets: treat it as needing a link all the same.
+      // (Without a link, only the seat the logged-in account holds opens it: the cookie proves it.)
       problem("");
       return;
     }
+    if (!token) role = "seat";
     nameMax = (/** @type {SiteConfig | null} */ (await config))?.name_max ?? null;
     const seat = state.you ? state.you.seat : null;
     if (seat === null) role = "watch";
@@ -253,14 +260,22 @@ export function startTable(root, tableId) {
     if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
     remember();
     feed.start();
-    // Someone opening an invite for the first time takes the name they use on this device.
-    const myName = store.name();
+    const user = await account.current();
+    // A seat link opened while logged in binds the seat to the account (docs/server-api.md).
+    if (user && role === "seat" && token) account.claim([{ table_id: tableId, token }]).catch(() => {});
+    // Someone opening an invite for the first time takes their account's name, or the name
+    // they use on this device; a guest without one is asked for one.
+    const myName = user ? user.username : store.name();
     const me = T.isLoaded(M) ? T.mySeat(M) : null;
-    if (firstVisit && role === "seat" && myName && me && me.name !== myName) rename(myName, true);
+    if (firstVisit && token && role === "seat" && me && me.kind === "human") {
+      if (myName && me.name !== myName) rename(myName, true);
+      else if (!myName) namePrompt.ask(nameMax);
+    }
   }
 
   function remember() {
-    if (!T.isLoaded(M)) return;
+    // A table opened by the account's cookie alone is in the account's lists, not this device's.
+    if (!T.isLoaded(M) || !secret) return;
     const st = M.state;
     /** @type {store.TableEntry} */
     const entry = {
@@ -349,7 +364,8 @@ export function startTable(root, tableId) {
     try {
       /** @type {TableState | {state: TableState}} */
       const answer = await api("POST", `${path}/name`, { token: secret, body: { name } });
-      store.setName(name);
+      if (!account.known()) store.setName(name);
+      namePrompt.el.hidden = true;
       takeState("state" in answer ? answer.state : answer);
       if (!quiet) set(T.note(M, "info", "Name saved."));
     } catch (err) {

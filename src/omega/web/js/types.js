@@ -131,6 +131,53 @@
  * @property {LevelInfo[]} levels
  * @property {number} default_level
  * @property {number} name_max
+ * @property {{min: number, max: number, rule: string}} [username]
+ * @property {{min: number, max: number, rule: string}} [password]
+ */
+
+/** @typedef {{id: number, username: string}} User a logged-in account */
+
+/**
+ * A seat as the account lists show it: who holds it (an account's username, or null).
+ * @typedef {{index: number, kind: "human" | "computer", level: number | null, user: string | null}} ListedSeat
+ */
+
+/**
+ * `GET /api/account/tables`: one unfinished table of the account.
+ * @typedef {object} MyTable
+ * @property {string} id
+ * @property {number} players
+ * @property {number} size
+ * @property {boolean} pie_rule
+ * @property {string} created_at
+ * @property {string} updated_at
+ * @property {number} seat the account's seat
+ * @property {boolean} your_turn
+ * @property {ListedSeat[]} seats
+ */
+
+/**
+ * `GET /api/account/history`: one finished game of the account.
+ * @typedef {object} PlayedGame
+ * @property {string} id
+ * @property {number} players
+ * @property {number} size
+ * @property {boolean} pie_rule
+ * @property {string} finished_at
+ * @property {number} seat
+ * @property {Color} color the seat's colour at the end
+ * @property {string | null} reason
+ * @property {Color[]} ranking
+ * @property {number | null} place
+ * @property {boolean} won
+ * @property {ListedSeat[]} seats
+ */
+
+/** @typedef {{games: PlayedGame[], next: string | null}} HistoryPage */
+
+/**
+ * `POST /api/account/claim`: the answer for one seat link.
+ * @typedef {{table_id: string, seat: number | null, status: "claimed" | "already" | "refused", error?: ErrorDetail}} ClaimAnswer
  */
 
 export {};

@@ -1,0 +1,150 @@
+// @ts-check
+// The account of this browser (docs/server-api.md, Accounts): who is logged in, and the calls
+// that change it. The session lives in an HttpOnly cookie the page never sees; the page only
+// asks the server who it is. Other modules import this one for the account state and
+// subscribe to its changes.
+
+import { api } from "./api.js";
+import * as store from "./store.js";
+
+/** @typedef {import("./types.js").User} User */
+/** @typedef {import("./types.js").MyTable} MyTable */
+/** @typedef {import("./types.js").HistoryPage} HistoryPage */
+/** @typedef {import("./types.js").ClaimAnswer} ClaimAnswer */
+
+/** @type {User | null} */
+let user = null;
+/** @type {Promise<User | null> | null} */
+let asking = null;
+/** @type {Set<(user: User | null) => void>} */
+const listeners = new Set();
+
+/** @param {User | null} next */
+function setUser(next) {
+  user = next;
+  for (const listener of listeners) listener(user);
+}
+
+/**
+ * Be told whenever who is logged in changes; returns the way to stop.
+ * @param {(user: User | null) => void} listener
+ */
+export function onChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The user as last known (null: logged out, or not asked yet). */
+export function known() {
+  return user;
+}
+
+/**
+ * Who is logged in, asked of the server once per page (a failure counts as nobody).
+ * @returns {Promise<User | null>}
+ */
+export function current() {
+  if (!asking) {
+    asking = /** @type {Promise<{user: User | null}>} */ (api("GET", "/api/account"))
+      .then((answer) => {
+        setUser(answer.user);
+        return user;
+      })
+      .catch(() => null);
+  }
+  return asking;
+}
+
+/**
+ * Register and log in; then the seats of the tables this browser remembers are claimed.
+ * @param {string} username
+ * @param {string} password
+ */
+export async function register(username, password) {
+  /** @type {{user: User}} */
+  const answer = await api("POST", "/api/account/register", { body: { username, password } });
+  asking = Promise.resolve(answer.user);
+  await claimRemembered();
+  setUser(answer.user);
+  return answer.user;
+}
+
+/**
+ * Log in; then the seats of the tables this browser remembers are claimed.
+ * @param {string} username
+ * @param {string} password
+ */
+export async function login(username, password) {
+  /** @type {{user: User}} */
+  const answer = await api("POST", "/api/account/login", { body: { username, password } });
+  asking = Promise.resolve(answer.user);
+  await claimRemembered();
+  setUser(answer.user);
+  return answer.user;
+}
+
+/** Log this browser out. */
+export async function logout() {
+  await api("POST", "/api/account/logout");
+  asking = Promise.resolve(null);
+  setUser(null);
+}
+
+/** Log out on every device. */
+export async function logoutEverywhere() {
+  await api("POST", "/api/account/logout-everywhere");
+  asking = Promise.resolve(null);
+  setUser(null);
+}
+
+/**
+ * A new password (the current one is needed); the other devices are logged out.
+ * @param {string} current
+ * @param {string} next
+ */
+export async function changePassword(current, next) {
+  await api("POST", "/api/account/password", { body: { current_password: current, new_password: next } });
+}
+
+/**
+ * Bind seats to the account by their links (table id, seat token).
+ * @param {{table_id: string, token: string}[]} seats
+ * @returns {Promise<ClaimAnswer[]>}
+ */
+export async function claim(seats) {
+  if (!seats.length) return [];
+  /** @type {{seats: ClaimAnswer[]}} */
+  const answer = await api("POST", "/api/account/claim", { body: { seats } });
+  return answer.seats;
+}
+
+/**
+ * The seats of the tables this browser remembers (its seat links prove them), bound to the
+ * account. Seats another account holds stay as they are; the links keep working.
+ */
+export async function claimRemembered() {
+  const seats = store.tables().filter((t) => t.token).slice(0, 50).map((t) => ({ table_id: t.id, token: /** @type {string} */ (t.token) }));
+  try {
+    return await claim(seats);
+  } catch {
+    return []; // the lists will miss those tables; playing by link is unaffected
+  }
+}
+
+/** @returns {Promise<MyTable[]>} the account's unfinished tables, its turn first */
+export async function myTables() {
+  /** @type {{tables: MyTable[]}} */
+  const answer = await api("GET", "/api/account/tables");
+  return answer.tables;
+}
+
+/**
+ * A page of the account's finished games, newest first.
+ * @param {string | null} before the `next` of the page before
+ * @returns {Promise<HistoryPage>}
+ */
+export async function history(before = null) {
+  const query = new URLSearchParams({ limit: "10" });
+  if (before) query.set("before", before);
+  return api("GET", `/api/account/history?${query}`);
+}

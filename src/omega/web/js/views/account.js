@@ -1,0 +1,284 @@
+// @ts-check
+// The account's parts of the page: the top bar's account area (log in, register, log out,
+// change password, the user's name), the lobby's "My tables" and "History" lists, and the
+// card that asks a guest joining a seat for a display name.
+
+import * as account from "../account.js";
+import { fill, h } from "../dom.js";
+import { describe } from "../errors.js";
+import { COLORS } from "../geometry.js";
+
+/** @typedef {import("../types.js").User} User */
+/** @typedef {import("../types.js").MyTable} MyTable */
+/** @typedef {import("../types.js").PlayedGame} PlayedGame */
+/** @typedef {import("../types.js").ListedSeat} ListedSeat */
+/** @typedef {import("../types.js").SiteConfig} SiteConfig */
+
+/**
+ * A labelled input of an account form.
+ * @param {string} label
+ * @param {Record<string, unknown>} attrs
+ */
+function field(label, attrs) {
+  const input = h("input", { class: "account-input", required: true, ...attrs });
+  return { input, row: h("label", { class: "account-field" }, h("span", {}, label), input) };
+}
+
+/**
+ * A form of the account area: its fields, a submit button and a line for the answer.
+ * @param {string} name what the form is (data-form)
+ * @param {{input: HTMLInputElement, row: HTMLElement}[]} fields
+ * @param {string} submit
+ * @param {() => Promise<string | void>} run what the form does; a returned sentence is shown
+ */
+function accountForm(name, fields, submit, run) {
+  // Not "message": the table page's own message line is the one element of that class.
+  const message = h("div", { class: "account-note", role: "status" });
+  const button = h("button", { type: "submit", class: "btn confirm small" }, submit);
+  const form = h("form", {
+    class: "account-form", "data-form": name,
+    /** @param {Event} e */
+    onsubmit: async (e) => {
+      e.preventDefault();
+      button.disabled = true;
+      message.className = "account-note";
+      message.textContent = "";
+      try {
+        const said = await run();
+        if (said) {
+          message.className = "account-note is-info";
+          message.textContent = said;
+        }
+      } catch (err) {
+        message.className = "account-note is-error";
+        message.textContent = describe(err);
+      } finally {
+        button.disabled = false;
+      }
+    },
+  }, fields.map((f) => f.row), message, button);
+  return form;
+}
+
+/** The top bar's account area: who is logged in, and the forms to change it. */
+export class AccountArea {
+  constructor() {
+    this.el = h("div", { class: "account", role: "group", "aria-label": "Account" });
+    /** @type {SiteConfig | null} */
+    this.config = null;
+    /** @type {string | null} who the area was drawn for (an open form survives other news) */
+    this.drawn = null;
+    account.onChange((user) => this.draw(user));
+    this.draw(account.known());
+    account.current();
+  }
+
+  /**
+   * The limits the forms offer (GET /api/config), once known.
+   * @param {SiteConfig | null} config
+   */
+  setConfig(config) {
+    this.config = config;
+    this.applyLimits();
+  }
+
+  /** Give the forms' fields the site's limits (GET /api/config), without redrawing them. */
+  applyLimits() {
+    const config = this.config;
+    if (!config) return;
+    for (const input of this.el.querySelectorAll("input[data-limit]")) {
+      const limit = input.getAttribute("data-limit") === "username" ? config.username : config.password;
+      if (!limit) continue;
+      input.setAttribute("minlength", String(limit.min));
+      input.setAttribute("maxlength", String(limit.max));
+      input.setAttribute("title", limit.rule);
+    }
+    const rule = this.el.querySelector(".account-rule");
+    if (rule && config.username) rule.textContent = `${config.username.rule[0].toUpperCase()}${config.username.rule.slice(1)}.`;
+  }
+
+  /** @param {User | null} user */
+  draw(user) {
+    const key = user ? `${user.id}:${user.username}` : "";
+    if (key === this.drawn) return;
+    this.drawn = key;
+    this.drawUser(user);
+    this.applyLimits();
+  }
+
+  /** @param {User | null} user */
+  drawUser(user) {
+    if (user) {
+      const current = field("Current password", { type: "password", autocomplete: "current-password", name: "current" });
+      const next = field("New password", { type: "password", autocomplete: "new-password", name: "new", "data-limit": "password" });
+      const change = accountForm("password", [current, next], "Change password", async () => {
+        await account.changePassword(current.input.value, next.input.value);
+        current.input.value = "";
+        next.input.value = "";
+        return "Password changed. Your other devices are logged out.";
+      });
+      const everywhere = h("button", { type: "button", class: "btn small ghost", "data-action": "logout-everywhere" }, "Log out everywhere");
+      everywhere.addEventListener("click", () => account.logoutEverywhere().catch(() => {}));
+      const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
+      logout.addEventListener("click", () => account.logout().catch(() => {}));
+      fill(this.el,
+        h("span", { class: "account-name", title: "Logged in" }, user.username),
+        this.menu("Account", "account", h("div", { class: "account-panel" }, change, everywhere)),
+        logout);
+      return;
+    }
+    const loginName = field("Username", { type: "text", autocomplete: "username", name: "username" });
+    const loginPassword = field("Password", { type: "password", autocomplete: "current-password", name: "password" });
+    const login = accountForm("login", [loginName, loginPassword], "Log in",
+      () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}));
+    const newName = field("Username", { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
+    const newPassword = field("Password", { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
+    const register = accountForm("register", [newName, newPassword], "Register",
+      () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
+    fill(this.el,
+      this.menu("Log in", "login", h("div", { class: "account-panel" }, login)),
+      this.menu("Register", "register", h("div", { class: "account-panel" },
+        register, h("p", { class: "muted account-rule" }))));
+  }
+
+  /**
+   * A button that opens a panel under it (one open at a time).
+   * @param {string} label
+   * @param {string} name
+   * @param {HTMLElement} panel
+   */
+  menu(label, name, panel) {
+    const details = h("details", { class: "account-menu", "data-menu": name }, h("summary", { class: "btn small" }, label), panel);
+    details.addEventListener("toggle", () => {
+      if (!details.open) return;
+      for (const other of this.el.querySelectorAll("details")) if (other !== details) other.open = false;
+      const first = panel.querySelector("input");
+      if (first) first.focus();
+    });
+    return details;
+  }
+}
+
+/**
+ * Who sits at a listed table, besides the account: usernames, "guest" or the computer.
+ * @param {ListedSeat[]} seats
+ * @param {number} mine
+ */
+function others(seats, mine) {
+  const names = seats.filter((s) => s.index !== mine)
+    .map((s) => (s.kind === "computer" ? `computer level ${s.level}` : s.user || "guest"));
+  return names.length ? `with ${names.join(", ")}` : "";
+}
+
+/** @param {{players: number, size: number, pie_rule: boolean}} t */
+const settings = (t) => `${t.players} players · side ${t.size}${t.pie_rule ? " · pie" : ""}`;
+
+/** @param {PlayedGame} g */
+function result(g) {
+  if (g.won) return "won";
+  if (g.place === null) return "finished";
+  return `${g.place}${["st", "nd", "rd"][g.place - 1] || "th"} of ${g.players}`;
+}
+
+/** The lobby's lists of the logged-in user: unfinished tables (their turn first) and history. */
+export class AccountLists {
+  constructor() {
+    this.tables = h("ul", { class: "account-list account-tables", "aria-label": "My tables" });
+    this.games = h("ul", { class: "account-list account-history", "aria-label": "History" });
+    this.more = h("button", { type: "button", class: "btn small", hidden: true }, "Older games");
+    /** @type {string | null} */
+    this.next = null;
+    this.more.addEventListener("click", () => this.loadHistory(false));
+    this.el = h("section", { class: "card account-lists", hidden: true },
+      h("h2", {}, "My tables"), this.tables,
+      h("h2", {}, "History"), this.games, this.more);
+    account.onChange((user) => this.show(user));
+    account.current().then((user) => this.show(user));
+  }
+
+  /** @param {User | null} user */
+  show(user) {
+    this.el.hidden = !user;
+    if (!user) {
+      fill(this.tables);
+      fill(this.games);
+      return;
+    }
+    this.loadTables();
+    this.loadHistory(true);
+  }
+
+  async loadTables() {
+    try {
+      const tables = await account.myTables();
+      fill(this.tables, tables.length ? tables.map((t) => this.tableRow(t))
+        : h("li", { class: "muted" }, "No unfinished tables. Tables you create or join while logged in appear here."));
+    } catch (err) {
+      fill(this.tables, h("li", { class: "account-note is-error" }, describe(err)));
+    }
+  }
+
+  /** @param {boolean} fresh from the newest game */
+  async loadHistory(fresh) {
+    try {
+      const page = await account.history(fresh ? null : this.next);
+      const rows = page.games.map((g) => this.gameRow(g));
+      if (fresh) fill(this.games, rows.length ? rows : h("li", { class: "muted" }, "Finished games appear here."));
+      else this.games.append(...rows);
+      this.next = page.next;
+      this.more.hidden = !page.next;
+    } catch (err) {
+      fill(this.games, h("li", { class: "account-note is-error" }, describe(err)));
+    }
+  }
+
+  /** @param {MyTable} t */
+  tableRow(t) {
+    const status = t.your_turn ? "your turn" : "waiting";
+    return h("li", { class: `account-row ${t.your_turn ? "your-turn" : "playing"}`, "data-account-table": t.id },
+      h("a", { href: `/t/${t.id}`, class: "open" }, `Table ${t.id}`),
+      h("span", { class: "muted" }, ` ${settings(t)} · ${COLORS[t.seat] || ""} ${others(t.seats, t.seat)} `),
+      h("span", { class: "status" }, status));
+  }
+
+  /** @param {PlayedGame} g */
+  gameRow(g) {
+    return h("li", { class: `account-row ${g.won ? "won" : "lost"}`, "data-account-game": g.id },
+      h("a", { href: `/t/${g.id}`, class: "open", title: "Open the game and its replay" }, `Table ${g.id}`),
+      h("span", { class: "muted" }, ` ${settings(g)} · ${g.color} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
+      h("span", { class: "status" }, result(g)));
+  }
+}
+
+/** The card that asks a guest who opens a seat for the name to play under. */
+export class NamePrompt {
+  /** @param {{onSave: (name: string) => void}} handlers */
+  constructor(handlers) {
+    // Worded apart from the Links box's rename field ("Your name", "Save"), which stays.
+    this.input = h("input", { type: "text", "aria-label": "Name to play under", autocomplete: "nickname", required: true });
+    this.el = h("section", { class: "name-prompt", hidden: true, "aria-label": "Choose a name" },
+      h("h2", {}, "What should the others call you?"),
+      h("p", {}, "Your name is shown next to your colour. Log in to play under your account's name."),
+      h("form", {
+        class: "rename row",
+        /** @param {Event} e */
+        onsubmit: (e) => {
+          e.preventDefault();
+          const name = this.input.value.trim();
+          if (!name) return;
+          this.el.hidden = true;
+          handlers.onSave(name);
+        },
+      }, this.input, h("button", { type: "submit", class: "btn confirm small" }, "Use this name"),
+      h("button", { type: "button", class: "btn small ghost", onclick: () => (this.el.hidden = true) }, "Not now")));
+  }
+
+  /**
+   * Ask, with the longest name the server takes.
+   * @param {number | null} nameMax
+   */
+  ask(nameMax) {
+    if (nameMax) this.input.maxLength = nameMax;
+    this.el.hidden = false;
+  }
+}
