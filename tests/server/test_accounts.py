@@ -567,3 +567,18 @@ def test_a_socket_with_a_session_cookie_plays_the_accounts_seat(site: LiveServer
         with pytest.raises(ConnectionClosed):
             ws.recv(timeout=20)
         assert ws.close_code == 4403
+
+
+def test_a_claim_costs_a_request_per_link(sqlite_url: str) -> None:
+    live = make_server(sqlite_url, password_hasher=CHEAP, limits=Limits(http_burst=5, http_rate=0.001))
+    try:
+        tables = [guest_table(live) for _ in range(6)]
+        b = Browser(live)
+        b.register("Ann")
+        r = b.post("/api/account/claim", {"seats": [{"table_id": t["id"], "token": t["token"]} for t in tables]})
+        assert r.status_code == 429 and error_code(r) == "rate_limited"
+        # Refused before any seat was bound.
+        assert b.get(f"/api/tables/{tables[0]['id']}").status_code == 403
+        b.close()
+    finally:
+        live.stop()

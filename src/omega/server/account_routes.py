@@ -175,7 +175,7 @@ def add_account_routes(router: FastAPI | APIRouter) -> None:
 
     Charged = Depends(charged)
 
-    @router.get("/api/account")
+    @router.get("/api/account", dependencies=[Charged])
     async def whoami(request: Request, response: Response) -> dict[str, Any]:
         user = await session_user(request)
         if user is None and request.cookies.get(SESSION_COOKIE) is not None:
@@ -198,7 +198,7 @@ def add_account_routes(router: FastAPI | APIRouter) -> None:
         _set_session(response, request, session)
         return {"user": user_json(session.user)}
 
-    @router.post("/api/account/logout", dependencies=[Depends(site_only)])
+    @router.post("/api/account/logout", dependencies=[Depends(site_only), Charged])
     async def logout(request: Request, response: Response) -> dict[str, Any]:
         session_id = session_id_of(request)
         if session_id is not None:
@@ -206,13 +206,13 @@ def add_account_routes(router: FastAPI | APIRouter) -> None:
         _clear_session(response, request)
         return {"user": None}
 
-    @router.post("/api/account/logout-everywhere")
+    @router.post("/api/account/logout-everywhere", dependencies=[Charged])
     async def logout_everywhere(request: Request, response: Response, user: Writer) -> dict[str, Any]:
         ended = await _accounts(request).logout_everywhere(user)
         _clear_session(response, request)
         return {"user": None, "sessions_ended": ended}
 
-    @router.post("/api/account/password")
+    @router.post("/api/account/password", dependencies=[Charged])
     async def change_password(request: Request, user: Writer, raw: Body) -> dict[str, Any]:
         req = parse_password_change(raw)
         session_id = session_id_of(request)
@@ -224,6 +224,11 @@ def add_account_routes(router: FastAPI | APIRouter) -> None:
     @router.post("/api/account/claim", dependencies=[Charged])
     async def claim(request: Request, user: Writer, raw: Body) -> dict[str, Any]:
         req = parse_claim(raw)
+        # Each link loads a table: every one past the first costs a request of the budget.
+        accounts = _accounts(request)
+        for _ in req.seats[1:]:
+            if not accounts.requests.take(f"user:{user.id}", accounts.clock.monotonic()):
+                raise ApiError("rate_limited", "too many requests; slow down")
         seats = await _accounts(request).claim(user, [(s.table_id, s.token) for s in req.seats])
         return {"seats": seats}
 
