@@ -19,6 +19,7 @@ from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.names import NAME_MAX
+from omega.server.timecontrol import time_control_config
 
 __all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
 
@@ -42,6 +43,7 @@ def site_config() -> dict[str, Any]:
         "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
+        "time_controls": time_control_config(),
     }
 
 

@@ -57,6 +57,7 @@ from sqlalchemy.pool import StaticPool
 from omega.server.events import Event, payload_from
 from omega.server.identity import TableKeys
 from omega.server.table import SeatConfig, TableConfig
+from omega.server.timecontrol import TimeControl
 
 T = TypeVar("T")
 
@@ -88,6 +89,8 @@ class TableRow(Base):
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: When the last event was decided (the table's creation before any).
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The time control's text (``omega.server.timecontrol``); NULL: untimed.
+    time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
@@ -412,6 +415,7 @@ class Repository:
                 id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
                 status="playing", to_move_seat=0, owner=owner, updated_at=created,
+                time_control=config.time_control.text if config.time_control.timed else None,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -434,6 +438,7 @@ class Repository:
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
+            time_control=TimeControl.parse(row.time_control),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
