@@ -20,6 +20,7 @@ import { canResign } from "../tablestate.js";
 /** @type {[Toggle, string, string][]} each on-off setting: its name, label and what it does */
 const TOGGLES = [
   ["sound", "Sound", "a short tone when it becomes your turn"],
+  ["notify", "Notifications", "a browser notification when it becomes your move while this tab is hidden"],
   ["coords", "Coordinates", "row letters and column numbers, cell names in empty cells"],
   ["markers", "Colour-blind marks", "ring White, cross Black, triangle Red, square Blue"],
   ["sinceMine", "Marks since my last turn", "number every turn played since yours, not only the last"],
