@@ -94,6 +94,7 @@ describe("the lobby's time controls", () => {
 
   test("untimed first, then the presets, custom real time, and the limits per move", () => {
     assert.deepEqual(controlChoices(config).map((c) => c.value), ["untimed", "3+2", "5+5", "custom", "12h", "1d"]);
+    assert.deepEqual(controlChoices(config).map((c) => c.label).slice(0, 4), ["Untimed", "3+2", "5+5", "Custom…"]);
   });
 
   test("the text sent to the server", () => {

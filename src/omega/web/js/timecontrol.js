@@ -14,8 +14,8 @@
 export function controlChoices(config) {
   return [
     { value: "untimed", label: "Untimed", group: "none" },
-    ...config.realtime.presets.map((p) => ({ value: p.text, label: `${p.text} · ${p.label}`, group: /** @type {const} */ ("realtime") })),
-    { value: "custom", label: "Custom: minutes + seconds a move", group: "realtime" },
+    ...config.realtime.presets.map((p) => ({ value: p.text, label: p.text, group: /** @type {const} */ ("realtime") })),
+    { value: "custom", label: "Custom…", group: "realtime" },
     ...config.turn_based.per_move.map((p) => ({ value: p.text, label: p.label, group: /** @type {const} */ ("turn_based") })),
   ];
 }

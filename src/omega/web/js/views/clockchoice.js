@@ -31,7 +31,7 @@ export class ClockChoice {
     const group = (group, label) => h("optgroup", { label },
       choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === config.default }, c.label)));
     fill(this.select, choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
-      group("realtime", "Real time (each player's clock)"), group("turn_based", "Turn-based (days)"));
+      group("realtime", "Real time (minutes + seconds a move)"), group("turn_based", "Turn-based"));
     const r = config.realtime;
     Object.assign(this.minutes, { min: String(r.base_minutes.min), max: String(r.base_minutes.max) });
     Object.assign(this.seconds, { min: String(r.increment_seconds.min), max: String(r.increment_seconds.max) });

@@ -48,7 +48,8 @@ export class OptionsView {
     const toggles = TOGGLES.map(([name, label, title]) => {
       const box = h("input", { type: "checkbox", checked: this.prefs[name], "data-setting": name });
       box.addEventListener("change", () => onSetting(name, box.checked));
-      return h("label", { class: "toggle", title }, box, ` ${label}`);
+      // Notifications are offered at timed tables, where a clock runs against the player.
+      return h("label", { class: "toggle", title, hidden: name === "notify" }, box, ` ${label}`);
     });
     const send = h("select", { "aria-label": "Sending a turn", "data-setting": "autoSend" },
       h("option", { value: "confirm", selected: !this.prefs.autoSend }, "Confirm each turn"),
@@ -62,6 +63,8 @@ export class OptionsView {
 
   /** @param {Loaded} m */
   update(m) {
+    const notify = /** @type {HTMLElement | null} */ (this.settings.querySelector('[data-setting="notify"]'));
+    if (notify && notify.parentElement) notify.parentElement.hidden = !m.state.clock;
     const resign = canResign(m);
     keyed(this.resign, `${resign}|${m.confirmResign}`, () => this.drawResign(resign, m.confirmResign));
   }
