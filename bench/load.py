@@ -11,7 +11,15 @@ move round-trip latency (send -> ack) percentiles, turns per second, the number 
 duplicated turns, which must both be 0, and (for a server it started) the server process's
 own CPU time per acknowledged turn.
 
+With ``--clock 3+2`` the tables have that time control and, at each table, one player stops
+moving after a few turns of its own (2 to 8): its clock runs out, and the server must
+notice.  Besides the move round trips it prints how late each timeout reached the stalled
+player's socket after its flag fell (``timeout_lateness_ms``: the page's view of lateness,
+the commit and the push included; client and server share this machine's clock).  Give
+``--seconds`` enough for the flags to fall (the base time and a minute more).
+
     .venv/bin/python bench/load.py --tables 200 --seconds 120
+    .venv/bin/python bench/load.py --tables 200 --clock 3+2 --think 1 --seconds 330
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,10 +78,13 @@ class Table:
 class Stats:
     latencies: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
+    #: Seconds from a flag's fall (the server's flag_at) to the timeout event at the stalled seat.
+    lateness: list[float] = field(default_factory=list)
 
 
 async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadline: float, stats: Stats,
-                  rng: random.Random, ready: asyncio.Event, connected: list[int], think: float) -> None:
+                  rng: random.Random, ready: asyncio.Event, connected: list[int], think: float,
+                  stall_after: int | None = None) -> None:
     cells = Game(players=2, size=5).cells
     url = f"{base_ws}/ws/tables/{table.id}"
     # The seat token travels as a subprotocol, never in the URL.
@@ -84,9 +96,11 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
         pending: dict[str, tuple[float, list[str]]] = {}
         moved_at = -1  # the version we last moved at: each position is answered once
         last_state: dict[str, Any] | None = None
+        my_turns = 0
+        flag_at: float | None = None  # when my running clock's flag falls (server time, epoch s)
 
         async def maybe_move(state: dict[str, Any]) -> None:
-            nonlocal moved_at
+            nonlocal moved_at, my_turns
             game = state["game"]
             if state["status"] == "over" or len(table.acked) + len(pending) >= max_turns:
                 if state["status"] == "over" or not pending:
@@ -94,6 +108,8 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
                 return
             if game["current_seat"] != seat or pending or state["version"] == moved_at:
                 return
+            if stall_after is not None and my_turns >= stall_after:
+                return  # this player has walked away: its clock runs out
             empty = [c for c in cells if c not in game["stones"]]
             turn = rng.sample(empty, 2)
             if think > 0:  # a person looks at the board before moving (latency is not counted)
@@ -101,6 +117,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
             rid = secrets.token_hex(8)
             pending[rid] = (time.monotonic(), turn)
             moved_at = state["version"]
+            my_turns += 1
             await ws.send(json.dumps({"type": "action", "request_id": rid, "version": state["version"],
                                       "action": {"type": "turn", "cells": turn}}))
 
@@ -125,7 +142,13 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
                     await maybe_move(last_state)
                 continue
             if "state" in msg:
+                event = msg.get("event") or {}
+                if event.get("kind") == "timeout" and event.get("seat") == seat and flag_at is not None:
+                    stats.lateness.append(time.time() - flag_at)
                 last_state = msg["state"]
+                clock = last_state.get("clock")
+                if clock and clock["running"] == seat and clock["flag_at"]:
+                    flag_at = datetime.fromisoformat(clock["flag_at"]).timestamp()
                 await maybe_move(last_state)
 
 
@@ -145,8 +168,11 @@ def _clients(base_ws: str, tables: list[Table], args: argparse.Namespace, seed: 
         start = asyncio.Event()
         connected: list[int] = []
         deadline = time.monotonic() + args.seconds + 60
+        # With clocks, one player per table walks away after a few turns of its own.
+        stalls = {t.id: (rng.randrange(2), rng.randint(2, 8)) for t in tables} if args.clock else {}
         tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
-                                             random.Random(rng.random()), start, connected, args.think))
+                                             random.Random(rng.random()), start, connected, args.think,
+                                             stalls[t.id][1] if t.id in stalls and stalls[t.id][0] == seat else None))
                  for t in tables for seat in (0, 1)]
         while len(connected) < len(tasks) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.05)
@@ -185,7 +211,10 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
             await asyncio.sleep(0.1)
 
         async def create() -> Table:
-            r = await http.post("/api/tables", json={"players": 2, "size": 5})
+            body: dict[str, Any] = {"players": 2, "size": 5}
+            if args.clock:
+                body["time_control"] = args.clock
+            r = await http.post("/api/tables", json=body)
             r.raise_for_status()
             d = r.json()
             return Table(d["id"], [d["invites"]["0"], d["invites"]["1"]], d["spectator_key"])
@@ -212,6 +241,7 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
             w.join(30)
         tables = [t for played, _, _ in done for t in played]
         lat = [x for _, stats, _ in done for x in stats.latencies]
+        late = [x for _, stats, _ in done for x in stats.lateness]
         errors: dict[str, int] = {}
         for _, stats, _ in done:
             for code, n in stats.errors.items():
@@ -239,6 +269,12 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
                            "p99": round(1000 * _percentile(lat, 0.99), 1),
                            "mean": round(1000 * statistics.fmean(lat), 1) if lat else None},
             "server_cpu_ms_per_turn": round(1000 * cpu / turns, 3) if cpu is not None and turns else None,
+            **({"clock": args.clock, "timeouts": len(late),
+                "timeout_lateness_ms": {"p50": round(1000 * _percentile(late, 0.50), 1),
+                                        "p95": round(1000 * _percentile(late, 0.95), 1),
+                                        "p99": round(1000 * _percentile(late, 0.99), 1),
+                                        "max": round(1000 * max(late), 1) if late else None}}
+               if args.clock else {}),
             "lost_turns": lost, "duplicated_turns": duplicated,
             "errors": errors, "client_failures": failures,
         }
@@ -253,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds a player thinks before moving (0: move at once, saturating the server)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clock", default=None, metavar="CONTROL",
+                        help="time control of every table (3+2, ...); one player per table stops moving")
     parser.add_argument("--sqlite-synchronous", choices=("FULL", "NORMAL"), default="FULL",
                         help="SQLite durability: FULL (the server's default) or NORMAL (to measure FULL's cost)")
     parser.add_argument("--clients", type=int, default=2,

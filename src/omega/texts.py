@@ -17,7 +17,7 @@ from omega.game import SWAP, Action, Color, Game
 
 __all__ = [
     "factors_text", "scores_text", "wins_text", "result_text", "standing_text", "resignation_outcome",
-    "abandoned_outcome",
+    "abandoned_outcome", "timeout_outcome", "aborted_outcome",
     "tie_break_text", "action_text", "range_text", "one_line",
 ]
 
@@ -89,6 +89,25 @@ def abandoned_outcome(leader: Color) -> str:
     'Abandoned unfinished; Red was ahead'
     """
     return f"Abandoned unfinished; {leader.label} was ahead"
+
+
+def timeout_outcome(color: Color) -> str:
+    """How a game that ended when a clock ran out came out, for a record's ``Outcome`` tag.
+
+    >>> timeout_outcome(Color.WHITE)
+    'White wins on time'
+    """
+    return f"{wins_text(color)} on time"
+
+
+def aborted_outcome(color: Color) -> str:
+    """Why a game was aborted (a player never made a first move in time): not played out,
+    not to be rated.
+
+    >>> aborted_outcome(Color.BLACK)
+    'Aborted: Black made no first move in time'
+    """
+    return f"Aborted: {color.label} made no first move in time"
 
 
 def tie_break_text(game: Game) -> str | None:

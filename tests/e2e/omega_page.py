@@ -47,7 +47,9 @@ def free_port() -> int:
 class Server:
     """``omega serve`` in a subprocess; it can be stopped and started again on the same port and db."""
 
-    def __init__(self, db_path: Path, port: int | None = None) -> None:
+    def __init__(self, db_path: Path, port: int | None = None,
+                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli")) -> None:
+        self.program = program
         self.db_path = db_path
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -57,7 +59,7 @@ class Server:
     def start(self, timeout: float = 60.0) -> None:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "omega.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                [*self.program, "serve", "--host", "127.0.0.1", "--port", str(self.port),
                  "--db", f"sqlite:///{self.db_path}"],
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )

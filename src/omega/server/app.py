@@ -52,9 +52,10 @@ from omega.server.records import Records
 from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
 from omega.server.storage import Repository, default_url, make_engine
-from omega.server.table import COMPUTER_TURN, SeatConfig
+from omega.server.table import COMPUTER_TURN, TIMEOUT, SeatConfig
 from omega.server.table_socket import SocketLimits, TableSocket
 from omega.server.thinking import BotForLevel
+from omega.server.timecontrol import TimeControl
 
 __all__ = ["create_app", "web_dir"]
 
@@ -89,7 +90,8 @@ def _new_table(req: CreateTable) -> NewTable:
     seats = tuple(SeatConfig(s.kind, getattr(s, "level", None)) for s in req.seats)
     creator = req.creator_seat if req.creator_seat is not None else next(
         i for i, s in enumerate(seats) if s.kind == "human")
-    return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name)
+    return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name,
+                    time_control=TimeControl.parse(req.time_control))
 
 
 def create_app(
@@ -135,6 +137,7 @@ def create_app(
                             Buckets(limits.ws_token_connect_rate, limits.ws_token_connect_burst))
     scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
     scheduler.every("sessions", core.settings.session_purge_every, accounts.purge)
+    scheduler.handle(TIMEOUT, core.flag)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

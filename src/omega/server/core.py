@@ -41,7 +41,7 @@ from omega.server.clock import Clock, stamp
 from omega.server.commits import Commits
 from omega.server.config import Settings
 from omega.server.errors import ApiError
-from omega.server.events import Event, Joined, Renamed
+from omega.server.events import Event, Joined, Renamed, TimedOut
 from omega.server.identity import (
     Authenticator,
     ComputerPlayer,
@@ -53,8 +53,17 @@ from omega.server.identity import (
     new_token,
 )
 from omega.server.pubsub import Delivery, Hub, PresenceNote
-from omega.server.storage import Repository, Writer
-from omega.server.table import DUE_KINDS, SeatConfig, TableConfig, TableState, decide, decide_abandon
+from omega.server.storage import Due, Repository, Writer
+from omega.server.table import (
+    DUE_KINDS,
+    SeatConfig,
+    TableConfig,
+    TableState,
+    decide,
+    decide_abandon,
+    decide_timeout,
+)
+from omega.server.timecontrol import UNTIMED, TimeControl, ms_between
 
 __all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
 
@@ -130,6 +139,7 @@ class NewTable:
     name: str | None = None
     #: The creator's account, which then holds the creator's seat (None: a guest).
     creator_user: int | None = None
+    time_control: TimeControl = UNTIMED
 
 
 def seat_of(who: Identity) -> int | None:
@@ -306,12 +316,15 @@ class TableCore:
             # Events applied to the cache, to be pushed to sockets whatever the decision says:
             # a refused action may still have caught the cache up with other processes' events.
             applied: list[Delivery] = []
-            now = self.clock.now()
 
             def transaction(w: Writer | None) -> list[Event]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
                 if w is None:
                     raise ApiError("not_found", f"there is no table {table_id!r}")
+                # The commit's time, read while the table is locked: the writes of one table
+                # get their times in the order they are stored, so a move and the flag that
+                # races it are decided one after the other on the same clock.
+                now = self.clock.now()
                 if w.version != state.version:  # another process wrote: catch up first
                     for e in w.events_after(state.version):
                         state.apply(e)
@@ -328,8 +341,10 @@ class TableCore:
                 due_before, due = state.due_work(), trial.due_work()
                 for kind in DUE_KINDS:
                     if kind in due:
+                        # A timeout is due when the flag falls; the version fixes that time
+                        # (it moves only with the play), so the same version keeps its row.
                         if due_before.get(kind) != due[kind]:
-                            w.keep_due(kind, due[kind], now)
+                            w.keep_due(kind, due[kind], trial.due_at(kind) or now)
                     elif kind in due_before:
                         w.drop_due(kind)
                 w.notify(f"{self.server_id}:{table_id}:{w.version}")
@@ -367,6 +382,8 @@ class TableCore:
         seat = seat_of(who)
         fingerprint = action_fingerprint(action)
         first_answer: list[int] = []
+        too_late: list[ApiError] = []
+        flags: list[datetime | None] = []
 
         def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
             first = state.requests.get(request_id) if request_id is not None else None
@@ -380,7 +397,17 @@ class TableCore:
                 if seat is None:
                     return []  # the computer chose on a position that is gone
                 raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
-            events = decide(state, seat, action, now)
+            try:
+                events = decide(state, seat, action, now)
+            except ApiError as e:
+                if e.code != "too_late":
+                    raise
+                # The flag fell before this came: the timeout is stored instead (without
+                # the request id: the action was refused, not played) and the caller hears
+                # too_late once it is committed.
+                too_late.append(e)
+                flags.append(state.flag_at())
+                return decide_timeout(state, now)
             events[0] = Event(events[0].payload, at=now, seat=seat, request_id=request_id,
                               fingerprint=fingerprint if request_id is not None else None)
             # A seat's first action joins it in the same transaction.
@@ -389,12 +416,33 @@ class TableCore:
             return events
 
         cached, stored = await self.write(table_id, decision)
+        if too_late:
+            _log_timeout(table_id, flags[0], stored)
+            raise too_late[0]
         if first_answer:
             return Acted(first_answer[0], cached.state, seat)
         acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
         if acted is None:
             return None  # a computer's stale action, dropped
         return Acted(acted.version, cached.state, seat)
+
+    async def flag(self, due: Due) -> datetime | None:
+        """The scheduler's handler of ``timeout`` work: store the timeout of the table's
+        running clock if its flag has fallen by now (decided in the write, like any action,
+        so a move that got in first wins).  Returns when to look again if the flag has not
+        fallen yet (this process's clock is behind the one that set the time), else None."""
+        flags: list[datetime | None] = []
+
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            flags[:] = [state.flag_at()]
+            return decide_timeout(state, now)
+
+        _, stored = await self.write(due.table_id, decision)
+        if stored:
+            _log_timeout(due.table_id, flags[0], stored)
+            return None
+        # Not fallen yet (another process's clock set the time) or no clock runs any more.
+        return flags[0] if flags and flags[0] is not None else None
 
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
@@ -417,7 +465,8 @@ class TableCore:
                          tuple(new.creator_user if i == new.creator_seat else None for i in range(new.players)))
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
-            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)
+            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
+                                 new.time_control)
             state = TableState(config)
             try:
                 await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)
@@ -519,6 +568,16 @@ class TableCore:
 
         _, stored = await self.write(table_id, decision)
         return bool(stored)
+
+
+def _log_timeout(table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+    """Log a stored timeout and how long after the flag fell the server stored it."""
+    out = next((e for e in stored if isinstance(e.payload, TimedOut)), None)
+    if out is None or flag is None or out.at is None:
+        return
+    assert isinstance(out.payload, TimedOut)
+    log.info("clock of seat %d ran out at table %s%s; stored %d ms after the flag fell", out.payload.seat, table_id,
+             " (game aborted)" if out.payload.aborted else "", ms_between(flag, out.at))
 
 
 def viewer_seat(who: Identity) -> int | None:

@@ -21,7 +21,7 @@ class ApiError(Exception):
 
     STATUS: ClassVar[dict[str, int]] = {
         "bad_request": 400, "auth_required": 401, "forbidden": 403, "not_found": 404,
-        "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409,
+        "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409, "too_late": 409,
         "method_not_allowed": 405, "too_large": 413, "illegal_move": 422, "rate_limited": 429,
         "busy": 503, "unavailable": 503, "internal": 500,
         # Accounts (docs/server-api.md, Accounts): a failed log-in says no more than that;

@@ -10,38 +10,49 @@ payload's fields, the same for every version of the server.
 ('turn', {'kind': 'turn', 'seat': 0, 'color': 'White', 'cells': ['e5', 'a1'], 'computer': False})
 >>> payload_from("name", {"seat": 1, "name": "Ann"})
 Renamed(seat=1, name='Ann')
+
+A field added later has a default (None): it is left out of the stored form while it is
+None, and a stored event without it reads back with the default, so logs written before
+the field existed load unchanged.
+
+>>> timed = TurnPlayed(seat=0, color="White", cells=("e5", "a1"), computer=False, used_ms=4250)
+>>> Event(timed).data["used_ms"], "used_ms" in e.data
+(4250, False)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
 __all__ = [
-    "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged",
+    "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged", "TimedOut",
     "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
 
 @dataclass(frozen=True)
 class TurnPlayed:
-    """A turn: the cells in colour order, by ``seat`` (``computer`` when the computer chose)."""
+    """A turn: the cells in colour order, by ``seat`` (``computer`` when the computer chose);
+    ``used_ms``: the time it took off the seat's clock (None: no clock ran)."""
 
     kind: ClassVar[str] = "turn"
     seat: int
     color: str
     cells: tuple[str, ...]
     computer: bool
+    used_ms: int | None = None
 
 
 @dataclass(frozen=True)
 class Swapped:
-    """The pie-rule swap by ``seat``."""
+    """The pie-rule swap by ``seat`` (``used_ms`` as for a turn: the swapper's clock)."""
 
     kind: ClassVar[str] = "swap"
     seat: int
     computer: bool
+    used_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +90,18 @@ class Abandoned:
 
 
 @dataclass(frozen=True)
+class TimedOut:
+    """The clock of ``seat`` ran out on its turn.  ``aborted``: the seat had never moved, so
+    the game is aborted (not played out, not to be rated); otherwise the seat ranks last and
+    the computer plays on for it, as after a resignation."""
+
+    kind: ClassVar[str] = "timeout"
+    seat: int
+    color: str
+    aborted: bool
+
+
+@dataclass(frozen=True)
 class GameEnded:
     """Announces the end (the event before it already ended the game): why, and the result."""
 
@@ -100,14 +123,16 @@ class PresenceChanged:
     connections: int
 
 
-Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged
+Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
 
 _BY_KIND: dict[str, type[Payload]] = {
-    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged)
+    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
+                              TimedOut)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.
-PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind})
+PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind,
+                         TimedOut.kind})
 
 
 def _plain(value: Any) -> Any:
@@ -120,7 +145,8 @@ def payload_from(kind: str, data: dict[str, Any]) -> Payload:
     if cls is None:
         raise ValueError(f"unknown event kind {kind!r}")
     names = {f.name for f in fields(cls)}
-    if set(data) != names:
+    required = {f.name for f in fields(cls) if f.default is MISSING}
+    if not required <= set(data) <= names:
         raise ValueError(f"event {kind!r} has fields {sorted(data)}, expected {sorted(names)}")
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
     return cls(**values)
@@ -143,13 +169,15 @@ class Event:
 
     @property
     def kind(self) -> str:
-        """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``over``, ``presence``."""
+        """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``timeout``, ``over``, ``presence``."""
         return self.payload.kind
 
     @property
     def data(self) -> dict[str, Any]:
         """The payload's fields as stored (JSON-ready)."""
-        return {f.name: _plain(getattr(self.payload, f.name)) for f in fields(self.payload)}
+        # A later field left at its default None is not written (see the module's text).
+        return {f.name: _plain(getattr(self.payload, f.name)) for f in fields(self.payload)
+                if not (f.default is None and getattr(self.payload, f.name) is None)}
 
     def with_version(self, version: int) -> Event:
         """The same event numbered ``version``."""

@@ -27,7 +27,11 @@ class Records:
         data = to_json(state.game, tags)
         data["table"] = {"id": state.config.id, "status": state.status,
                          "ranking": state.view(viewer=False)["game"]["ranking"],
-                         "resigned": [state.game.color_of(s).label for s in state.resigned]}
+                         "resigned": [state.game.color_of(s).label for s in state.resigned
+                                      if s not in state.timed_out],
+                         "timed_out": [state.game.color_of(s).label for s in state.timed_out],
+                         "end_reason": state.end_reason,
+                         "time_control": state.config.time_control.text}
         return state.game.record(tags), data
 
     async def replay(self, table_id: str, who: Identity, at: int) -> dict[str, Any]:
@@ -39,7 +43,8 @@ class Records:
             raise ApiError("bad_request", f"bad request: at must be from 0 to {len(history)}")
         game = state.game.position_after(at)
         final = at == len(history)
-        view = game_view(game, state.resigned if final else (), state.over if final else None)
+        view = game_view(game, state.resigned if final else (), state.over if final else None,
+                         timed_out=state.timed_out if final else ())
         view["at"] = at
         view["length"] = len(history)
         return view

@@ -10,7 +10,11 @@ A handler that acts on a table does so through the same action path as a person.
 
 A claim holds while its process lives (its heartbeat in ``servers``) or, for kinds with a
 lease, until the lease ends; a claim left by a dead process is taken over.  A handler that
-fails gives its claim back with a retry time.  Clock timeouts will be one more kind.
+fails gives its claim back with a retry time.
+
+Work is claimed when it is due: the loop sleeps until the earliest ``due_at`` it knows of
+(a clock's flag, to the millisecond) and at most ``Settings.sweep_interval``, so work that
+another process stored is seen within that interval and done at its time.
 """
 
 from __future__ import annotations
@@ -142,7 +146,10 @@ class Scheduler:
             wait = self.settings.sweep_interval
             try:
                 await self.claim()
-                first = await self.core.db(self.core.repo.next_due_at, list(self._kinds))
+                # Only kinds with room: work waiting for a free handler is not due for this
+                # loop (a handler finishing wakes it), and must not make it spin.
+                open_kinds = [name for name, k in self._kinds.items() if len(k.running) < k.capacity]
+                first = await self.core.db(self.core.repo.next_due_at, open_kinds) if open_kinds else None
                 if first is not None:
                     wait = min(wait, max(0.0, (first - self.core.clock.now()).total_seconds()))
             except Exception:

@@ -30,6 +30,7 @@ from omega.server.actions import Action, ResignAction, SwapAction, TurnAction
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.passwords import PASSWORD_MAX
+from omega.server.timecontrol import TimeControl
 
 __all__ = [
     "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage",
@@ -70,6 +71,8 @@ class CreateTable(_Strict):
     seats: list[Seat] | None = None
     creator_seat: Annotated[int, Field(ge=0, le=3)] | None = None
     name: str | None = None
+    #: The time control's text (``omega.server.timecontrol``); absent: untimed.
+    time_control: Annotated[str, StringConstraints(max_length=16)] | None = None
 
     _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 
@@ -194,6 +197,10 @@ def parse_create(body: bytes) -> CreateTable:
         raise ApiError("bad_request", "bad request: at least one seat must be human")
     if req.creator_seat is not None and req.creator_seat not in humans:
         raise ApiError("bad_request", "bad request: creator_seat must be a human seat")
+    try:
+        req.time_control = TimeControl.parse(req.time_control).text
+    except ValueError as e:
+        raise ApiError("bad_request", f"bad request: {e}") from None
     req.seats = seats
     return req
 

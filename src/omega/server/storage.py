@@ -57,12 +57,13 @@ from sqlalchemy.pool import StaticPool
 from omega.server.events import Event, payload_from
 from omega.server.identity import TableKeys
 from omega.server.table import SeatConfig, TableConfig
+from omega.server.timecontrol import TimeControl
 
 T = TypeVar("T")
 
 __all__ = [
     "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
-    "Repository", "Writer", "StoredTable", "make_engine", "default_url",
+    "Repository", "Writer", "StoredTable", "make_engine", "default_url", "schema_head",
 ]
 
 
@@ -88,6 +89,8 @@ class TableRow(Base):
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: When the last event was decided (the table's creation before any).
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: The time control's text (``omega.server.timecontrol``); NULL: untimed.
+    time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
@@ -421,10 +424,8 @@ class Repository:
     def migrate(self) -> None:
         """Bring the schema to the newest Alembic revision (safe with several processes)."""
         from alembic import command
-        from alembic.config import Config
 
-        cfg = Config()
-        cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
+        cfg = _alembic_config()
         with self._writing() as conn:
             if self.is_postgres:
                 # Several processes may start at once: one migrates, the others wait here.
@@ -444,6 +445,7 @@ class Repository:
                 id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
                 status="playing", to_move_seat=0, owner=owner, updated_at=created,
+                time_control=config.time_control.text if config.time_control.timed else None,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -467,6 +469,7 @@ class Repository:
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
+            time_control=TimeControl.parse(row.time_control),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
@@ -636,3 +639,24 @@ class Repository:
             first = conn.execute(select(func.min(DueRow.due_at)).where(
                 DueRow.kind.in_(list(kinds)), DueRow.claimed_by.is_(None))).scalar_one_or_none()
         return None if first is None else _utc(first)
+
+
+def _alembic_config() -> Any:
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
+    return cfg
+
+
+def schema_head() -> str:
+    """The newest schema revision, the one :meth:`Repository.migrate` brings a database to.
+
+    >>> schema_head() == schema_head() != ""
+    True
+    """
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    assert head is not None
+    return str(head)

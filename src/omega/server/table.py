@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from omega.game import SWAP, Color, Game, IllegalMove
@@ -43,20 +43,24 @@ from omega.server.events import (
     Renamed,
     Resigned,
     Swapped,
+    TimedOut,
     TurnPlayed,
 )
-from omega.texts import abandoned_outcome, resignation_outcome
+from omega.server.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
+from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
 
-__all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "decide_abandon",
-           "default_name", "final_ranking", "game_view"]
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide",
+           "decide_abandon", "decide_timeout", "default_name", "final_ranking", "game_view"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
 
 #: Work due at a table: a computer (a computer seat or a resigned one) is to move.
 COMPUTER_TURN = "computer"
+#: Work due at a time: the running clock's flag falls (see :meth:`TableState.flag_at`).
+TIMEOUT = "timeout"
 #: Every kind of work a table's state can make due (see :meth:`TableState.due_work`).
-DUE_KINDS = (COMPUTER_TURN,)
+DUE_KINDS = (COMPUTER_TURN, TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class TableConfig:
     pie_rule: bool
     created_at: str
     seats: tuple[SeatConfig, ...]
+    time_control: TimeControl = UNTIMED
 
 
 @dataclass
@@ -95,10 +100,22 @@ class TableState:
     names: list[str] = field(init=False)
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
-    resigned: list[int] = field(default_factory=list)  # seat indices, in resign order
+    # Seat indices out of play, in the order they left: resigned, or timed out (those are
+    # also in ``timed_out``); the computer plays them on and they rank last.
+    resigned: list[int] = field(default_factory=list)
+    timed_out: list[int] = field(default_factory=list)
     #: Closed by the server for want of moves (``decide_abandon``).
     abandoned: bool = False
+    #: Aborted: a seat's clock ran out before it ever moved (``decide_timeout``).
+    aborted: bool = False
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
+    #: Per seat: its clock's bank in ms (see ``omega.server.timecontrol``).
+    banks_ms: list[int] = field(init=False)
+    #: Per seat: whether it has made a move (a turn or the swap) itself.
+    moved: list[bool] = field(init=False)
+    #: When the turn now on began for the clocks: the last turn or swap, or before the first
+    #: one the moment every person had joined (None: not yet; a clock does not run).
+    turn_since: datetime | None = None
 
     def __post_init__(self) -> None:
         c = self.config
@@ -106,6 +123,8 @@ class TableState:
         self.names = [default_name(i, s) for i, s in enumerate(c.seats)]
         self.joined = [s.kind == "computer" for s in c.seats]
         self.connections = [0] * c.players
+        self.banks_ms = [c.time_control.start_bank_ms] * c.players
+        self.moved = [False] * c.players
 
     # -- applying -----------------------------------------------------------------------
 
@@ -114,6 +133,7 @@ class TableState:
         if event.version != self.version + 1:
             raise ValueError(f"event version {event.version} does not follow {self.version}")
         _APPLY[type(event.payload)](self, event.payload)
+        self._clock_step(event)
         if event.request_id is not None:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
         if event.kind in PLAY_EVENTS:
@@ -129,8 +149,25 @@ class TableState:
         other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
-        other.abandoned = self.abandoned
+        other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
+        other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
         return other
+
+    def _clock_step(self, event: Event) -> None:
+        """What an event does to the clocks (they are derived from the log like the rest)."""
+        p = event.payload
+        if isinstance(p, TurnPlayed | Swapped):
+            if not p.computer:
+                self.moved[p.seat] = True
+            if p.used_ms is not None:
+                self.banks_ms[p.seat] = self.config.time_control.bank_after(self.banks_ms[p.seat], p.used_ms)
+            self.turn_since = event.at
+        elif isinstance(p, TimedOut):
+            self.banks_ms[p.seat] = 0
+        elif isinstance(p, Joined) and self.turn_since is None and not self.game.history and all(self.joined):
+            # The first turn's clock starts once everyone is there: a table for friends
+            # does not eat its first player's time while the invites are still out.
+            self.turn_since = event.at
 
     # -- reading ------------------------------------------------------------------------
 
@@ -143,7 +180,8 @@ class TableState:
         board (or the resignation that leaves one player) already says over, so no client ever
         sees a "playing" table with nobody to move.
         """
-        return self.game.is_over or self.abandoned or ended_by_resignations(self.config, self.resigned)
+        return (self.game.is_over or self.abandoned or self.aborted
+                or ended_by_resignations(self.config, self.resigned))
 
     @property
     def status(self) -> str:
@@ -180,11 +218,84 @@ class TableState:
         assert level is not None
         return level
 
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended (None while it is on): ``board_full``, ``resignation``,
+        ``timeout`` (a clock ran out and too few players were left), ``abandoned`` or
+        ``aborted`` (a clock ran out before its seat's first move: not to be rated)."""
+        if not self.over:
+            return None
+        if self.aborted:
+            return "aborted"
+        if self.abandoned:
+            return "abandoned"
+        if self.game.is_over:
+            return "board_full"
+        return "timeout" if self.resigned and self.resigned[-1] in self.timed_out else "resignation"
+
+    # -- clocks ---------------------------------------------------------------------------
+
+    def clock_seat(self) -> int | None:
+        """The seat whose clock runs now: a person to move at a timed table whose turn has
+        begun (computers, and seats the computer plays on for, have no clock)."""
+        if not self.config.time_control.timed or self.over or self.turn_since is None:
+            return None
+        seat = self.game.current_player
+        if seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
+            return None
+        return seat
+
+    def flag_at(self) -> datetime | None:
+        """When the running clock's flag falls unless its seat moves first (None: no clock runs)."""
+        seat = self.clock_seat()
+        if seat is None or self.turn_since is None:
+            return None
+        return self.turn_since + timedelta(milliseconds=self.config.time_control.allowance_ms(self.banks_ms[seat]))
+
+    def flag_fallen(self, now: datetime) -> bool:
+        """Whether the running clock has run out by ``now`` (a move at the very moment the
+        flag falls is too late)."""
+        flag = self.flag_at()
+        return flag is not None and now >= flag
+
+    def used_ms(self, now: datetime) -> int | None:
+        """The time the seat to move has used of its clock by ``now`` (None: no clock runs
+        for it; 0 before its clock started)."""
+        seat = self.game.current_player
+        tc = self.config.time_control
+        if not tc.timed or seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
+            return None
+        return 0 if self.turn_since is None else max(0, ms_between(self.turn_since, now))
+
+    def clock_view(self) -> dict[str, Any] | None:
+        """The clocks as the table state shows them (``docs/server-api.md``), None untimed."""
+        tc = self.config.time_control
+        if not tc.timed:
+            return None
+        flag = self.flag_at()
+        return {
+            "control": tc.text, "kind": tc.kind, "label": tc.describe(),
+            "per_move_ms": tc.per_move_ms, "increment_ms": tc.increment_ms, "low_ms": tc.low_ms(),
+            "left_ms": [None if s.kind != "human" or i in self.resigned else tc.allowance_ms(self.banks_ms[i])
+                        for i, s in enumerate(self.config.seats)],
+            "running": self.clock_seat(),
+            "since": None if flag is None or self.turn_since is None else stamp_ms(self.turn_since),
+            "flag_at": None if flag is None else stamp_ms(flag),
+        }
+
     def due_work(self) -> dict[str, int]:
         """The work this state makes due, by kind, each for the play version it is about:
-        ``{"computer": v}`` while a computer is to move.  Stored in the same commit as the
-        events that made it due, so a crash can never lose a pending computer turn."""
-        return {COMPUTER_TURN: self.play_version} if self.computer_to_move() else {}
+        ``{"computer": v}`` while a computer is to move, ``{"timeout": v}`` while a clock
+        runs (due at :meth:`due_at`).  Stored in the same commit as the events that made it
+        due, so a crash can never lose a pending computer turn or a flag."""
+        due = {COMPUTER_TURN: self.play_version} if self.computer_to_move() else {}
+        if self.clock_seat() is not None:
+            due[TIMEOUT] = self.play_version
+        return due
+
+    def due_at(self, kind: str) -> datetime | None:
+        """When work of ``kind`` is due (None: at once)."""
+        return self.flag_at() if kind == TIMEOUT else None
 
     def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
         """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
@@ -196,12 +307,15 @@ class TableState:
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
-                 "name": self.names[i], "resigned": i in self.resigned,
+                 "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
+                 "timed_out": i in self.timed_out,
                  "connected": connected[i],
                  "joined": self.joined[i]}
                 for i, s in enumerate(c.seats)
             ],
-            "game": game_view(self.game, self.resigned, self.over),
+            "game": game_view(self.game, self.resigned, self.over, timed_out=self.timed_out),
+            "clock": self.clock_view(),
+            "end_reason": self.end_reason,
         }
         if viewer:
             state["you"] = {"seat": you}
@@ -213,14 +327,25 @@ class TableState:
         for i in range(self.config.players):
             # A computer seat's name already says it is a computer and its level.
             tags[self.game.color_of(i).label] = self.names[i]
-        if self.resigned:
-            tags["Resigned"] = ", ".join(self.game.color_of(s).label for s in self.resigned)
+        if self.config.time_control.timed:
+            tags["TimeControl"] = self.config.time_control.text
+        resigners = [s for s in self.resigned if s not in self.timed_out]
+        if resigners:
+            tags["Resigned"] = ", ".join(self.game.color_of(s).label for s in resigners)
+        if self.timed_out:
+            tags["TimedOut"] = ", ".join(self.game.color_of(s).label for s in self.timed_out)
         if self.over:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
-            if self.abandoned:
+            reason = self.end_reason
+            if reason == "aborted":
+                seat = self.game.current_player
+                tags["Outcome"] = aborted_outcome(self.game.color_of(seat if seat is not None else 0))
+            elif reason == "abandoned":
                 tags["Outcome"] = abandoned_outcome(ranking[0])
-            elif not self.game.is_over:
+            elif reason == "timeout":
+                tags["Outcome"] = timeout_outcome(ranking[0])
+            elif reason == "resignation":
                 tags["Outcome"] = resignation_outcome(ranking[0])
         return tags
 
@@ -251,6 +376,15 @@ def _abandon(t: TableState, e: Abandoned) -> None:
     t.abandoned = True
 
 
+def _timeout(t: TableState, e: TimedOut) -> None:
+    if e.aborted:
+        t.aborted = True
+    else:
+        # As after a resignation: ranked last, the computer plays on for the seat.
+        t.resigned.append(e.seat)
+        t.timed_out.append(e.seat)
+
+
 def _end(t: TableState, e: GameEnded) -> None:
     # Only announces (reason, ranking) the end that the event before it, stored in the same
     # commit, already made: ``over`` is derived, see TableState.over.
@@ -265,7 +399,7 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
-    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence,
+    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
 }
 
 
@@ -278,6 +412,14 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
     """
     if state.over:
         raise ApiError("game_over", "the game is over")
+    flag = state.flag_at()
+    if flag is not None and now >= flag:
+        # The flag fell before this arrived: the action path stores the timeout instead
+        # (decide_timeout), so a late move is never both refused and played.
+        out = state.clock_seat()
+        who = "your" if out == seat else f"{state.game.color_of(out if out is not None else 0).label}'s"
+        late = ms_between(flag, now) / 1000
+        raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
     if isinstance(action, ResignAction):
         return _decide_resign(state, seat, now)
     mover = state.game.current_player
@@ -288,6 +430,8 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
         seat = mover
         by_computer = True
     else:
+        if seat in state.timed_out:
+            raise ApiError("forbidden", "your time ran out; the computer plays this seat")
         if seat in state.resigned:
             raise ApiError("forbidden", "you have resigned; the computer plays this seat")
         if state.config.seats[seat].kind != "human":
@@ -301,15 +445,17 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
     color = trial.to_move
     assert color is not None
     payload: Payload
+    # The time this move took off the mover's clock (the swapper's, for the swap).
+    used = state.used_ms(now)
     try:
         if isinstance(action, SwapAction):
             trial.swap()
-            payload = Swapped(seat=seat, computer=by_computer)
+            payload = Swapped(seat=seat, computer=by_computer, used_ms=used)
         else:
             trial.play(list(action.cells))
             played = trial.history[-1]
             assert played != SWAP
-            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer)
+            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer, used_ms=used)
     except IllegalMove as e:
         raise ApiError("illegal_move", str(e)) from None
     events = [Event(payload, at=now)]
@@ -321,6 +467,8 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
 def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[Event]:
     if seat is None or state.config.seats[seat].kind != "human":
         raise ApiError("forbidden", "only a human seat can resign")
+    if seat in state.timed_out:
+        raise ApiError("forbidden", "your time ran out; the computer plays this seat")
     if seat in state.resigned:
         raise ApiError("forbidden", "you have already resigned")
     color = state.game.color_of(seat)
@@ -353,6 +501,37 @@ def decide_abandon(state: TableState, now: datetime) -> list[Event]:
     if state.over:
         return []
     return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
+
+
+def decide_timeout(state: TableState, now: datetime) -> list[Event]:
+    """The events of the running clock's flag having fallen by ``now`` ([] if it has not,
+    or no clock runs).  A seat that never moved aborts the game; otherwise it ranks last
+    and the computer plays on for it, and the game ends if too few players are left
+    (with 2 players: the other one wins on time).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> from omega.server.timecontrol import TimeControl
+    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> c = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("human")), TimeControl.parse("1+0"))
+    >>> t = TableState(c)
+    >>> for e in [Event(Joined(0), at=t0), Event(Joined(1), at=t0)]: t.apply(e.with_version(t.version + 1))
+    >>> t.flag_at() == t0 + timedelta(minutes=1), decide_timeout(t, t0 + timedelta(seconds=59.999))
+    (True, [])
+    >>> [(e.kind, getattr(e.payload, "reason", None)) for e in decide_timeout(t, t0 + timedelta(minutes=1))]
+    [('timeout', None), ('over', 'aborted')]
+    """
+    seat = state.clock_seat()
+    if seat is None or not state.flag_fallen(now):
+        return []
+    aborted = not state.moved[seat]
+    events = [Event(TimedOut(seat=seat, color=state.game.color_of(seat).label, aborted=aborted), at=now)]
+    if aborted:
+        events.append(_over_event(state.game, state.resigned, "aborted", now))
+        return events
+    out = [*state.resigned, seat]
+    if ended_by_resignations(state.config, out):
+        events.append(_over_event(state.game, out, "timeout", now))
+    return events
 
 
 def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:
@@ -393,8 +572,11 @@ def final_ranking(game: Game, resigned: list[int]) -> list[Color]:
     return [c for c in game.ranking() if c not in out] + out[::-1]
 
 
-def game_view(game: Game, resigned: list[int] | tuple[int, ...] = (), over: bool | None = None) -> dict[str, Any]:
-    """The game view of ``docs/server-api.md`` for ``game`` (over = the table is over).
+def game_view(game: Game, resigned: list[int] | tuple[int, ...] = (), over: bool | None = None, *,
+              timed_out: list[int] | tuple[int, ...] = ()) -> dict[str, Any]:
+    """The game view of ``docs/server-api.md`` for ``game`` (over = the table is over;
+    ``resigned``: the seats out of play in the order they left, of which ``timed_out``
+    ran out of time).
 
     >>> g = Game(); g.play(["e5", "a1"]); v = game_view(g)
     >>> v["to_move"], v["stones"], v["last_turn"], v["scores"]
@@ -425,5 +607,6 @@ def game_view(game: Game, resigned: list[int] | tuple[int, ...] = (), over: bool
         "ranking": [c.label for c in ranking],
         "winner": ranking[0].label if is_over else None,
         "tiebreak": bool(is_over and len(active) >= 2 and scores[active[0]] == scores[active[1]]),
-        "resigned": [game.color_of(s).label for s in resigned],
+        "resigned": [game.color_of(s).label for s in resigned if s not in timed_out],
+        "timed_out": [game.color_of(s).label for s in timed_out],
     }

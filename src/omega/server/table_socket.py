@@ -31,6 +31,7 @@ from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
 from omega.server.pubsub import Delivery, Item, PresenceNote, Subscriber
 from omega.server.schemas import parse_client_message, to_action
+from omega.server.timecontrol import stamp_ms
 
 __all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
 
@@ -193,7 +194,9 @@ class TableSocket:
 
     async def send_sync(self, who: Identity) -> None:
         version, state = await self.core.sync(self.table_id, who)
-        await self.send({"type": "sync", "version": version, "state": state})
+        # The server's time: the page measures its offset from it and shows the clocks by
+        # the server's time, never by its own.
+        await self.send({"type": "sync", "version": version, "state": state, "server_time": stamp_ms(self.clock.now())})
         self.last = version  # only once sent: a socket closed as too slow names the last one it got
 
     async def send_event(self, item: Delivery, who: Identity) -> None:
@@ -254,7 +257,7 @@ class TableSocket:
             try:
                 msg = parse_client_message(raw)
                 if msg.type == "ping":
-                    await self.send({"type": "pong"})
+                    await self.send({"type": "pong", "server_time": stamp_ms(self.clock.now())})
                     continue
                 request_id = msg.request_id
                 acted = await self.core.act(self.table_id, who, to_action(msg.action),

@@ -10,6 +10,8 @@ import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
 import { AccountArea, AccountLists } from "./views/account.js";
+import { clockText } from "./timecontrol.js";
+import { ClockChoice } from "./views/clockchoice.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").CreatedTable} CreatedTable */
@@ -62,6 +64,7 @@ export function startLobby(root) {
   // Logged in, a player's name is their account's: the form does not ask for one.
   const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput);
   account.onChange((user) => (nameField.hidden = Boolean(user)));
+  const clockChoice = new ClockChoice();
 
   async function loadConfig() {
     try {
@@ -75,6 +78,7 @@ export function startLobby(root) {
     accountArea.setConfig(c);
     form = newForm(c);
     nameInput.maxLength = c.name_max;
+    clockChoice.setConfig(c.time_controls);
     fill(sizeSelect, c.sizes.map((size) => {
       const o = sizeOption(size);
       return h("option", { value: o.value, selected: size.size === form.size }, o.text);
@@ -184,7 +188,8 @@ export function startLobby(root) {
     if (!user) store.setName(nameInput.value.trim());
     const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
     /** @type {Record<string, unknown>} */
-    const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name };
+    const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name,
+      time_control: clockChoice.value() };
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {
@@ -249,6 +254,10 @@ export function startLobby(root) {
     const href = `/t/${t.id}#${t.token ? `seat=${t.token}` : `watch=${t.watch}`}`;
     let status = t.status === "over" ? "finished" : "playing";
     if (st && st.status === "playing" && t.seat !== null && t.seat !== undefined && st.game.current_seat === t.seat) status = "your turn";
+    // A turn-based table waiting for my move says how long I have (days and hours).
+    const clock = st && st.clock;
+    const left = status === "your turn" && clock && clock.kind === "turn_based" && clock.flag_at
+      ? ` · ${clockText(Date.parse(clock.flag_at) - Date.now(), "turn_based")} left` : "";
     const copies = [];
     if (t.invites) {
       for (const [i, tok] of Object.entries(t.invites)) {
@@ -264,8 +273,8 @@ export function startLobby(root) {
     });
     return h("li", { class: `table-row ${status.replace(" ", "-")}`, "data-table": t.id, "data-key": rowKey(t) },
       h("a", { href, class: "open" }, `Table ${t.id}`),
-      h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${t.token ? "" : " · watching"} `),
-      h("span", { class: "status" }, status),
+      h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${clock ? ` · ${clock.control}` : ""}${t.token ? "" : " · watching"} `),
+      h("span", { class: "status" }, status === "your turn" && clock ? `your move${left}` : status),
       h("div", { class: "row copies" }, copies, forget));
   }
 
@@ -279,6 +288,7 @@ export function startLobby(root) {
           h("div", { class: "field" }, h("span", { class: "label" }, "Play against"), againstSeg),
           h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
           h("div", { class: "field" }, pieRow),
+          h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, "Clock"), clockChoice.el),
           h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),
           nameField,
           error,

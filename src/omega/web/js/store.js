@@ -28,9 +28,10 @@
  * @property {boolean} sound a tone when it becomes my turn
  * @property {boolean} autoSend send the turn at its last stone, without Confirm
  * @property {boolean} sinceMine mark every turn since mine, not only the last
+ * @property {boolean} notify a browser notification when it becomes my move while the tab is hidden
  * @property {"system" | "light" | "dark"} theme
  */
-/** @typedef {"coords" | "markers" | "sound" | "sinceMine"} Toggle the on-off settings */
+/** @typedef {"coords" | "markers" | "sound" | "sinceMine" | "notify"} Toggle the on-off settings */
 
 const TABLES = "omega.tables";
 const NAME = "omega.name";
@@ -125,7 +126,7 @@ export function setName(value) {
 }
 
 /** @type {Prefs} */
-const DEFAULT_PREFS = { coords: false, markers: false, sound: false, autoSend: false, sinceMine: true, theme: "system" };
+const DEFAULT_PREFS = { coords: false, markers: false, sound: false, autoSend: false, sinceMine: true, notify: false, theme: "system" };
 
 /**
  * The settings: those chosen on this device, the defaults for the rest.

@@ -12,10 +12,12 @@ import * as store from "./store.js";
 import * as T from "./tablestate.js";
 import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
+import { ClocksView } from "./views/clocks.js";
 import { ControlsView, touchOnly } from "./views/controls.js";
 import { GameOverView } from "./views/gameover.js";
 import { LinksView } from "./views/links.js";
 import { MoveLogView } from "./views/movelog.js";
+import { TurnAlert, askToNotify } from "./views/notify.js";
 import { OptionsView } from "./views/options.js";
 import { PanelsView } from "./views/panels.js";
 import { ReplayView } from "./views/replay.js";
@@ -91,12 +93,23 @@ export function startTable(root, tableId) {
     onLive: () => goReplay(Infinity),
   }, touch);
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
+  const clocks = new ClocksView(panels.el);
+  const turnAlert = new TurnAlert(tableId);
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {
     onSetting: (name, value) => {
       prefs[name] = value;
       store.setPrefs(prefs);
       if (name === "theme") applyTheme(prefs.theme);
+      if (name === "notify" && value) {
+        askToNotify().then((allowed) => {
+          if (allowed) return;
+          prefs.notify = false;
+          store.setPrefs(prefs);
+          options.drawSettings();
+          set(T.note(M, "info", "The browser does not allow notifications for this page."));
+        });
+      }
       render();
     },
     onAskResign: (asking) => whenLoaded((m) => set(T.askResign(m, asking))),
@@ -137,6 +150,8 @@ export function startTable(root, tableId) {
     controls.update(M);
     if (!T.isLoaded(M)) return;
     panels.update(M);
+    clocks.update(M);
+    turnAlert.update(M, prefs.notify);
     board.render(T.boardScene(M, prefs.sinceMine), prefs);
     gameover.update(M);
     replay.update(M);
@@ -210,17 +225,30 @@ export function startTable(root, tableId) {
   });
 
   const secret = token || "";
+  /** @type {number | null} when the ping that measures the clock offset left */
+  let pingAt = null;
   const feed = new LiveFeed({
     tableId,
     token: secret,
     version: () => (M.state ? M.state.version : null),
     onMessage: (msg) => {
+      // The clocks go by the server's time: a sync and a pong carry it.
+      if (msg.type === "sync" || msg.type === "pong") {
+        const at = Date.now();
+        M = T.measuredOffset(M, msg.server_time, msg.type === "pong" && pingAt !== null ? pingAt : at, at);
+        if (msg.type === "pong") pingAt = null;
+      }
       if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
+      if (status === "live") {
+        // Measure the offset to the server's clock at connect: a ping's round trip.
+        pingAt = Date.now();
+        feed.send({ type: "ping" });
+      }
       if (again) refresh(); // catch anything the socket could not replay
     },
   });
@@ -382,6 +410,7 @@ export function startTable(root, tableId) {
     const st = M.state;
     const body = {
       players: st.players, size: st.size, pie_rule: st.pie_rule, creator_seat: M.seat,
+      time_control: st.clock ? st.clock.control : "untimed",
       seats: st.seats.map((s) => (s.kind === "computer" ? { kind: "computer", level: s.level } : { kind: "human" })),
       name: T.mySeat(M)?.name || store.name() || "Player",
     };

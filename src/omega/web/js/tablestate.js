@@ -9,6 +9,7 @@
 import { ApiError, describe } from "./errors.js";
 import { COLORS, Geometry } from "./geometry.js";
 import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
+import { clockText, serverOffset } from "./timecontrol.js";
 
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
@@ -50,6 +51,7 @@ import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
  * @property {boolean} pieDismissed
  * @property {boolean} confirmResign
  * @property {boolean} startNow the first turn may be played before everyone has joined
+ * @property {number | null} offset ms the server's clock is ahead of the page's (null: not measured yet)
  */
 /** @typedef {Model & {state: TableState}} Loaded a model once the table state has arrived */
 
@@ -64,7 +66,7 @@ export function initialModel() {
   return {
     state: null, seat: null, staged: [], buffer: "", message: null, hover: null,
     replayAt: null, replayWanted: null, replayView: null, conn: "connecting", everLive: false,
-    sending: false, pending: null, pieDismissed: false, confirmResign: false, startNow: false,
+    sending: false, pending: null, pieDismissed: false, confirmResign: false, startNow: false, offset: null,
   };
 }
 
@@ -312,9 +314,64 @@ export function panelFacts(m) {
   });
 }
 
+/** @typedef {"board_full" | "resignation" | "abandoned" | "timeout" | "aborted"} EndReason */
+
+/**
+ * @typedef {object} ClockFacts one seat's clock as the page shows it
+ * @property {Color} color
+ * @property {number} left ms left now (for the running clock: until its flag, by the server's time)
+ * @property {string} text
+ * @property {boolean} running
+ * @property {boolean} low in its last 10 % (or 20 s): shown red
+ * @property {boolean} out the seat ran out of time
+ */
+
+/**
+ * The clocks at a timed table (null untimed), at the page's time `pageNow` corrected by the
+ * offset to the server's clock measured when the socket connected: the running clock counts
+ * down to the server's flag time, never by the page's own idea of time. Seats without a
+ * clock (computers, resigned) are left out.
+ * @param {Loaded} m
+ * @param {number} pageNow the page's time (Date.now())
+ * @returns {ClockFacts[] | null}
+ */
+export function clockFacts(m, pageNow) {
+  const c = m.state.clock;
+  if (!c) return null;
+  const now = pageNow + (m.offset ?? 0);
+  /** @type {ClockFacts[]} */
+  const out = [];
+  for (const color of colorsInPlay(m)) {
+    const seat = seatOf(m, color);
+    if (!seat) continue;
+    const stored = c.left_ms[seat.index];
+    const running = c.running === seat.index && c.flag_at !== null && !isOver(m);
+    const timedOut = Boolean(seat.timed_out);
+    if (stored === null && !timedOut) continue;
+    const left = timedOut ? 0 : running ? Date.parse(/** @type {string} */ (c.flag_at)) - now : /** @type {number} */ (stored);
+    out.push({ color, left, text: clockText(left, c.kind), running, low: left <= c.low_ms, out: timedOut });
+  }
+  return out;
+}
+
+/**
+ * The server's time arrived (a sync or a pong): measure the offset from it. `sentAt` is
+ * when the question left, when known (a ping), so half the round trip is allowed for.
+ * @template {Model} M
+ * @param {M} m
+ * @param {string | undefined} serverTime
+ * @param {number} sentAt
+ * @param {number} receivedAt
+ * @returns {M}
+ */
+export function measuredOffset(m, serverTime, sentAt, receivedAt) {
+  const offset = serverTime ? serverOffset(serverTime, sentAt, receivedAt) : null;
+  return offset === null ? m : { ...m, offset };
+}
+
 /**
  * @typedef {{kind: "replay", at: number, total: number}
- *   | {kind: "over", winner: Color | null, name: string | null, reason: "board_full" | "resignation" | "abandoned" | null}
+ *   | {kind: "over", winner: Color | null, name: string | null, reason: EndReason | null}
  *   | {kind: "join", names: string[]}
  *   | {kind: "complete"}
  *   | {kind: "stage", color: Color | null, index: number, order: Color[]}
@@ -426,12 +483,14 @@ export function boardScene(m, sinceMine = false) {
 
 /**
  * Why the game ended: the board filled (fewer than N x N cells empty, RULES.md's end), a
- * resignation left too few players, or the table was abandoned unfinished. Null while on.
+ * resignation left too few players, a clock ran out (`timeout`; `aborted` when its seat had
+ * never moved), or the table was abandoned unfinished. Null while on.
  * @param {Loaded} m
- * @returns {"board_full" | "resignation" | "abandoned" | null}
+ * @returns {EndReason | null}
  */
 export function endReason(m) {
   if (!isOver(m)) return null;
+  if (m.state.end_reason) return m.state.end_reason;
   const g = game(m);
   const empty = Geometry.of(m.state.size).cells.length - Object.keys(g.stones).length;
   if (empty < m.state.players * m.state.players) return "board_full";
@@ -777,7 +836,7 @@ export const sendFailed = (m) => ({ ...m, sending: false });
 export const forgetPending = (m) => ({ ...m, pending: null });
 
 // Refusals after which the page's view may be behind: it fetches the table before it says anything.
-const REFETCH_ON = new Set(["not_your_turn", "game_over", "illegal_move", "stale_version", "forbidden"]);
+const REFETCH_ON = new Set(["not_your_turn", "game_over", "illegal_move", "stale_version", "forbidden", "too_late"]);
 
 /**
  * Whether a refusal with this code calls for fetching the table again.

@@ -15,6 +15,7 @@
  * @property {number | null} level
  * @property {string} name
  * @property {boolean} resigned
+ * @property {boolean} [timed_out] its clock ran out (it ranks last, the computer plays on)
  * @property {boolean} connected
  * @property {boolean} joined
  */
@@ -44,6 +45,7 @@
  * @property {Color | null} winner
  * @property {boolean} tiebreak
  * @property {Color[]} resigned
+ * @property {Color[]} [timed_out]
  */
 
 /**
@@ -63,6 +65,23 @@
  * @property {Seat[]} seats
  * @property {{seat: number | null}} [you] the reader's seat, null for the spectator key
  * @property {GameView} game
+ * @property {Clock | null} [clock] null at an untimed table
+ * @property {"board_full" | "resignation" | "abandoned" | "timeout" | "aborted" | null} [end_reason]
+ */
+
+/**
+ * A timed table's clocks, by the server's time (docs/server-api.md).
+ * @typedef {object} Clock
+ * @property {string} control the time control's text ("5+5", "1d+7d")
+ * @property {"realtime" | "turn_based"} kind
+ * @property {string} label the control in words
+ * @property {number} per_move_ms
+ * @property {number} increment_ms
+ * @property {number} low_ms below this much left a clock shows red
+ * @property {(number | null)[]} left_ms per seat: what it has for its turn at the start of it (null: no clock)
+ * @property {number | null} running the seat whose clock runs
+ * @property {string | null} since when it started running (ISO, ms)
+ * @property {string | null} flag_at when its flag falls unless it moves (ISO, ms)
  */
 
 /**
@@ -96,15 +115,16 @@
  *   | {kind: "join", seat: number}
  *   | {kind: "name", seat: number, name: string}
  *   | {kind: "resign", seat: number, color: Color}
- *   | {kind: "over", reason: "board_full" | "resignation", ranking: Color[], winner: Color, scores: Partial<Record<Color, Decimal>>}
+ *   | {kind: "timeout", seat: number, color: Color, aborted: boolean}
+ *   | {kind: "over", reason: "board_full" | "resignation" | "abandoned" | "timeout" | "aborted", ranking: Color[], winner: Color, scores: Partial<Record<Color, Decimal>>}
  *   | {kind: "presence", seat: number, connected: boolean, connections: number}} TableEvent
  */
 
-/** @typedef {{type: "sync", version: number, state: TableState}} SyncMessage */
+/** @typedef {{type: "sync", version: number, state: TableState, server_time?: string}} SyncMessage */
 /** @typedef {{type: "event", version: number, event: TableEvent, state: TableState}} EventMessage */
 /** @typedef {{type: "ack", request_id: string, version: number}} AckMessage */
 /** @typedef {{type: "error", request_id: string | null, error: ErrorDetail}} ErrorMessage */
-/** @typedef {{type: "pong"}} PongMessage */
+/** @typedef {{type: "pong", server_time?: string}} PongMessage */
 /**
  * Who is at the table now: live state, not an event (no version of its own; `version` is
  * the table's when it was sent). One boolean per seat, computers always true.
@@ -133,6 +153,7 @@
  * @property {number} name_max
  * @property {{min: number, max: number, rule: string}} [username]
  * @property {{min: number, max: number, rule: string}} [password]
+ * @property {TimeControlConfig} [time_controls]
  */
 
 /** @typedef {{id: number, username: string}} User a logged-in account */
@@ -178,6 +199,14 @@
 /**
  * `POST /api/account/claim`: the answer for one seat link.
  * @typedef {{table_id: string, seat: number | null, status: "claimed" | "already" | "refused", error?: ErrorDetail}} ClaimAnswer
+ */
+
+/**
+ * The time controls a table may have (`GET /api/config`).
+ * @typedef {object} TimeControlConfig
+ * @property {string} default
+ * @property {{presets: {text: string, label: string}[], base_minutes: {min: number, max: number}, increment_seconds: {min: number, max: number}}} realtime
+ * @property {{per_move: {text: string, label: string}[], reserve_days: {min: number, max: number}}} turn_based
  */
 
 export {};

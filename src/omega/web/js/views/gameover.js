@@ -41,6 +41,8 @@ const ENDINGS = {
   board_full: null,
   resignation: "The game ended by resignation.",
   abandoned: "The table was abandoned unfinished; the scores as they stood decided.",
+  timeout: "The game ended on time: a clock ran out.",
+  aborted: "The game was aborted: a player made no first move in time. It does not count.",
 };
 
 export class GameOverView {
@@ -86,6 +88,7 @@ export class GameOverView {
         h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
         mine ? h("span", { class: "me-tag" }, "you") : null,
         resigned.has(color) ? h("span", { class: "tag resigned" }, "resigned") : null,
+        (g.timed_out || []).includes(color) ? h("span", { class: "tag resigned" }, "out of time") : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });
     let tie = null;

@@ -20,6 +20,7 @@ import { canResign } from "../tablestate.js";
 /** @type {[Toggle, string, string][]} each on-off setting: its name, label and what it does */
 const TOGGLES = [
   ["sound", "Sound", "a short tone when it becomes your turn"],
+  ["notify", "Notifications", "a browser notification when it becomes your move while this tab is hidden"],
   ["coords", "Coordinates", "row letters and column numbers, cell names in empty cells"],
   ["markers", "Colour-blind marks", "ring White, cross Black, triangle Red, square Blue"],
   ["sinceMine", "Marks since my last turn", "number every turn played since yours, not only the last"],
@@ -47,7 +48,8 @@ export class OptionsView {
     const toggles = TOGGLES.map(([name, label, title]) => {
       const box = h("input", { type: "checkbox", checked: this.prefs[name], "data-setting": name });
       box.addEventListener("change", () => onSetting(name, box.checked));
-      return h("label", { class: "toggle", title }, box, ` ${label}`);
+      // Notifications are offered at timed tables, where a clock runs against the player.
+      return h("label", { class: "toggle", title, hidden: name === "notify" }, box, ` ${label}`);
     });
     const send = h("select", { "aria-label": "Sending a turn", "data-setting": "autoSend" },
       h("option", { value: "confirm", selected: !this.prefs.autoSend }, "Confirm each turn"),
@@ -61,6 +63,8 @@ export class OptionsView {
 
   /** @param {Loaded} m */
   update(m) {
+    const notify = /** @type {HTMLElement | null} */ (this.settings.querySelector('[data-setting="notify"]'));
+    if (notify && notify.parentElement) notify.parentElement.hidden = !m.state.clock;
     const resign = canResign(m);
     keyed(this.resign, `${resign}|${m.confirmResign}`, () => this.drawResign(resign, m.confirmResign));
   }

@@ -65,6 +65,7 @@ function drawPanel(el, f) {
   if (seat && f.mine) tags.push(h("span", { class: "tag you" }, "you"));
   if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, `computer · level ${seat.level}`));
   if (f.resigned) tags.push(h("span", { class: "tag resigned" }, "resigned"));
+  if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, "out of time"));
   const preview = f.preview
     ? h("span", { class: `preview ${f.preview.up ? "up" : "down"}`, title: `${f.preview.value} after the staged stones` }, `→ ${formatScore(f.preview.value)}`)
     : null;
@@ -80,7 +81,9 @@ function drawPanel(el, f) {
     h("div", { class: "row2" },
       h("span", { class: "cname" }, f.color),
       ...tags,
-      f.toMove ? h("span", { class: "turn-flag" }, "to move") : null),
+      f.toMove ? h("span", { class: "turn-flag" }, "to move") : null,
+      // Filled and ticked by the clocks view (views/clocks.js) at a timed table.
+      h("span", { class: "clock", role: "timer", "data-clock": f.color })),
     f.factors ? h("div", { class: "factors" }, factorsText(f.factors)) : null,
   );
 }

@@ -31,8 +31,10 @@ export class TopBarView {
     if (this.banner.textContent !== lost) this.banner.textContent = lost;
     if (!isLoaded(m)) return;
     const st = m.state;
-    keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}`, () =>
-      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted" }, ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}`)));
+    const clock = st.clock ? ` · ${st.clock.control}` : "";
+    keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}|${clock}`, () =>
+      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted", title: st.clock ? st.clock.label : "" },
+        ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}${clock}`)));
     const title = `${isMyTurn(m) ? "● Your turn · " : ""}Omega · table ${this.tableId}`;
     if (document.title !== title) document.title = title;
   }

@@ -1,0 +1,54 @@
+// @ts-check
+// The lobby's "Clock" field: untimed, a real-time preset or custom minutes + seconds, or a
+// turn-based limit per move with an optional reserve. The choices and limits come from
+// GET /api/config (time_controls); the page keeps no copy of them.
+
+import { fill, h } from "../dom.js";
+import { controlChoices, controlText } from "../timecontrol.js";
+
+/** @typedef {import("../types.js").TimeControlConfig} TimeControlConfig */
+
+export class ClockChoice {
+  constructor() {
+    this.select = h("select", { id: "clock", "aria-label": "Clock" });
+    this.minutes = h("input", { type: "number", id: "clock-minutes", "aria-label": "Minutes per player", value: "5", class: "num" });
+    this.seconds = h("input", { type: "number", id: "clock-seconds", "aria-label": "Seconds added per move", value: "5", class: "num" });
+    this.reserve = h("select", { id: "clock-reserve", "aria-label": "Reserve" });
+    this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, " min + ", this.seconds, " s a move");
+    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve);
+    this.el = h("span", { class: "clock-choice" }, this.select, " ", this.custom, this.reserveRow);
+    this.select.addEventListener("change", () => this.draw());
+  }
+
+  /** @param {TimeControlConfig | undefined} config */
+  setConfig(config) {
+    if (!config) {
+      this.el.hidden = true;
+      return;
+    }
+    const choices = controlChoices(config);
+    /** @param {string} group @param {string} label */
+    const group = (group, label) => h("optgroup", { label },
+      choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === config.default }, c.label)));
+    fill(this.select, choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
+      group("realtime", "Real time (minutes + seconds a move)"), group("turn_based", "Turn-based"));
+    const r = config.realtime;
+    Object.assign(this.minutes, { min: String(r.base_minutes.min), max: String(r.base_minutes.max) });
+    Object.assign(this.seconds, { min: String(r.increment_seconds.min), max: String(r.increment_seconds.max) });
+    const days = [];
+    for (const d of [0, 1, 3, 7, 14, 30]) if (d >= config.turn_based.reserve_days.min && d <= config.turn_based.reserve_days.max) days.push(d);
+    fill(this.reserve, days.map((d) => h("option", { value: String(d) }, d ? `${d} day${d > 1 ? "s" : ""}` : "none")));
+    this.draw();
+  }
+
+  draw() {
+    const v = this.select.value;
+    this.custom.hidden = v !== "custom";
+    this.reserveRow.hidden = !/^\d+[hd]$/.test(v);
+  }
+
+  /** The chosen time control's text, as POST /api/tables takes it. */
+  value() {
+    return controlText(this.select.value || "untimed", Number(this.minutes.value), Number(this.seconds.value), Number(this.reserve.value || 0));
+  }
+}
