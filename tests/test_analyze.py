@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from omega import Game
+from omega.ai.review import DEFAULT_SECONDS
 from omega.record import to_json
 from test_cli import DOC_RECORD, ENV, OMEGA, assert_one_line_error, omega
 
@@ -24,7 +25,7 @@ def test_text_review(tmp_path: Path) -> None:
     assert result.stderr == ""  # not a terminal: no progress bar
     out = result.stdout.splitlines()
     assert out[0] == "Review: 2 players, side 3, pie rule; 9 entries; game over"
-    assert "2000 simulations (at most 2 s) a position" in out[1]
+    assert f"2000 simulations (at most {DEFAULT_SECONDS:g} s) a position" in out[1]
     rows = [line for line in out if line[:4].strip().isdigit()]
     assert len(rows) == 9
     assert rows[1].split()[1:4] == ["Black", "(p1)", "swap"]  # the swap is an entry of its own
@@ -40,7 +41,7 @@ def test_json_review_from_standard_input() -> None:
     assert result.stdout.count("\n") == 1
     data = json.loads(result.stdout)
     assert data["format"] == "omega-review" and data["over"] is True
-    assert data["budget"] == {"iterations": 2000, "seconds": 2.0}
+    assert data["budget"] == {"iterations": 2000, "seconds": DEFAULT_SECONDS}
     assert data["tags"] == {"Event": "club"}
     assert [t["played"] for t in data["turns"]] == [a if a == "swap" else list(a) for a in game.history]
     assert data["turns"][-1]["after"] == {"White": 1.0, "Black": 0.0}
@@ -59,7 +60,7 @@ def test_unfinished_game_is_reviewed_up_to_now() -> None:
 
 def test_errors_are_one_line(tmp_path: Path) -> None:
     assert_one_line_error(omega("analyze", "-", stdin="Players: 2\nSize: 5\n\n"),
-                          "omega analyze: standard input: nothing to review: the record has no turns")
+                          "omega analyze: standard input: nothing to review: the game has no turns yet")
     assert_one_line_error(omega("analyze", "-", stdin="Players: 2\nSize: 5\n\n1. e5 a1\n2. e4 a1\n"),
                           "omega analyze: standard input: line 5, entry 2: cell a1 is occupied by Black")
     assert_one_line_error(omega("analyze", str(tmp_path / "none.txt")), "cannot read", "No such file")

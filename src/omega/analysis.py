@@ -21,7 +21,15 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
-from omega.ai.review import BLUNDER, DEFAULT_ITERATIONS, DEFAULT_SECONDS, MISTAKE, Review, review
+from omega.ai.review import (
+    BLUNDER,
+    DEFAULT_ITERATIONS,
+    DEFAULT_SECONDS,
+    MISTAKE,
+    NOTHING_TO_REVIEW,
+    Review,
+    review,
+)
 from omega.game import Color, Game
 from omega.record import Record, load
 from omega.texts import action_text, one_line
@@ -149,8 +157,7 @@ def analyze_main(args: argparse.Namespace) -> int:
     try:
         record = read_record_file(args.record)
         if not record.game.history:
-            raise InputError(f"{'standard input' if args.record == '-' else args.record}: "
-                             "nothing to review: the record has no turns")
+            raise InputError(f"{'standard input' if args.record == '-' else args.record}: {NOTHING_TO_REVIEW}")
     except InputError as e:
         print(f"omega analyze: {e}", file=sys.stderr)
         return 2

@@ -44,7 +44,8 @@ from omega.kernel import KernelState
 
 __all__ = [
     "MISTAKE", "BLUNDER", "DEFAULT_ITERATIONS", "DEFAULT_SECONDS", "REVIEW_FORMAT", "REVIEW_VERSION",
-    "Review", "TurnReview", "PositionValue", "mark_for", "position_seed", "review", "search_position",
+    "NOTHING_TO_REVIEW", "Review", "TurnReview", "PositionValue", "assemble", "mark_for", "position_seed",
+    "positions_of", "review", "search_position",
 ]
 
 #: A turn that loses at least this much of the mover's win probability is a mistake ...
@@ -54,10 +55,13 @@ BLUNDER = 0.25
 #: The search of each position: at most this many simulations ...
 DEFAULT_ITERATIONS = 40_000
 #: ... and at most this many seconds (a cap for big boards and busy machines).
-DEFAULT_SECONDS = 2.0
+DEFAULT_SECONDS = 1.5
 #: The JSON form of a review (``omega analyze --json``, the server's review).
 REVIEW_FORMAT = "omega-review"
 REVIEW_VERSION = 1
+
+#: Why a game without any entry has no review.
+NOTHING_TO_REVIEW = "nothing to review: the game has no turns yet"
 
 #: Called after each searched position with (positions done, positions to search).
 Progress = Callable[[int, int], None]
@@ -226,36 +230,34 @@ def _mover_after(after_game: Game, player: int, values: tuple[float, ...]) -> fl
     return values[after_game.color_of(player)]
 
 
-def review(game: Game, *, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = DEFAULT_SECONDS,
-           seed: int = 0, jobs: int = 1, progress: Progress | None = None) -> Review:
-    """Review every entry of ``game`` (finished or not: an unfinished game is reviewed up to
-    its last entry).  Each position is searched with at most ``iterations`` simulations and
-    ``seconds`` (None: no time cap); ``seed`` makes an iteration-bounded review
-    reproducible, whatever ``jobs`` (positions searched at once, on threads: the search
-    kernels release the interpreter lock).  ``progress(done, total)`` follows the searches.
+def positions_of(game: Game) -> list[Game]:
+    """Every position of ``game``: the empty board, then the position after each entry.
 
-    ValueError for a game with no entry.
+    >>> g = Game(size=3); g.play(["b2", "a1"]); [p.turns_played for p in positions_of(g)]
+    [0, 1]
     """
-    if not game.history:
-        raise ValueError("nothing to review: the game has no turns yet")
     positions = [Game(players=game.players, size=game.size, pie_rule=game.pie_rule)]
     for action in game.history:
         nxt = positions[-1].copy()
         nxt.apply(action)
         positions.append(nxt)
-    total = len(positions)
-    done = 0
+    return positions
 
-    def one(k: int) -> PositionValue:
-        return search_position(positions[k], iterations, seconds, seed=position_seed(seed, k))
 
-    found: list[PositionValue] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="omega-review") as pool:
-        for value in pool.map(one, range(total)):
-            found.append(value)
-            done += 1
-            if progress is not None:
-                progress(done, total)
+def assemble(game: Game, found: list[PositionValue], iterations: int, seconds: float | None) -> Review:
+    """The review of ``game`` from the search of each of its positions (``found[k]``: the
+    position after k entries, as :func:`positions_of` lists them).
+
+    >>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["c2", "b1"])
+    >>> start = PositionValue((0.3, 0.7), ("b2", "a1"))
+    >>> after = PositionValue((0.1, 0.9), ("b2", "a2"))
+    >>> r = assemble(g, [start, after, search_position(g)], 100, None)
+    >>> round(r.turns[0].loss, 3), r.turns[1].mover_after, r.turns[1].mark
+    (0.2, 1.0, None)
+    """
+    if len(found) != len(game.history) + 1:
+        raise ValueError(f"{len(game.history) + 1} positions to review, {len(found)} searched")
+    positions = positions_of(game)
     turns = []
     for k, action in enumerate(game.history):
         before_game, after_game = positions[k], positions[k + 1]
@@ -272,3 +274,32 @@ def review(game: Game, *, iterations: int = DEFAULT_ITERATIONS, seconds: float |
     return Review(game.players, game.size, game.pie_rule, game.is_over, tuple(turns), iterations,
                   seconds if seconds is not None else 0.0, sum(f.iterations for f in found),
                   sum(f.seconds for f in found))
+
+
+def review(game: Game, *, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = DEFAULT_SECONDS,
+           seed: int = 0, jobs: int = 1, progress: Progress | None = None) -> Review:
+    """Review every entry of ``game`` (finished or not: an unfinished game is reviewed up to
+    its last entry).  Each position is searched with at most ``iterations`` simulations and
+    ``seconds`` (None: no time cap); ``seed`` makes an iteration-bounded review
+    reproducible, whatever ``jobs`` (positions searched at once, on threads: the search
+    kernels release the interpreter lock).  ``progress(done, total)`` follows the searches.
+
+    ValueError for a game with no entry.
+    """
+    if not game.history:
+        raise ValueError(NOTHING_TO_REVIEW)
+    positions = positions_of(game)
+    total = len(positions)
+    done = 0
+
+    def one(k: int) -> PositionValue:
+        return search_position(positions[k], iterations, seconds, seed=position_seed(seed, k))
+
+    found: list[PositionValue] = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="omega-review") as pool:
+        for value in pool.map(one, range(total)):
+            found.append(value)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    return assemble(game, found, iterations, seconds)
