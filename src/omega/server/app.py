@@ -38,6 +38,7 @@ from omega.server.limits import Buckets, Limits
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
+from omega.server.reviews import ReviewBudget, install_reviews
 from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
 from omega.server.storage import Repository, default_url, make_engine
@@ -100,6 +101,7 @@ def create_app(
     database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
+    review_budget: ReviewBudget | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -109,6 +111,8 @@ def create_app(
     ``clock``: where the server's time comes from (tests pass a ``FakeClock``).
     ``sqlite_synchronous``: ``FULL`` (an acknowledged turn survives a power cut) or
     ``NORMAL`` (only a crash of the process; for measuring the difference).
+    ``review_budget``: simulations and seconds per position of a game's review (tests pass
+    a small one; None: the review's own default).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -340,6 +344,8 @@ def create_app(
     @app.get("/api/tables/{table_id}/replay", dependencies=charged)
     async def replay(table_id: str, at: Annotated[int, Depends(replay_at)], who: Reader) -> dict[str, Any]:
         return await records.replay(table_id, who, at)
+
+    install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

@@ -45,6 +45,9 @@ class Limits:
     #: Computer turns waiting or thinking, site-wide, past which a new table with computer
     #: seats is refused (``busy``).
     computer_queue: int = 64
+    #: Reviews of games waiting or being made, site-wide, past which a request for one more
+    #: is refused (``busy``).
+    review_queue: int = 8
 
 
 class TokenBucket:

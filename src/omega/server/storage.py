@@ -61,7 +61,7 @@ from omega.server.table import SeatConfig, TableConfig
 T = TypeVar("T")
 
 __all__ = [
-    "Write", "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
+    "Write", "Base", "TableRow", "SeatRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "ReviewRow", "Due",
     "Repository", "Writer", "StoredTable", "make_engine", "default_url",
 ]
 
@@ -152,6 +152,17 @@ class DueRow(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     __table_args__ = (Index("ix_due_due_at", "due_at"),)
+
+
+class ReviewRow(Base):
+    """The review of a finished game (``omega.ai.review``'s JSON form), made once."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    #: The table version the review was made at.
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    data: Mapped[str] = mapped_column(Text)
 
 
 @dataclass(frozen=True)
@@ -536,6 +547,26 @@ class Repository:
             return list(conn.execute(select(TableRow.id).where(
                 TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
+
+    # -- reviews ------------------------------------------------------------------------------
+
+    def review(self, table_id: str) -> str | None:
+        """The stored review of the table's game (JSON text), if it has one."""
+        with self.engine.connect() as conn, conn.begin():
+            return conn.execute(select(ReviewRow.data).where(ReviewRow.table_id == table_id)).scalar_one_or_none()
+
+    def store_review(self, table_id: str, version: int, data: str, now: datetime) -> None:
+        """Store the review of the table's game; a review already there stays (one per game)."""
+        dialect_insert = postgresql_insert if self.is_postgres else sqlite_insert
+        with self._writing() as conn:
+            conn.execute(dialect_insert(ReviewRow).values(table_id=table_id, version=version, data=data, created_at=now)
+                         .on_conflict_do_nothing(index_elements=["table_id"]))
+
+    def due_version(self, kind: str, table_id: str) -> int | None:
+        """The version ``kind`` work is due for at ``table_id`` (None: none is due)."""
+        with self.engine.connect() as conn, conn.begin():
+            return conn.execute(select(DueRow.version).where(DueRow.kind == kind, DueRow.table_id == table_id)
+                                ).scalar_one_or_none()
 
     # -- due work -------------------------------------------------------------------------
 

@@ -1,0 +1,30 @@
+"""Reviews of finished games, stored once per table.
+
+Revision ID: 0004
+Revises: 0003
+Create Date: 2026-12-10
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0004"
+down_revision = "0003"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "reviews",
+        sa.Column("table_id", sa.String(32), sa.ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("data", sa.Text(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("reviews")
