@@ -17,6 +17,7 @@ import { MoveLogView } from "./views/movelog.js";
 import { OptionsView } from "./views/options.js";
 import { PanelsView } from "./views/panels.js";
 import { ReplayView } from "./views/replay.js";
+import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
 
 /** @typedef {import("./types.js").Action} Action */
@@ -61,6 +62,9 @@ export function startTable(root, tableId) {
   /** @type {Map<number, GameView>} earlier positions never change */
   const replayCache = new Map();
   let stopped = false;
+  /** @type {import("./views/review.js").ReviewStatus} the finished game's review */
+  let review = { status: "none" };
+  let reviewLooked = false;
 
   // -- views -------------------------------------------------------------------------
   const topbar = new TopBarView(tableId);
@@ -87,6 +91,7 @@ export function startTable(root, tableId) {
     onLive: () => goReplay(Infinity),
   }, touch);
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
+  const reviewView = new ReviewView({ onAsk: () => askReview(), onGo: (k) => goReplay(k) });
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {
     onSetting: (name, value) => {
@@ -123,7 +128,7 @@ export function startTable(root, tableId) {
         panels.el,
         links.invite,
         controls.el,
-        h("div", { class: "info" }, gameover.el, replay.el, movelog.el, links.el, options.el))),
+        h("div", { class: "info" }, gameover.el, reviewView.el, replay.el, movelog.el, links.el, options.el))),
     tip));
 
   function render() {
@@ -132,8 +137,10 @@ export function startTable(root, tableId) {
     controls.update(M);
     if (!T.isLoaded(M)) return;
     panels.update(M);
-    board.render(T.boardScene(M, prefs.sinceMine), prefs);
+    const at = T.replayPosition(M).at;
+    board.render(T.boardScene(M, prefs.sinceMine), prefs, review.status === "done" ? bestGhosts(review.review, at) : []);
     gameover.update(M);
+    reviewView.update(M, review, at);
     replay.update(M);
     movelog.update(M);
     links.update(M, invites, nameMax);
@@ -211,6 +218,7 @@ export function startTable(root, tableId) {
     version: () => (M.state ? M.state.version : null),
     onMessage: (msg) => {
       if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
+      else if (msg.type === "review") reviewNotice(msg);
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
@@ -250,6 +258,7 @@ export function startTable(root, tableId) {
     const firstVisit = !store.findTable(tableId, secret);
     invites = store.invitesFor(tableId);
     set(T.loaded(M, state, store.stagedFor(tableId, state.game.history.length)));
+    if (T.isLoaded(M) && T.isOver(M) && !reviewLooked) lookForReview();
     if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
     remember();
     feed.start();
@@ -283,6 +292,40 @@ export function startTable(root, tableId) {
     set(next);
     if (before && M.state && before.status !== M.state.status) remember();
     saveStaged();
+    if (!reviewLooked && T.isLoaded(M) && T.isOver(M)) lookForReview();
+  }
+
+  // -- the review of a finished game ---------------------------------------------------
+  /** @param {import("./views/review.js").ReviewStatus} status */
+  function setReview(status) {
+    review = status;
+    render();
+  }
+
+  /** Once the game is over: has someone already asked for its review? */
+  async function lookForReview() {
+    reviewLooked = true;
+    try {
+      setReview(await api("GET", `${path}/review`, { token: secret }));
+    } catch {
+      // Not reviewed, as far as this page knows: the button stays.
+    }
+  }
+
+  async function askReview() {
+    setReview({ status: "queued" });
+    try {
+      setReview(await api("POST", `${path}/review`, { token: secret }));
+    } catch (err) {
+      setReview({ status: "error", message: describe(err) });
+    }
+  }
+
+  /** @param {import("./types.js").ReviewMessage} msg */
+  function reviewNotice(msg) {
+    if (msg.status === "done") lookForReview();
+    else if (msg.status === "running") setReview({ status: "running", done: msg.done ?? 0, total: msg.total ?? 0 });
+    else if (review.status === "none" || review.status === "error") setReview({ status: "queued" });
   }
 
   async function refresh() {

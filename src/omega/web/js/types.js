@@ -110,7 +110,8 @@
  * the table's when it was sent). One boolean per seat, computers always true.
  * @typedef {{type: "presence", version: number, seats: boolean[]}} PresenceMessage
  */
-/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage} ServerMessage what the table's socket says */
+/** @typedef {{type: "review", status: "queued" | "running" | "done", done?: number, total?: number}} ReviewMessage a finished game's review is on its way, or made */
+/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage | ReviewMessage} ServerMessage what the table's socket says */
 /**
  * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}} ClientMessage
  */
