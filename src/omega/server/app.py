@@ -33,6 +33,7 @@ from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
+from omega.server.hints import hint_routes
 from omega.server.identity import Credentials, Identity, TokenAuthenticator
 from omega.server.limits import Buckets, Limits
 from omega.server.presence import Presence
@@ -94,7 +95,7 @@ def _new_table(req: CreateTable) -> NewTable:
     seats = tuple(SeatConfig(s.kind, getattr(s, "level", None)) for s in req.seats)
     creator = req.creator_seat if req.creator_seat is not None else next(
         i for i, s in enumerate(seats) if s.kind == "human")
-    return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name)
+    return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name, req.hints)
 
 
 def create_app(
@@ -346,6 +347,7 @@ def create_app(
         return await records.replay(table_id, who, at)
 
     install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
+    hint_routes(app, core, computers, actor, charged, limits.computer_queue)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

@@ -128,6 +128,7 @@ class NewTable:
     seats: tuple[SeatConfig, ...]
     creator_seat: int
     name: str | None = None
+    hints: bool = False
 
 
 def seat_of(who: Identity) -> int | None:
@@ -406,7 +407,8 @@ class TableCore:
                          hash_token(spectator))
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
-            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats)
+            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
+                                 new.hints)
             state = TableState(config)
             try:
                 await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)

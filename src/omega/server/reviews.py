@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import Depends, FastAPI
 from fastapi.responses import JSONResponse
 
 from omega.game import Game
@@ -156,31 +156,30 @@ class Reviews:
         log.info("review of table %s stored", table_id)
 
 
-def review_routes(reviews: Reviews, reader: Callable[..., Awaitable[Identity]], charged: Sequence[Any]) -> APIRouter:
-    """The review's routes (docs/server-api.md), read by anyone at the table: ``reader`` is
-    the app's dependency that identifies them, ``charged`` its rate limit."""
-    router = APIRouter()
+def review_routes(app: FastAPI, reviews: Reviews, reader: Callable[..., Awaitable[Identity]],
+                  charged: Sequence[Any]) -> None:
+    """Add the review's routes (docs/server-api.md) to ``app``, for anyone at the table:
+    ``reader`` is the app's dependency that identifies them, ``charged`` its rate limit."""
+
     Reader = Annotated[Identity, Depends(reader)]
 
-    @router.get("/api/tables/{table_id}/review", dependencies=list(charged))
+    @app.get("/api/tables/{table_id}/review", dependencies=list(charged))
     async def get_review(table_id: str, who: Reader) -> dict[str, Any]:
         return await reviews.status(table_id)
 
-    @router.post("/api/tables/{table_id}/review", dependencies=list(charged))
+    @app.post("/api/tables/{table_id}/review", dependencies=list(charged))
     async def post_review(table_id: str, who: Reader) -> JSONResponse:
         answer = await reviews.request(table_id)
         return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
 
-    return router
 
-
-def install_reviews(app: Any, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None,
+def install_reviews(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None,
                     reader: Callable[..., Awaitable[Identity]], charged: Sequence[Any], queue: int,
                     budget: ReviewBudget | None = None) -> Reviews:
     """Wire reviews into the app: their routes, and their due work in the scheduler."""
     reviews = Reviews(core, computers, queue, budget)
     if computers is not None:
         scheduler.handle(REVIEW, reviews.run, capacity=RUNNING_PER_PROCESS)
-    app.include_router(review_routes(reviews, reader, charged))
+    review_routes(app, reviews, reader, charged)
     app.state.reviews = reviews
     return reviews

@@ -68,6 +68,8 @@ class CreateTable(_Strict):
     seats: list[Seat] | None = None
     creator_seat: Annotated[int, Field(ge=0, le=3)] | None = None
     name: str | None = None
+    #: Whether the players may ask the computer for a hint (a casual table's setting).
+    hints: bool = False
 
     _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 

@@ -88,6 +88,8 @@ class TableRow(Base):
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: When the last event was decided (the table's creation before any).
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Whether the players may ask for hints (the creator's choice).
+    hints: Mapped[bool] = mapped_column(Boolean, default=False)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
@@ -422,7 +424,7 @@ class Repository:
             conn.execute(insert(TableRow).values(
                 id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-                status="playing", to_move_seat=0, owner=owner, updated_at=created,
+                status="playing", to_move_seat=0, owner=owner, updated_at=created, hints=config.hints,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -444,7 +446,7 @@ class Repository:
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
-            seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
+            seats=tuple(SeatConfig(s.kind, s.level) for s in seats), hints=bool(row.hints),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash)
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")

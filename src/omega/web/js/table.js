@@ -6,6 +6,7 @@
 
 import { LiveFeed, api, download, randomId } from "./api.js";
 import { applyTheme, fill, h } from "./dom.js";
+import { COLORS } from "./geometry.js";
 import { codeOf, describe, problemText } from "./errors.js";
 import * as store from "./store.js";
 import * as T from "./tablestate.js";
@@ -92,6 +93,7 @@ export function startTable(root, tableId) {
   }, touch);
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
   const reviewView = new ReviewView({ onAsk: () => askReview(), onGo: (k) => goReplay(k) });
+  const hintButton = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: () => askHint() }, "Hint");
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {
     onSetting: (name, value) => {
@@ -128,6 +130,7 @@ export function startTable(root, tableId) {
         panels.el,
         links.invite,
         controls.el,
+        hintButton,
         h("div", { class: "info" }, gameover.el, reviewView.el, replay.el, movelog.el, links.el, options.el))),
     tip));
 
@@ -141,6 +144,9 @@ export function startTable(root, tableId) {
     board.render(T.boardScene(M, prefs.sinceMine), prefs, review.status === "done" ? bestGhosts(review.review, at) : []);
     gameover.update(M);
     reviewView.update(M, review, at);
+    const hintable = Boolean(M.state.hints) && T.isMyTurn(M) && T.isLive(M) && !T.isOver(M);
+    if (hintButton.hidden === hintable) hintButton.hidden = !hintable;
+    hintButton.disabled = M.sending || hinting;
     replay.update(M);
     movelog.update(M);
     links.update(M, invites, nameMax);
@@ -293,6 +299,45 @@ export function startTable(root, tableId) {
     if (before && M.state && before.status !== M.state.status) remember();
     saveStaged();
     if (!reviewLooked && T.isLoaded(M) && T.isOver(M)) lookForReview();
+  }
+
+  // -- hints -----------------------------------------------------------------------------
+  let hinting = false;
+
+  /** Ask the computer for a turn and stage it; the player may still change it or play another. */
+  async function askHint() {
+    if (!T.isLoaded(M) || hinting) return;
+    hinting = true;
+    render();
+    try {
+      /** @type {{version: number, hint: import("./types.js").HistoryEntry, state: TableState}} */
+      const answer = await api("POST", `${path}/hint`, { token: secret });
+      takeState(answer.state);
+      stageHint(answer.hint);
+    } catch (err) {
+      set(T.note(M, "error", describe(err), codeOf(err)));
+    } finally {
+      hinting = false;
+      render();
+    }
+  }
+
+  /** @param {import("./types.js").HistoryEntry} hint */
+  function stageHint(hint) {
+    if (!T.isLoaded(M)) return;
+    if (hint === "swap") {
+      set(T.note(M, "info", "Hint: take the other colour (Swap)."));
+      return;
+    }
+    let m = M;
+    while (m.staged.length) m = T.undoStone(m);
+    for (let i = 0; i < hint.length; i++) {
+      const color = T.nextColor(m);
+      if (!color) break;
+      m = T.clickCell(m, hint[COLORS.indexOf(color)]);
+    }
+    setStaging(m);
+    set(T.note(M, "info", "Hint staged: confirm it, or change it."));
   }
 
   // -- the review of a finished game ---------------------------------------------------

@@ -17,6 +17,7 @@
  * @property {boolean} resigned
  * @property {boolean} connected
  * @property {boolean} joined
+ * @property {number} [hints_used] hints this seat's player asked for
  */
 
 /** @typedef {Cell[] | "swap"} HistoryEntry a turn (cells in colour order) or a swap */
@@ -59,6 +60,7 @@
  * @property {number} players
  * @property {number} size
  * @property {boolean} pie_rule
+ * @property {boolean} [hints] whether the players may ask for hints
  * @property {"playing" | "over"} status
  * @property {Seat[]} seats
  * @property {{seat: number | null}} [you] the reader's seat, null for the spectator key

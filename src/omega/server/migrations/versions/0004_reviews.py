@@ -1,4 +1,4 @@
-"""Reviews of finished games, stored once per table.
+"""Reviews of finished games, stored once per table; whether a table allows hints.
 
 Revision ID: 0004
 Revises: 0003
@@ -24,7 +24,9 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("data", sa.Text(), nullable=False),
     )
+    op.add_column("tables", sa.Column("hints", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
+    op.drop_column("tables", "hints")
     op.drop_table("reviews")
