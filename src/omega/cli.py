@@ -124,6 +124,16 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--record-dir", metavar="DIR", default=None, help="save each game's text record in DIR")
 
     sub.add_parser("engine", help="the line protocol on standard input/output (docs/protocol.md)")
+
+    analyze = sub.add_parser("analyze", help="review a recorded game: win chances, best turns, mistakes")
+    analyze.add_argument("record", metavar="RECORD", help="a text or JSON record ('-' for standard input)")
+    analyze.add_argument("--iterations", type=_positive_int, default=None,
+                         help="simulations per position (default: the review's own, docs/ai.md)")
+    analyze.add_argument("--time", type=_positive_float, default=None,
+                         help="at most this many seconds per position (default: the review's own)")
+    analyze.add_argument("--seed", type=int, default=0)
+    analyze.add_argument("--jobs", type=_positive_int, default=None, help="positions searched at once (default: one per core)")
+    analyze.add_argument("--json", action="store_true")
     return parser
 
 
@@ -169,6 +179,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.arena import match_main
 
         return match_main(args)
+    if args.command == "analyze":
+        from omega.analysis import analyze_main
+
+        return analyze_main(args)
     if args.command == "engine":
         from omega.engine import engine_main
 

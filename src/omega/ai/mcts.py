@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import threading
 import time as _time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -92,6 +92,8 @@ class _Tree(NamedTuple):
     e_an: Float32Array
     e_aw: Float32Array
     meta: Int64Array
+    #: Per colour, the sum of the rewards of every simulation through the root.
+    root_w: Float64Array
 
     @classmethod
     def allocate(cls, edges: int) -> _Tree:
@@ -107,6 +109,7 @@ class _Tree(NamedTuple):
             e_an=np.zeros(edges, dtype=np.float32),
             e_aw=np.zeros(edges, dtype=np.float32),
             meta=np.zeros(2, dtype=np.int64),
+            root_w=np.zeros(MAX_COLORS, dtype=np.float64),
         )
 
     @property
@@ -228,6 +231,7 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
                 if d != c and logs[c] - logs[d] < margin:
                     margin = logs[c] - logs[d]
             reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
+            tree.root_w[c] += reward[c]
         for d in range(depth):
             node = path_node[d]
             f = path_edge[d]
@@ -260,6 +264,9 @@ class SearchResult:
     #: The mover's mean reward over the simulations through the chosen turn's deepest
     #: searched stone (None when the tree did not reach it).
     turn_value: float | None = None
+    #: Each colour's mean reward over every simulation of the search (colour order; one
+    #: equal share each when no simulation ran).
+    values: list[float] = field(default_factory=list)
 
 
 class MctsBot:
@@ -328,6 +335,7 @@ class MctsBot:
         empties = state.empties()
         tree = self._tree_for(len(empties))
         tree.meta[:] = 0
+        tree.root_w[:] = 0.0
         _new_node(tree, empties, len(empties))
         rng = seed_state(int(self._rng.integers(0, 2**62)))
         start = _time.perf_counter()
@@ -352,8 +360,9 @@ class MctsBot:
         seconds = _time.perf_counter() - start
         self._cancel.clear()
         cells, value, turn_value = self._pick(state, tree, balanced)
+        values = [float(w) / done if done else 1.0 / state.players for w in tree.root_w[:state.players]]
         self.last = SearchResult(cells=cells, value=value, iterations=done, seconds=seconds,
-                                 turn_value=turn_value)
+                                 turn_value=turn_value, values=values)
         return self.last
 
     def _tree_for(self, n_empty: int) -> _Tree:

@@ -43,12 +43,14 @@ from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
+from omega.server.hints import hint_routes
 from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
 from omega.server.limits import Buckets, Limits, client_address, read_body
 from omega.server.passwords import Passwords
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
+from omega.server.reviews import ReviewBudget, install_reviews
 from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
 from omega.server.storage import Repository, default_url, make_engine
@@ -91,7 +93,7 @@ def _new_table(req: CreateTable) -> NewTable:
     creator = req.creator_seat if req.creator_seat is not None else next(
         i for i, s in enumerate(seats) if s.kind == "human")
     return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name,
-                    time_control=TimeControl.parse(req.time_control))
+                    time_control=TimeControl.parse(req.time_control), hints=req.hints)
 
 
 def create_app(
@@ -99,6 +101,7 @@ def create_app(
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
     password_hasher: PasswordHasher | None = None,
+    review_budget: ReviewBudget | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -110,6 +113,8 @@ def create_app(
     ``NORMAL`` (only a crash of the process; for measuring the difference).
     ``password_hasher``: argon2-cffi's hasher of account passwords (default: its defaults;
     tests may pass a cheaper one).
+    ``review_budget``: simulations and seconds per position of a game's review (tests pass
+    a small one; None: the review's own default).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -372,6 +377,8 @@ def create_app(
         return await records.replay(table_id, who, at)
 
     add_account_routes(app)
+    install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
+    hint_routes(app, core, computers, actor, charged, limits.computer_queue)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pebble import ProcessPool
 
@@ -41,6 +41,7 @@ from omega.server.thinking import BotForLevel, think, worker_init
 __all__ = ["ComputerPlayers", "Tables", "DEFAULT_DEADLINE", "DEFAULT_WORKERS"]
 
 log = logging.getLogger("omega.server")
+T = TypeVar("T")
 
 #: Worker processes by default (``omega serve --ai-workers``): see docs/architecture.md.
 DEFAULT_WORKERS = 4
@@ -222,6 +223,21 @@ class ComputerPlayers:
         future = self._workers().schedule(think, (self.bot_factory, level, job.seed, job.game),
                                           timeout=self.deadline)
         return await asyncio.wrap_future(future)
+
+    async def work(self, owner: str, fn: Callable[..., T], *args: Any, deadline: float | None = None) -> T:
+        """Run ``fn(*args)`` in a worker (other work than a computer's turn: a review's
+        search, a hint), waiting for a free worker in ``owner``'s place in the rotation.
+        TimeoutError (and the worker is restarted) if it takes more than ``deadline``
+        seconds (default: a turn's deadline)."""
+        await self._slots.acquire(owner)
+        try:
+            future = self._workers().schedule(fn, args, timeout=self.deadline if deadline is None else deadline)
+            try:
+                return await asyncio.wrap_future(future)
+            except FutureTimeout:
+                raise TimeoutError(f"{getattr(fn, '__name__', 'work')} took more than its deadline") from None
+        finally:
+            self._slots.release()
 
     def _measured(self, job: ComputerJob, waited: float, thought: float) -> None:
         self.waits.append(waited)

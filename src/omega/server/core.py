@@ -140,6 +140,7 @@ class NewTable:
     #: The creator's account, which then holds the creator's seat (None: a guest).
     creator_user: int | None = None
     time_control: TimeControl = UNTIMED
+    hints: bool = False
 
 
 def seat_of(who: Identity) -> int | None:
@@ -466,7 +467,7 @@ class TableCore:
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
-                                 new.time_control)
+                                 new.time_control, new.hints)
             state = TableState(config)
             try:
                 await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)

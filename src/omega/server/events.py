@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged", "TimedOut",
+    "HintUsed",
     "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
@@ -113,6 +114,17 @@ class GameEnded:
 
 
 @dataclass(frozen=True)
+class HintUsed:
+    """The player of ``seat`` (holding ``color``) asked the computer for a hint on turn
+    ``turn`` (the number of the turn being played).  Not a change of the play."""
+
+    kind: ClassVar[str] = "hint"
+    seat: int
+    color: str
+    turn: int
+
+
+@dataclass(frozen=True)
 class PresenceChanged:
     """How many sockets a seat had open.  Only in logs written before presence became live
     state (``omega.server.presence``); read, never written."""
@@ -123,11 +135,12 @@ class PresenceChanged:
     connections: int
 
 
-Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
+Payload = (TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
+           | HintUsed)
 
 _BY_KIND: dict[str, type[Payload]] = {
     cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
-                              TimedOut)
+                              TimedOut, HintUsed)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.

@@ -60,6 +60,9 @@ class Limits:
     register_burst: int = 10
     register_user_rate: float = 1 / 60
     register_user_burst: int = 5
+    #: Reviews of games waiting or being made, site-wide, past which a request for one more
+    #: is refused (``busy``).
+    review_queue: int = 8
 
 
 class TokenBucket:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-__all__ = ["Delivery", "PresenceNote", "Subscriber", "Hub", "PgListener", "CHANNEL"]
+__all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL"]
 
 log = logging.getLogger("omega.server")
 CHANNEL = "omega_events"
@@ -64,8 +64,17 @@ class PresenceNote:
     seats: tuple[bool, ...]
 
 
-#: What a socket's queue holds: an event, a presence note, or None (only wakes the writer).
-Item = Delivery | PresenceNote | None
+@dataclass(frozen=True)
+class Notice:
+    """A message for every socket of a table as it is (not an event: no version, never
+    replayed), e.g. a review's progress."""
+
+    message: dict[str, Any]
+
+
+#: What a socket's queue holds: an event, a presence note, a notice, or None (only wakes
+#: the writer).
+Item = Delivery | PresenceNote | Notice | None
 
 
 class Subscriber:
@@ -134,6 +143,11 @@ class Hub:
         """Tell every socket of the table who is there now."""
         for sub in self._subs.get(table_id, ()):
             sub.offer(note)
+
+    def deliver_notice(self, table_id: str, notice: Notice) -> None:
+        """Give every socket of the table a message as it is."""
+        for sub in self._subs.get(table_id, ()):
+            sub.offer(notice)
 
     def resync_all(self) -> None:
         """After a lost notification link: every socket gets a full sync."""

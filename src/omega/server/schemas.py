@@ -73,6 +73,8 @@ class CreateTable(_Strict):
     name: str | None = None
     #: The time control's text (``omega.server.timecontrol``); absent: untimed.
     time_control: Annotated[str, StringConstraints(max_length=16)] | None = None
+    #: Whether the players may ask the computer for a hint (a casual table's setting).
+    hints: bool = False
 
     _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 

@@ -62,8 +62,8 @@ from omega.server.timecontrol import TimeControl
 T = TypeVar("T")
 
 __all__ = [
-    "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
-    "Repository", "Writer", "StoredTable", "make_engine", "default_url", "schema_head",
+    "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow",
+    "ReviewRow", "Due", "Repository", "Writer", "StoredTable", "make_engine", "default_url", "schema_head",
 ]
 
 
@@ -91,6 +91,8 @@ class TableRow(Base):
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     #: The time control's text (``omega.server.timecontrol``); NULL: untimed.
     time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    #: Whether the players may ask for hints (the creator's choice).
+    hints: Mapped[bool] = mapped_column(Boolean, default=False)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
@@ -182,6 +184,17 @@ class DueRow(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     __table_args__ = (Index("ix_due_due_at", "due_at"),)
+
+
+class ReviewRow(Base):
+    """The review of a finished game (``omega.ai.review``'s JSON form), made once."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    #: The table version the review was made at.
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    data: Mapped[str] = mapped_column(Text)
 
 
 @dataclass(frozen=True)
@@ -445,7 +458,7 @@ class Repository:
                 id=config.id, created_at=created, players=config.players,
                 size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
                 status="playing", to_move_seat=0, owner=owner, updated_at=created,
-                time_control=config.time_control.text if config.time_control.timed else None,
+                time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
             ))
             for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
                 conn.execute(insert(SeatRow).values(
@@ -469,7 +482,7 @@ class Repository:
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
-            time_control=TimeControl.parse(row.time_control),
+            time_control=TimeControl.parse(row.time_control), hints=bool(row.hints),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
@@ -580,6 +593,26 @@ class Repository:
             return list(conn.execute(select(TableRow.id).where(
                 TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
+
+    # -- reviews ------------------------------------------------------------------------------
+
+    def review(self, table_id: str) -> str | None:
+        """The stored review of the table's game (JSON text), if it has one."""
+        with self.engine.connect() as conn, conn.begin():
+            return conn.execute(select(ReviewRow.data).where(ReviewRow.table_id == table_id)).scalar_one_or_none()
+
+    def store_review(self, table_id: str, version: int, data: str, now: datetime) -> None:
+        """Store the review of the table's game; a review already there stays (one per game)."""
+        dialect_insert = postgresql_insert if self.is_postgres else sqlite_insert
+        with self._writing() as conn:
+            conn.execute(dialect_insert(ReviewRow).values(table_id=table_id, version=version, data=data, created_at=now)
+                         .on_conflict_do_nothing(index_elements=["table_id"]))
+
+    def due_version(self, kind: str, table_id: str) -> int | None:
+        """The version ``kind`` work is due for at ``table_id`` (None: none is due)."""
+        with self.engine.connect() as conn, conn.begin():
+            return conn.execute(select(DueRow.version).where(DueRow.kind == kind, DueRow.table_id == table_id)
+                                ).scalar_one_or_none()
 
     # -- due work -------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from omega.server.events import (
     Abandoned,
     Event,
     GameEnded,
+    HintUsed,
     Joined,
     Payload,
     PresenceChanged,
@@ -50,7 +51,8 @@ from omega.server.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
 from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
 
 __all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide",
-           "decide_abandon", "decide_timeout", "default_name", "final_ranking", "game_view"]
+           "decide_abandon", "decide_timeout", "decide_hint", "default_name", "final_ranking", "game_view",
+           "hints_text"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -82,6 +84,8 @@ class TableConfig:
     created_at: str
     seats: tuple[SeatConfig, ...]
     time_control: TimeControl = UNTIMED
+    #: Whether the players may ask the computer for hints (never at a rated table).
+    hints: bool = False
 
 
 @dataclass
@@ -108,6 +112,8 @@ class TableState:
     abandoned: bool = False
     #: Aborted: a seat's clock ran out before it ever moved (``decide_timeout``).
     aborted: bool = False
+    #: Hints used: (seat, colour, turn number), in the order they were asked for.
+    hints: list[tuple[int, str, int]] = field(default_factory=list)
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
     #: Per seat: its clock's bank in ms (see ``omega.server.timecontrol``).
     banks_ms: list[int] = field(init=False)
@@ -151,6 +157,7 @@ class TableState:
         other.connections, other.resigned = list(self.connections), list(self.resigned)
         other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
         other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
+        other.hints = list(self.hints)
         return other
 
     def _clock_step(self, event: Event) -> None:
@@ -303,14 +310,14 @@ class TableState:
         connected = self.connected()
         state: dict[str, Any] = {
             "id": c.id, "version": self.version, "created_at": c.created_at,
-            "players": c.players, "size": c.size, "pie_rule": c.pie_rule,
+            "players": c.players, "size": c.size, "pie_rule": c.pie_rule, "hints": c.hints,
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
                  "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
                  "timed_out": i in self.timed_out,
                  "connected": connected[i],
-                 "joined": self.joined[i]}
+                 "joined": self.joined[i], "hints_used": sum(1 for h in self.hints if h[0] == i)}
                 for i, s in enumerate(c.seats)
             ],
             "game": game_view(self.game, self.resigned, self.over, timed_out=self.timed_out),
@@ -334,6 +341,8 @@ class TableState:
             tags["Resigned"] = ", ".join(self.game.color_of(s).label for s in resigners)
         if self.timed_out:
             tags["TimedOut"] = ", ".join(self.game.color_of(s).label for s in self.timed_out)
+        if self.hints:
+            tags["Hints"] = hints_text(self.hints)
         if self.over:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
@@ -391,6 +400,10 @@ def _end(t: TableState, e: GameEnded) -> None:
     pass
 
 
+def _hint(t: TableState, e: HintUsed) -> None:
+    t.hints.append((e.seat, e.color, e.turn))
+
+
 def _presence(t: TableState, e: PresenceChanged) -> None:
     # Logs written before presence left the log hold these; presence is live state now
     # (TableState.set_presence), so an old count says nothing about who is there today.
@@ -400,7 +413,17 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
     Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
+    HintUsed: _hint,
 }
+
+
+def hints_text(hints: list[tuple[int, str, int]]) -> str:
+    """The record's ``Hints`` tag: who asked for a hint on which turn.
+
+    >>> hints_text([(0, "White", 3), (1, "Black", 4), (0, "White", 7)])
+    'White on turn 3, Black on turn 4, White on turn 7'
+    """
+    return ", ".join(f"{color} on turn {turn}" for _, color, turn in hints)
 
 
 # -- deciding ---------------------------------------------------------------------------------
@@ -462,6 +485,23 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
     if trial.is_over:
         events.append(_over_event(trial, state.resigned, "board_full", now))
     return events
+
+
+def decide_hint(state: TableState, seat: int, now: datetime) -> list[Event]:
+    """The ``hint`` event of ``seat`` asking for a hint now, or ApiError: only at a table
+    whose creator allowed hints, for a person whose turn it is."""
+    if state.over:
+        raise ApiError("game_over", "the game is over")
+    if not state.config.hints:
+        raise ApiError("forbidden", "hints are not allowed at this table")
+    if state.config.seats[seat].kind != "human" or seat in state.resigned:
+        raise ApiError("forbidden", "only a person still playing can ask for a hint")
+    mover = state.game.current_player
+    color = state.game.to_move
+    assert mover is not None and color is not None
+    if seat != mover:
+        raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover}): a hint is for your own turn")
+    return [Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now)]
 
 
 def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[Event]:

@@ -29,7 +29,7 @@ from omega.server.errors import ApiError
 from omega.server.identity import Credentials, Identity, SeatHolder
 from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
-from omega.server.pubsub import Delivery, Item, PresenceNote, Subscriber
+from omega.server.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
 from omega.server.schemas import parse_client_message, to_action
 from omega.server.timecontrol import stamp_ms
 
@@ -222,6 +222,9 @@ class TableSocket:
                     continue
                 if isinstance(item, PresenceNote):
                     await self.send({"type": "presence", "version": item.version, "seats": list(item.seats)})
+                    continue
+                if isinstance(item, Notice):
+                    await self.send(item.message)
                     continue
                 if item is None or item.version <= self.last:
                     continue

@@ -14,12 +14,17 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 from omega.ai import make_bot
 from omega.ai.base import Bot
 from omega.game import SWAP, Action, Game
 
-__all__ = ["BotForLevel", "spec_bot", "worker_init", "warm_up", "think", "WORKER_NICENESS"]
+__all__ = ["BotForLevel", "Searched", "spec_bot", "worker_init", "warm_up", "think", "search", "assemble_review",
+           "hint", "WORKER_NICENESS", "HINT_SECONDS"]
+
+#: Seconds the search thinks about a hint.
+HINT_SECONDS = 1.0
 
 #: Workers run at a lower priority than the server process.
 WORKER_NICENESS = 10
@@ -73,3 +78,43 @@ def think(factory: BotForLevel, level: int, seed: int, game: Game) -> Action:
     return SWAP if action == SWAP else tuple(action)
 
 
+
+
+#: One searched position of a review as it travels back from a worker: each colour's win
+#: probability, the best action (None once over), simulations and seconds.  Plain values,
+#: so the server process never loads the search (NumPy, Numba) to read them.
+Searched = tuple[tuple[float, ...], Action | None, int, float]
+
+
+def search(game: Game, iterations: int, seconds: float, seed: int) -> Searched:
+    """Runs in a worker: one position of a game's review (``omega.ai.review``).
+
+    >>> values, best, _, _ = search(Game(size=3), 200, 1.0, seed=1)
+    >>> len(values), best in (None, "swap") or len(best) == 2
+    (2, True)
+    """
+    from omega.ai.review import search_position
+
+    found = search_position(game, iterations, seconds, seed)
+    return found.values, found.best, found.iterations, found.seconds
+
+
+def assemble_review(game: Game, found: list[Searched], iterations: int, seconds: float) -> dict[str, Any]:
+    """Runs in a worker: the review of ``game`` (its JSON form) from its searched positions."""
+    from omega.ai.review import PositionValue, assemble
+
+    return assemble(game, [PositionValue(*f) for f in found], iterations, seconds).to_json()
+
+
+def hint(game: Game, seed: int, seconds: float = HINT_SECONDS) -> Action:
+    """Runs in a worker: the best action the search finds in ``seconds`` for the side to
+    move (a hint for a person).
+
+    >>> g = Game(size=3); hint(g, seed=1, seconds=0.05)[0] in g.cells
+    True
+    """
+    from omega.ai.review import search_position
+
+    best = search_position(game, iterations=10**9, seconds=seconds, seed=seed).best
+    assert best is not None, "a hint is asked for a game in progress"
+    return SWAP if best == SWAP else tuple(best)

@@ -52,6 +52,10 @@ export function startLobby(root) {
   let form = { players: 0, size: 0, pie: false, seats: [], me: 0 };
   const seatsBox = h("div", { class: "seats" });
   const pieRow = h("label", { class: "toggle pie-row" });
+  // A casual table's choice: the players may ask the computer for a hint on their turn.
+  const hintsBox = h("input", { type: "checkbox", id: "hints" });
+  const hintsRow = h("label", { class: "toggle hints-row" }, hintsBox, " Allow hints",
+    h("span", { class: "muted" }, " — a player may ask the computer for a turn; the table sees it"));
   const error = h("div", { class: "message is-error", role: "alert", hidden: true });
   const nameInput = h("input", { type: "text", id: "name", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
   const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
@@ -190,6 +194,7 @@ export function startLobby(root) {
     /** @type {Record<string, unknown>} */
     const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name,
       time_control: clockChoice.value() };
+    if (hintsBox.checked) body.hints = true;
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {
@@ -289,6 +294,7 @@ export function startLobby(root) {
           h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
           h("div", { class: "field" }, pieRow),
           h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, "Clock"), clockChoice.el),
+          h("div", { class: "field" }, hintsRow),
           h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),
           nameField,
           error,

@@ -7,6 +7,7 @@
 import * as account from "./account.js";
 import { LiveFeed, api, download, randomId } from "./api.js";
 import { applyTheme, fill, h } from "./dom.js";
+import { COLORS } from "./geometry.js";
 import { codeOf, describe, problemText } from "./errors.js";
 import * as store from "./store.js";
 import * as T from "./tablestate.js";
@@ -21,6 +22,7 @@ import { TurnAlert, askToNotify } from "./views/notify.js";
 import { OptionsView } from "./views/options.js";
 import { PanelsView } from "./views/panels.js";
 import { ReplayView } from "./views/replay.js";
+import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
 
 /** @typedef {import("./types.js").Action} Action */
@@ -65,6 +67,9 @@ export function startTable(root, tableId) {
   /** @type {Map<number, GameView>} earlier positions never change */
   const replayCache = new Map();
   let stopped = false;
+  /** @type {import("./views/review.js").ReviewStatus} the finished game's review */
+  let review = { status: "none" };
+  let reviewLooked = false;
 
   // -- views -------------------------------------------------------------------------
   const topbar = new TopBarView(tableId);
@@ -95,6 +100,8 @@ export function startTable(root, tableId) {
   const movelog = new MoveLogView({ onGo: (k) => goReplay(k) });
   const clocks = new ClocksView(panels.el);
   const turnAlert = new TurnAlert(tableId);
+  const reviewView = new ReviewView({ onAsk: () => askReview(), onGo: (k) => goReplay(k) });
+  const hintButton = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: () => askHint() }, "Hint");
   const links = new LinksView(tableId, { onRename: (name) => rename(name) });
   const options = new OptionsView(prefs, {
     onSetting: (name, value) => {
@@ -141,7 +148,8 @@ export function startTable(root, tableId) {
         namePrompt.el,
         links.invite,
         controls.el,
-        h("div", { class: "info" }, gameover.el, replay.el, movelog.el, links.el, options.el))),
+        hintButton,
+        h("div", { class: "info" }, gameover.el, reviewView.el, replay.el, movelog.el, links.el, options.el))),
     tip));
 
   function render() {
@@ -152,8 +160,13 @@ export function startTable(root, tableId) {
     panels.update(M);
     clocks.update(M);
     turnAlert.update(M, prefs.notify);
-    board.render(T.boardScene(M, prefs.sinceMine), prefs);
+    const at = T.replayPosition(M).at;
+    board.render(T.boardScene(M, prefs.sinceMine), prefs, review.status === "done" ? bestGhosts(review.review, at) : []);
     gameover.update(M);
+    reviewView.update(M, review, at);
+    const hintable = Boolean(M.state.hints) && T.isMyTurn(M) && T.isLive(M) && !T.isOver(M);
+    if (hintButton.hidden === hintable) hintButton.hidden = !hintable;
+    hintButton.disabled = M.sending || hinting;
     replay.update(M);
     movelog.update(M);
     links.update(M, invites, nameMax);
@@ -239,6 +252,7 @@ export function startTable(root, tableId) {
         if (msg.type === "pong") pingAt = null;
       }
       if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
+      else if (msg.type === "review") reviewNotice(msg);
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
@@ -285,6 +299,7 @@ export function startTable(root, tableId) {
     const firstVisit = !store.findTable(tableId, secret);
     invites = store.invitesFor(tableId);
     set(T.loaded(M, state, store.stagedFor(tableId, state.game.history.length)));
+    if (T.isLoaded(M) && T.isOver(M) && !reviewLooked) lookForReview();
     if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
     remember();
     feed.start();
@@ -326,6 +341,79 @@ export function startTable(root, tableId) {
     set(next);
     if (before && M.state && before.status !== M.state.status) remember();
     saveStaged();
+    if (!reviewLooked && T.isLoaded(M) && T.isOver(M)) lookForReview();
+  }
+
+  // -- hints -----------------------------------------------------------------------------
+  let hinting = false;
+
+  /** Ask the computer for a turn and stage it; the player may still change it or play another. */
+  async function askHint() {
+    if (!T.isLoaded(M) || hinting) return;
+    hinting = true;
+    render();
+    try {
+      /** @type {{version: number, hint: import("./types.js").HistoryEntry, state: TableState}} */
+      const answer = await api("POST", `${path}/hint`, { token: secret });
+      takeState(answer.state);
+      stageHint(answer.hint);
+    } catch (err) {
+      set(T.note(M, "error", describe(err), codeOf(err)));
+    } finally {
+      hinting = false;
+      render();
+    }
+  }
+
+  /** @param {import("./types.js").HistoryEntry} hint */
+  function stageHint(hint) {
+    if (!T.isLoaded(M)) return;
+    if (hint === "swap") {
+      set(T.note(M, "info", "Hint: take the other colour (Swap)."));
+      return;
+    }
+    let m = M;
+    while (m.staged.length) m = T.undoStone(m);
+    for (let i = 0; i < hint.length; i++) {
+      const color = T.nextColor(m);
+      if (!color) break;
+      m = T.clickCell(m, hint[COLORS.indexOf(color)]);
+    }
+    setStaging(m);
+    set(T.note(M, "info", "Hint staged: confirm it, or change it."));
+  }
+
+  // -- the review of a finished game ---------------------------------------------------
+  /** @param {import("./views/review.js").ReviewStatus} status */
+  function setReview(status) {
+    review = status;
+    render();
+  }
+
+  /** Once the game is over: has someone already asked for its review? */
+  async function lookForReview() {
+    reviewLooked = true;
+    try {
+      setReview(await api("GET", `${path}/review`, { token: secret }));
+    } catch {
+      // Not reviewed, as far as this page knows: the button stays.
+    }
+  }
+
+  async function askReview() {
+    setReview({ status: "queued" });
+    try {
+      setReview(await api("POST", `${path}/review`, { token: secret }));
+    } catch (err) {
+      setReview({ status: "error", message: describe(err) });
+    }
+  }
+
+  /** @param {import("./types.js").ReviewMessage} msg */
+  function reviewNotice(msg) {
+    if (msg.status === "done") lookForReview();
+    else if (msg.status === "running") setReview({ status: "running", done: msg.done ?? 0, total: msg.total ?? 0 });
+    else if (review.status === "none" || review.status === "error") setReview({ status: "queued" });
   }
 
   async function refresh() {

@@ -18,6 +18,7 @@
  * @property {boolean} [timed_out] its clock ran out (it ranks last, the computer plays on)
  * @property {boolean} connected
  * @property {boolean} joined
+ * @property {number} [hints_used] hints this seat's player asked for
  */
 
 /** @typedef {Cell[] | "swap"} HistoryEntry a turn (cells in colour order) or a swap */
@@ -61,6 +62,7 @@
  * @property {number} players
  * @property {number} size
  * @property {boolean} pie_rule
+ * @property {boolean} [hints] whether the players may ask for hints
  * @property {"playing" | "over"} status
  * @property {Seat[]} seats
  * @property {{seat: number | null}} [you] the reader's seat, null for the spectator key
@@ -130,7 +132,8 @@
  * the table's when it was sent). One boolean per seat, computers always true.
  * @typedef {{type: "presence", version: number, seats: boolean[]}} PresenceMessage
  */
-/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage} ServerMessage what the table's socket says */
+/** @typedef {{type: "review", status: "queued" | "running" | "done", done?: number, total?: number}} ReviewMessage a finished game's review is on its way, or made */
+/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage | ReviewMessage} ServerMessage what the table's socket says */
 /**
  * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}} ClientMessage
  */

@@ -122,6 +122,9 @@ export class BoardView {
     /** @type {SVGElement | null} */
     this.ghost = null;
     this.ghostKey = "";
+    /** @type {SVGElement[]} a review's best turn, as ghost stones */
+    this.best = [];
+    this.bestKey = "";
     this.outlineKey = "";
     this.suppressClick = false;
     /** @type {Cell | null} the cell Tab comes to (the others are reached with the arrows) */
@@ -208,6 +211,8 @@ export class BoardView {
     this.stones.clear();
     this.ghost = null;
     this.ghostKey = "";
+    this.best = [];
+    this.bestKey = "";
     this.outlineKey = "";
     const corners = CORNERS.map(([x, y]) => `${fmt(x * R)},${fmt(y * R)}`).join(" ");
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
@@ -274,8 +279,9 @@ export class BoardView {
    * Draw a scene with the display options, changing only what differs from the last one.
    * @param {BoardScene} scene
    * @param {Display} display
+   * @param {{cell: Cell, color: Color}[]} [best] a review's best turn, shown as ghost stones
    */
-  render(scene, display) {
+  render(scene, display, best = []) {
     const coords = Boolean(display.coords);
     const markers = Boolean(display.markers);
     if (scene.size !== this.size || coords !== this.coords) this.build(scene.size, coords);
@@ -298,8 +304,28 @@ export class BoardView {
       this.drawCell(cell, now, was || BLANK);
     }
     this.drawGhost(scene.ghost && !scene.stones[scene.ghost.cell] && !staged.has(scene.ghost.cell) ? scene.ghost : null);
+    this.drawBest(best.filter((b) => !scene.stones[b.cell] && !staged.has(b.cell)));
     this.drawOutline(scene.outline);
     this.drawTip(scene.tip);
+  }
+
+  /**
+   * The best turn a review found, as faint stones with a ring, beside the turn played.
+   * @param {{cell: Cell, color: Color}[]} best
+   */
+  drawBest(best) {
+    const key = best.map((b) => `${b.cell}|${b.color}`).join(",");
+    if (key === this.bestKey) return;
+    this.bestKey = key;
+    for (const g of this.best) g.remove();
+    for (const hex of this.hexes.values()) delete hex.dataset.best;
+    this.best = best.map((b) => {
+      const g = this.stone(b.cell, b.color, "stone ghost best", false);
+      const hex = this.hexes.get(b.cell);
+      if (hex) hex.dataset.best = b.color;
+      this.stoneLayer.insertBefore(g, this.ghost);
+      return g;
+    });
   }
 
   /**

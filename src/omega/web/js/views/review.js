@@ -1,0 +1,223 @@
+// @ts-check
+// The review of a finished game (GET /api/tables/{id}/review; its JSON is docs/ai.md's):
+// a button to ask for it, its progress, an evaluation graph (one line per colour, in the
+// board's colours; a click shows that position in the replay), the turn shown next to the
+// best turn found, and each player's biggest mistakes (a click shows the position).
+// The controller (table.js) fetches; this view only draws and reports clicks.
+
+import { h } from "../dom.js";
+import { COLORS } from "../geometry.js";
+
+/** @typedef {import("../types.js").Color} Color */
+/** @typedef {import("../types.js").Cell} Cell */
+/** @typedef {import("../tablestate.js").Loaded} Loaded */
+/**
+ * @typedef {object} ReviewTurn one entry of a review
+ * @property {number} index
+ * @property {number} number
+ * @property {number} player
+ * @property {Color} color
+ * @property {Cell[] | "swap"} played
+ * @property {Cell[] | "swap"} best
+ * @property {Record<string, number>} before
+ * @property {Record<string, number>} after
+ * @property {number} loss
+ * @property {"mistake" | "blunder" | null} mark
+ */
+/**
+ * @typedef {object} Review
+ * @property {number} players
+ * @property {ReviewTurn[]} turns
+ * @property {{mistake: number, blunder: number}} thresholds
+ */
+/**
+ * Where a table's review stands, as the server says (plus "error", the page's own).
+ * @typedef {{status: "none" | "queued"} | {status: "running", done: number, total: number} |
+ *   {status: "done", review: Review} | {status: "error", message: string}} ReviewStatus
+ */
+
+const GRAPH_W = 300, GRAPH_H = 110, PAD = 6;
+
+/**
+ * The graph's points for one colour: the win probability at each position (the empty board,
+ * then after each entry), as "x,y" pairs in the graph's units.
+ * @example evaluationPoints([{before: {White: 0.5}, after: {White: 1}}], "White") // "6,55 294,6"
+ * @param {{before: Record<string, number>, after: Record<string, number>}[]} turns
+ * @param {string} color
+ */
+export function evaluationPoints(turns, color) {
+  const values = turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : [];
+  return values.map((v, k) => `${round(xOf(k, values.length))},${round(yOf(v))}`).join(" ");
+}
+
+/** @param {number} k @param {number} n */
+function xOf(k, n) {
+  return PAD + (n > 1 ? (k * (GRAPH_W - 2 * PAD)) / (n - 1) : 0);
+}
+
+/** @param {number} v */
+function yOf(v) {
+  return PAD + (1 - v) * (GRAPH_H - 2 * PAD);
+}
+
+/** @param {number} x */
+function round(x) {
+  return Math.round(x * 10) / 10;
+}
+
+/**
+ * A player's marked turns, biggest loss first.
+ * @param {Review} review
+ * @param {number} player
+ */
+export function mistakesOf(review, player) {
+  return review.turns.filter((t) => t.player === player && t.mark).sort((a, b) => b.loss - a.loss || a.index - b.index);
+}
+
+/**
+ * What one entry was and what the search preferred.
+ * @example turnText({number: 2, color: "Black", played: "swap", best: ["c3", "b4"], loss: 0.47, mark: "blunder"})
+ *   // "Turn 2, Black: played swap; best c3 b4 (−0.47, blunder)"
+ * @param {Pick<ReviewTurn, "number" | "color" | "played" | "best" | "loss" | "mark">} t
+ */
+export function turnText(t) {
+  const cells = (/** @type {Cell[] | "swap"} */ a) => (a === "swap" ? "swap" : a.join(" "));
+  const same = cells(t.played) === cells(t.best);
+  const loss = t.loss > 0 ? ` (−${t.loss.toFixed(2)}${t.mark ? `, ${t.mark}` : ""})` : "";
+  return `Turn ${t.number}, ${t.color}: played ${cells(t.played)}${same ? " (the best found)" : `; best ${cells(t.best)}`}${loss}`;
+}
+
+/**
+ * The best turn's stones to show as ghosts with the position after entry `at` (the turn
+ * just played is on the board; the best one found instead is shown beside it): none when
+ * they are the same, for a swap, or before the first entry.
+ * @param {Review | null} review
+ * @param {number} at
+ * @returns {{cell: Cell, color: Color}[]}
+ */
+export function bestGhosts(review, at) {
+  const t = review && at > 0 ? review.turns[at - 1] : null;
+  if (!t || t.best === "swap" || t.played === "swap" || t.best.join() === t.played.join()) return [];
+  return t.best.map((cell, i) => ({ cell, color: COLORS[i] }));
+}
+
+export class ReviewView {
+  /**
+   * @param {{onAsk: () => void, onGo: (k: number) => void}} handlers ask for the review; show the position after k entries
+   */
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.key = "";
+    /** @type {SVGElement | null} the replay position's mark on the graph */
+    this.cursor = null;
+    this.ask = h("button", { type: "button", class: "btn small", onclick: () => handlers.onAsk() }, "Review this game");
+    this.state = h("p", { class: "muted review-state", role: "status" });
+    this.graph = h("div", { class: "review-graph" });
+    this.caption = h("p", { class: "review-turn" });
+    this.lists = h("div", { class: "review-mistakes" });
+    this.el = h("section", { class: "review", "aria-label": "Review", hidden: true },
+      h("h2", {}, "Review"), this.ask, this.state, this.graph, this.caption, this.lists);
+  }
+
+  /**
+   * @param {Loaded} m
+   * @param {ReviewStatus} status
+   * @param {number} at the position the replay shows (entries played)
+   */
+  update(m, status, at) {
+    const over = m.state.status === "over" || m.state.game.over;
+    this.el.hidden = !over;
+    if (!over) return;
+    this.ask.hidden = status.status !== "none" && status.status !== "error";
+    const text = status.status === "queued" ? "Waiting for the computer…"
+      : status.status === "running" ? `Reviewing: ${status.done} of ${status.total} positions searched`
+        : status.status === "error" ? status.message : "";
+    if (this.state.textContent !== text) this.state.textContent = text;
+    this.state.hidden = !text;
+    const review = status.status === "done" ? status.review : null;
+    const key = review ? `${review.turns.length}|${m.state.seats.map((s) => s.name).join("|")}` : "";
+    if (key !== this.key) {
+      this.key = key;
+      this.drawGraph(review);
+      this.drawLists(m, review);
+    }
+    this.drawCursor(review, at);
+  }
+
+  /** @param {Review | null} review */
+  drawGraph(review) {
+    if (!review || !review.turns.length) {
+      this.graph.replaceChildren();
+      return;
+    }
+    const n = review.turns.length + 1;
+    const svg = svgEl("svg", {
+      class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img",
+      "aria-label": "Each colour's chance of winning after each turn; click to show that position",
+    });
+    svg.append(svgEl("line", { class: "half", x1: PAD, x2: GRAPH_W - PAD, y1: yOf(0.5), y2: yOf(0.5) }));
+    for (const color of COLORS.slice(0, review.players)) {
+      svg.append(svgEl("polyline", { class: `line line-${color.toLowerCase()}`, "data-color": color,
+        points: evaluationPoints(review.turns, color) }));
+    }
+    for (const t of review.turns) {
+      if (!t.mark) continue;
+      svg.append(svgEl("circle", { class: `mark ${t.mark}`, cx: xOf(t.index + 1, n), cy: yOf(t.after[t.color]), r: 2.6 }));
+    }
+    this.cursor = svgEl("line", { class: "cursor", y1: PAD / 2, y2: GRAPH_H - PAD / 2 });
+    svg.append(this.cursor);
+    svg.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      const x = ((e.clientX - box.left) / box.width) * GRAPH_W;
+      this.handlers.onGo(Math.max(0, Math.min(n - 1, Math.round(((x - PAD) * (n - 1)) / (GRAPH_W - 2 * PAD)))));
+    });
+    this.graph.replaceChildren(svg);
+  }
+
+  /**
+   * @param {Review | null} review
+   * @param {number} at
+   */
+  drawCursor(review, at) {
+    if (review && this.cursor) {
+      const x = String(round(xOf(at, review.turns.length + 1)));
+      this.cursor.setAttribute("x1", x);
+      this.cursor.setAttribute("x2", x);
+    }
+    const t = review && at > 0 ? review.turns[at - 1] : null;
+    const text = t ? turnText(t) : review ? "The empty board: click the graph or a mistake to see a turn." : "";
+    if (this.caption.textContent !== text) this.caption.textContent = text;
+    this.caption.hidden = !text;
+  }
+
+  /**
+   * @param {Loaded} m
+   * @param {Review | null} review
+   */
+  drawLists(m, review) {
+    if (!review) {
+      this.lists.replaceChildren();
+      return;
+    }
+    const lists = m.state.seats.map((seat, player) => {
+      const marked = mistakesOf(review, player).slice(0, 5);
+      const items = marked.map((t) => h("li", {},
+        h("button", { type: "button", class: "link", "data-turn": String(t.number), onclick: () => this.handlers.onGo(t.index + 1) },
+          turnText(t))));
+      return h("div", { class: "review-player", "data-seat": String(player) },
+        h("h3", {}, seat.name),
+        items.length ? h("ol", {}, ...items) : h("p", { class: "muted" }, "No mistakes found."));
+    });
+    this.lists.replaceChildren(...lists);
+  }
+}
+
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} attrs
+ */
+function svgEl(tag, attrs) {
+  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
