@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, shot
 from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
 
 PASSWORD = "correct horse battery"
 
@@ -137,3 +139,22 @@ def create_table_logged_in(page: Page, seats: list[str]) -> TablePage:
     table = TablePage(page)
     expect(table.cell("a1")).to_be_visible()
     return table
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_account_forms_and_lists_have_no_serious_accessibility_violation(
+    server: Server, contexts: Contexts, theme: str
+) -> None:
+    page = contexts.page(bypass_csp=True, color_scheme=theme)
+    page.goto(server.base + "/")
+    page.get_by_role("group", name="Account").locator('details[data-menu="register"] > summary').click()
+    expect(page.locator('form[data-form="register"]')).to_be_visible()
+    assert severe_violations(page) == []
+    account_form(page, "login", f"nobody_{theme}", "not the password")
+    expect(page.locator('form[data-form="login"] .account-note')).to_be_visible()
+    assert severe_violations(page) == []
+    account_form(page, "register", f"Axe_{theme}")
+    expect(page.get_by_role("list", name="My tables")).to_be_visible()
+    page.get_by_role("group", name="Account").locator('details[data-menu="account"] > summary').click()
+    expect(page.locator('form[data-form="password"]')).to_be_visible()
+    assert severe_violations(page) == []
