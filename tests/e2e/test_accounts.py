@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, shot
 from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
 
 PASSWORD = "correct horse battery"
 
@@ -99,3 +101,60 @@ def test_a_guest_opening_an_invite_is_asked_for_a_name(server: Server, contexts:
     bo.page.goto(third.invite_links()[0])
     expect(third.panel("Black")).to_contain_text("Bo")
     expect(bo.page.get_by_role("region", name="Choose a name")).to_be_hidden()
+
+
+def test_a_seat_link_opened_while_logged_in_binds_the_seat(server: Server, contexts: Contexts) -> None:
+    ann = contexts.page()
+    ann.goto(server.base + "/")
+    account_form(ann, "register", "Cat_e2e")
+    expect(ann.get_by_role("group", name="Account").locator(".account-name")).to_have_text("Cat_e2e")
+    table = create_table_logged_in(ann, ["human", "human"])
+    invite = table.invite_links()[0]
+
+    dan = contexts.page()
+    dan.goto(server.base + "/")
+    account_form(dan, "register", "Dan_e2e")
+    expect(dan.get_by_role("group", name="Account").locator(".account-name")).to_have_text("Dan_e2e")
+    dan.goto(invite)
+    expect(table.panel("Black")).to_contain_text("Dan_e2e")  # the account's name, taken on the first visit
+    dan.goto(server.base + "/")
+    expect(dan.locator(f'.account-row[data-account-table="{table.table_id}"]')).to_contain_text("Black with Cat_e2e")
+
+    eve = contexts.page()
+    eve.goto(server.base + "/")
+    account_form(eve, "register", "Eve_e2e")
+    expect(eve.get_by_role("group", name="Account").locator(".account-name")).to_have_text("Eve_e2e")
+    eve.goto(invite)
+    expect(eve.locator(".message")).to_contain_text("belongs to another account")
+    expect(table.panel("Black")).to_contain_text("Dan_e2e")  # not renamed by the other account's page
+
+
+def create_table_logged_in(page: Page, seats: list[str]) -> TablePage:
+    """Create a table through the lobby form while logged in (the form asks for no name)."""
+    page.locator('input[name="players"][value="2"]').check(force=True)
+    for i, seat in enumerate(seats):
+        page.select_option(f'select.seat-kind[data-seat="{i}"]', "human" if seat == "human" else "computer")
+    page.get_by_role("button", name="Create table").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+#seat="))
+    table = TablePage(page)
+    expect(table.cell("a1")).to_be_visible()
+    return table
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_account_forms_and_lists_have_no_serious_accessibility_violation(
+    server: Server, contexts: Contexts, theme: str
+) -> None:
+    page = contexts.page(bypass_csp=True, color_scheme=theme)
+    page.goto(server.base + "/")
+    page.get_by_role("group", name="Account").locator('details[data-menu="register"] > summary').click()
+    expect(page.locator('form[data-form="register"]')).to_be_visible()
+    assert severe_violations(page) == []
+    account_form(page, "login", f"nobody_{theme}", "not the password")
+    expect(page.locator('form[data-form="login"] .account-note')).to_be_visible()
+    assert severe_violations(page) == []
+    account_form(page, "register", f"Axe_{theme}")
+    expect(page.get_by_role("list", name="My tables")).to_be_visible()
+    page.get_by_role("group", name="Account").locator('details[data-menu="account"] > summary').click()
+    expect(page.locator('form[data-form="password"]')).to_be_visible()
+    assert severe_violations(page) == []

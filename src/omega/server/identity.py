@@ -1,10 +1,11 @@
 """Who is asking: the caller's credentials resolved, once per request or socket, into an
 :class:`Identity`.  The action path receives the identity, never a raw secret.
 
-Today a caller proves a seat with its secret seat token, or watching rights with the
-spectator key; the server itself acts for computer seats.  Another way to prove identity
-(accounts, say) is another :class:`Authenticator`, passed to the server in place of
-:class:`TokenAuthenticator`; nothing after this module changes.
+A caller proves a seat with its secret seat token, or watching rights with the spectator
+key; the server itself acts for computer seats.  A logged-in caller who shows no token
+proves the seat their account holds (:class:`AccountAuthenticator`, the server's: the
+session's account comes in :attr:`Credentials.user_id`, the seats' accounts in
+:attr:`TableKeys.seat_users`).  Nothing after this module knows how an identity was proved.
 
 >>> keys = TableKeys(seat_hashes=(hash_token("s0"), None), spectator_hash=hash_token("w"))
 >>> auth = TokenAuthenticator()

@@ -17,10 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+
+from omega.server.errors import ApiError
+
+T = TypeVar("T")
 
 __all__ = ["PASSWORD_MIN", "PASSWORD_MAX", "PASSWORD_RULE", "check_password", "Passwords", "Checked"]
 
@@ -71,11 +77,23 @@ class Passwords:
     >>> asyncio.run(pw.verify(None, "anything"))  # no such user: the same work, the same answer
     Checked(ok=False, rehashed=False)
     >>> pw.close()
+
+    At most ``max_queued`` passwords wait or are being hashed at once; past that the answer
+    is ``busy`` at once (log-ins from many addresses together must not queue without end):
+
+    >>> full = Passwords(PasswordHasher.from_parameters(profiles.CHEAPEST), max_queued=0)
+    >>> asyncio.run(full.verify(None, "anything"))
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: too many log-ins at this moment; try again in a minute
+    >>> full.close()
     """
 
-    def __init__(self, hasher: PasswordHasher | None = None, threads: int = 2) -> None:
+    def __init__(self, hasher: PasswordHasher | None = None, threads: int = 2, max_queued: int = 64) -> None:
         self.hasher = hasher or PasswordHasher()
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-hash")
+        self.max_queued = max_queued
+        self._queued = 0
         # Checked against when the username is unknown, so that answer takes as long as a
         # wrong password does; its password is random and thrown away.
         self._dummy = self.hasher.hash(secrets.token_urlsafe(16))
@@ -84,14 +102,23 @@ class Passwords:
         """Stop the hashing threads."""
         self._executor.shutdown(wait=True)
 
+    async def _run(self, fn: Callable[..., T], *args: object) -> T:
+        if self._queued >= self.max_queued:
+            raise ApiError("busy", "too many log-ins at this moment; try again in a minute")
+        self._queued += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        finally:
+            self._queued -= 1
+
     async def hash(self, password: str) -> str:
         """A new hash of ``password`` (random salt)."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self.hasher.hash, password)
+        return await self._run(self.hasher.hash, password)
 
     async def verify(self, stored: str | None, password: str) -> Checked:
         """Whether ``password`` matches the ``stored`` hash (None: an unknown user, checked
         against a dummy hash so that it costs the same and fails)."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._verify, stored, password)
+        return await self._run(self._verify, stored, password)
 
     def _verify(self, stored: str | None, password: str) -> Checked:
         try:

@@ -304,15 +304,23 @@ export function startTable(root, tableId) {
     remember();
     feed.start();
     const user = await account.current();
-    // A seat link opened while logged in binds the seat to the account (docs/server-api.md).
-    if (user && role === "seat" && token) account.claim([{ table_id: tableId, token }]).catch(() => {});
+    // A seat link opened while logged in binds the seat to the account (docs/server-api.md);
+    // a seat another account holds stays theirs, and this page plays it by its link only.
+    let bound = true;
+    if (user && role === "seat" && token) {
+      const [answer] = await account.claim([{ table_id: tableId, token }]).catch(() => []);
+      if (answer && answer.status === "refused" && answer.error) {
+        bound = false;
+        if (T.isLoaded(M)) set(T.note(M, "info", `${answer.error.message}: you play this seat by its link.`));
+      }
+    }
     // Someone opening an invite for the first time takes their account's name, or the name
     // they use on this device; a guest without one is asked for one.
-    const myName = user ? user.username : store.name();
+    const myName = user ? (bound ? user.username : "") : store.name();
     const me = T.isLoaded(M) ? T.mySeat(M) : null;
     if (firstVisit && token && role === "seat" && me && me.kind === "human") {
       if (myName && me.name !== myName) rename(myName, true);
-      else if (!myName) namePrompt.ask(nameMax);
+      else if (!myName && !user) namePrompt.ask(nameMax);
     }
   }
 

@@ -260,7 +260,7 @@ export class NamePrompt {
       h("h2", {}, "What should the others call you?"),
       h("p", {}, "Your name is shown next to your colour. Log in to play under your account's name."),
       h("form", {
-        class: "rename row",
+        class: "name-prompt-form row",
         /** @param {Event} e */
         onsubmit: (e) => {
           e.preventDefault();
