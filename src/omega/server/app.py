@@ -28,13 +28,14 @@ from starlette.types import Receive, Scope, Send
 
 from omega.ai import bot_for_level
 from omega.server.clock import Clock, SystemClock
-from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
+from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
 from omega.server.identity import Credentials, Identity, TokenAuthenticator
 from omega.server.limits import Buckets, Limits
+from omega.server.metrics import CONTENT_TYPE, DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
@@ -44,6 +45,7 @@ from omega.server.storage import Repository, default_url, make_engine
 from omega.server.table import COMPUTER_TURN, SeatConfig
 from omega.server.table_socket import SocketLimits, TableSocket
 from omega.server.thinking import BotForLevel
+from omega.server.worker import computer_players, count_due_work
 
 __all__ = ["create_app", "web_dir"]
 
@@ -100,6 +102,7 @@ def create_app(
     database_url: str | None = None, *, ai_workers: int = DEFAULT_WORKERS,
     bot_factory: BotForLevel | None = bot_for_level, limits: Limits | None = None, settings: Settings | None = None,
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
+    metrics_from: str = DEFAULT_METRICS_FROM,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -109,6 +112,8 @@ def create_app(
     ``clock``: where the server's time comes from (tests pass a ``FakeClock``).
     ``sqlite_synchronous``: ``FULL`` (an acknowledged turn survives a power cut) or
     ``NORMAL`` (only a crash of the process; for measuring the difference).
+    ``metrics_from``: the addresses or networks that may read ``GET /metrics``
+    (comma-separated; docs/security.md).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -118,12 +123,16 @@ def create_app(
     records = Records(core)
     scheduler = Scheduler(core, presence)
     core.on_due = scheduler.wake
-    computers = ComputerPlayers(core, ai_workers, bot_factory, deadline=computer_deadline, clock=clock.monotonic) \
+    computers = computer_players(core, scheduler, ai_workers, bot_factory, computer_deadline, clock.monotonic) \
         if bot_factory is not None else None
-    if computers is not None:
-        # Claimed turns beyond the workers wait in this process; the rest stay in the
-        # database for whichever process has room first.
-        scheduler.handle(COMPUTER_TURN, computers.play, capacity=2 * ai_workers)
+    metrics_access = MetricsAccess(metrics_from)
+    metrics = core.metrics
+    count_due_work(core)
+
+    async def count_sockets() -> None:
+        metrics.sockets.set(core.hub.socket_count())
+
+    metrics.sample_with(count_sockets)
     # Only a token that proved itself once gets a bucket of its own; everything else (no
     # token, an unknown or junk one) is charged to the client's address, which an attacker
     # cannot mint for free the way it can mint tokens.
@@ -156,6 +165,9 @@ def create_app(
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityHeaders)
+    # Outside the routing, which leaves the route it matched in the scope this one reads.
+    app.add_middleware(RequestMetrics, metrics=metrics, clock=clock.monotonic,
+                       move_routes=("/api/tables/{table_id}/actions",))
     app.state.core = core
     app.state.scheduler = scheduler
     app.state.computers = computers
@@ -275,6 +287,16 @@ def create_app(
         return {"ok": True, "database": "ok"}
 
     app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
+
+    async def prometheus(request: Request) -> Response:
+        """This process's metrics, for monitoring addresses only (never through the proxy)."""
+        if not metrics_access.allows(request.client.host if request.client else None,
+                                     forwarded="x-forwarded-for" in request.headers):
+            raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
+        await metrics.refresh()
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+    app.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=False)
 
     @app.get("/api/config")
     async def config() -> dict[str, Any]:
