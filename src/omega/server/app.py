@@ -35,7 +35,7 @@ from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
 from omega.server.identity import Credentials, Identity, TokenAuthenticator
 from omega.server.limits import Buckets, Limits
-from omega.server.metrics import CONTENT_TYPE, DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
+from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
@@ -294,7 +294,8 @@ def create_app(
                                      forwarded="x-forwarded-for" in request.headers):
             raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
         await metrics.refresh()
-        return Response(metrics.render(), media_type=CONTENT_TYPE)
+        body, content_type = metrics.render(request.headers.get("accept", ""))
+        return Response(body, headers={"content-type": content_type})
 
     app.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=False)
 

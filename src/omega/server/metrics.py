@@ -13,7 +13,8 @@ methods (anything else is ``other``), a status a number the server chose.
 >>> m.request("/api/tables/{table_id}", "GET", 200, 0.004)
 >>> m.request("/api/tables/{table_id}", "BREW", 405, 0.001)
 >>> m.timeout_fired()
->>> text = m.render().decode()
+>>> body, content_type = m.render()
+>>> text = body.decode()
 >>> 'omega_http_requests_total{method="GET",route="/api/tables/{table_id}",status="200"} 1.0' in text
 True
 >>> 'method="other"' in text, "omega_clock_timeouts_total 1.0" in text
@@ -26,15 +27,12 @@ import ipaddress
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.exposition import choose_encoder
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["Metrics", "MetricsAccess", "RequestMetrics", "CONTENT_TYPE", "DEFAULT_METRICS_FROM",
-           "UNMATCHED", "METHODS"]
+__all__ = ["Metrics", "MetricsAccess", "RequestMetrics", "DEFAULT_METRICS_FROM", "UNMATCHED", "METHODS"]
 
-#: The content type of :meth:`Metrics.render` (Prometheus text format).
-CONTENT_TYPE = CONTENT_TYPE_LATEST
 #: Who may read ``/metrics`` unless ``--metrics-from`` says otherwise: this machine only.
 DEFAULT_METRICS_FROM = "127.0.0.1,::1"
 #: The route label of a request no route matched (a 404, a probe).
@@ -122,9 +120,11 @@ class Metrics:
         for sampler in self._samplers:
             await sampler()
 
-    def render(self) -> bytes:
-        """Every metric in Prometheus text format."""
-        return generate_latest(self.registry)
+    def render(self, accept: str = "") -> tuple[bytes, str]:
+        """Every metric, and the content type, in the format the scraper's ``Accept`` header
+        asks for (Prometheus text format 0.0.4 unless it asks for a newer one)."""
+        encoder, content_type = choose_encoder(accept)
+        return encoder(self.registry), content_type
 
 
 class MetricsAccess:
