@@ -8,7 +8,8 @@ suite runs it: one client address plays every seat here), and nginx with the sit
 docs/deploy.md in front of them; then runs ``bench/load.py --url <nginx> --json`` with the arguments after ``--`` and
 prints its result with, per acknowledged turn, the CPU milliseconds of the server
 processes, nginx and PostgreSQL (whole run, connection set-up included) and the bytes of
-write-ahead log PostgreSQL wrote.
+write-ahead log PostgreSQL wrote; and the servers' peak memory and the machine's load
+average before and after.
 
     .venv/bin/python bench/cluster.py --db postgresql --servers 2 -- --tables 200
     .venv/bin/python bench/cluster.py --db sqlite --servers 1 -- --tables 200 --think 1
@@ -129,6 +130,17 @@ def _used(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
+def _peak_rss_mb(pid: int) -> float | None:
+    """The most memory the process has held (VmHWM), in MB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
 def _healthy(port: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -173,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                     "postgresql": _cpu(pg.pids()) if pg is not None else {}}
 
         wal_before = pg.wal_position() if pg is not None else None
+        load_before = os.getloadavg()[0]
         before = sample()
         run = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--url", nginx.url, "--json",
                               *args.load_args], capture_output=True, text=True, cwd=ROOT)
@@ -186,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         result["server_processes"] = args.servers
         result["cpu_ms_per_turn"] = {part: round(1000 * _used(before[part], after[part]) / turns, 3)
                                      for part in before if after[part]}
+        result["server_peak_rss_mb"] = [_peak_rss_mb(pid) for pid in server_pids]
+        result["load_average"] = [load_before, os.getloadavg()[0]]
         if pg is not None and wal_before is not None:
             result["wal_bytes_per_turn"] = round((pg.wal_position() - wal_before) / turns)
         print(json.dumps(result))
