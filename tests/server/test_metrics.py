@@ -4,6 +4,8 @@ HTTP from a live server, and who may read it."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
 
-from .server_helpers import Api, LiveServer, Socket, error_code, make_server
+from .server_helpers import ROOT, Api, LiveServer, Socket, error_code, free_port, make_server
 
 
 def scrape(base: str, **headers: str) -> str:
@@ -164,3 +166,11 @@ def test_metrics_are_for_monitoring_addresses_only(sqlite_url: str, sqlite_serve
             assert "omega_" not in r.text
         finally:
             live.stop()
+
+
+def test_a_bad_metrics_address_is_refused_at_start(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "omega.cli", "serve", "--port", str(free_port()), "--db",
+                        f"sqlite:///{tmp_path / 'omega.sqlite3'}", "--metrics-from", "127.0.0.1,localhost"],
+                       capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1] == "omega serve: --metrics-from: not an address or network: 'localhost'"

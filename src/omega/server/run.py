@@ -70,21 +70,27 @@ def serve_main(args: argparse.Namespace) -> int:
 
     from omega.ai import bot_for_level
     from omega.server.app import create_app
-    from omega.server.metrics import DEFAULT_METRICS_FROM
+    from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess
     from omega.server.worker import NEEDS_POSTGRES
     _log_setup()
     url = _database(args)
     no_workers = bool(getattr(args, "no_workers", False))
     metrics_from = getattr(args, "metrics_from", None)
+    metrics_from = DEFAULT_METRICS_FROM if metrics_from is None else metrics_from
     if no_workers and _is_sqlite(url):
         print(f"omega serve: --no-workers: {NEEDS_POSTGRES}", file=sys.stderr)
         return 2
     try:
+        MetricsAccess(metrics_from)
+    except ValueError as e:
+        print(f"omega serve: --metrics-from: {e}", file=sys.stderr)
+        return 2
+    try:
         # --no-workers: no computer players here, the site's `omega worker` processes play.
         app = create_app(url, ai_workers=args.ai_workers, bot_factory=None if no_workers else bot_for_level,
-                         metrics_from=DEFAULT_METRICS_FROM if metrics_from is None else metrics_from)
+                         metrics_from=metrics_from)
     except (ArgumentError, ValueError) as e:
-        print(f"omega serve: bad database URL or address {url!r}: {e}", file=sys.stderr)
+        print(f"omega serve: bad database URL {url!r}: {e}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:
         print(f"omega serve: missing driver for {url!r}: {e}", file=sys.stderr)
@@ -110,12 +116,11 @@ def worker_main(args: argparse.Namespace) -> int:
     (or SQLite), 3 if the database cannot be reached at start."""
     from sqlalchemy.exc import ArgumentError
 
-    from omega.server.worker import Worker
+    from omega.server.worker import NEEDS_POSTGRES, Worker
     _log_setup()
     url = _database(args)
     log = logging.getLogger("omega.server")
     if _is_sqlite(url):
-        from omega.server.worker import NEEDS_POSTGRES
         print(f"omega worker: {NEEDS_POSTGRES}", file=sys.stderr)
         return 2
     try:
