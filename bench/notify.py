@@ -38,11 +38,11 @@ def _run(url: str, connections: int, seconds: float, notify: bool) -> dict[str, 
             conn.execute(f"INSERT INTO tabs VALUES ({i}, 0) ON CONFLICT DO NOTHING")
             conn.commit()
             start.wait()
-            version = 0
             while time.monotonic() < stop_at[0]:
-                version += 1
                 began = time.monotonic()
-                conn.execute("SELECT v FROM tabs WHERE id = %s FOR UPDATE", (i,))
+                row = conn.execute("SELECT v FROM tabs WHERE id = %s FOR UPDATE", (i,)).fetchone()
+                assert row is not None
+                version = row[0] + 1
                 conn.execute("INSERT INTO events VALUES (%s, %s, %s)", (i, version, '{"kind":"turn"}' * 8))
                 conn.execute("UPDATE tabs SET v = %s WHERE id = %s", (version, i))
                 if notify:

@@ -57,9 +57,9 @@ MAIN = """\
 worker_processes 1;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
-worker_rlimit_nofile 8192;
+worker_rlimit_nofile 16384;
 events {{
-    worker_connections 4096;
+    worker_connections 8192;
 }}
 http {{
     sendfile on;
