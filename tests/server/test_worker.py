@@ -121,8 +121,9 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
             assert watch.recv()["type"] == "sync"
             api.turn(tid, t["token"], ["e5", "a1"])
             _wait_for(lambda: ("computer", tid, a_id) in _claims(pg_url), 60, "worker A never claimed the turn")
+            # The bot processes start with the first turn: A is thinking once one is there.
+            _wait_for(lambda: _bot_processes(a.proc.pid), 60, "worker A started no bot process")
             thinking = _children(a.proc.pid)
-            assert thinking, "worker A has no bot process"
             # Worker B is there before A dies, and leaves A's claim alone while A lives.
             b = WorkerProcess(pg_url, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
             b.ready()
@@ -159,4 +160,16 @@ def _children(pid: int) -> list[int]:
             continue
         if int(fields[1]) == pid:
             out.append(int(stat.parent.name))
+    return out
+
+
+def _bot_processes(pid: int) -> list[int]:
+    """The pool's processes among ``pid``'s children (multiprocessing's spawned ones)."""
+    out = []
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                out.append(child)
+        except OSError:
+            continue
     return out
