@@ -24,11 +24,14 @@ $(NODE_STAMP): package.json package-lock.json | system-deps
 	touch $(NODE_STAMP)
 
 # Debian packages the tests use: Chromium for the browser tests, PostgreSQL for storage tests,
-# Node.js and npm for the page's type check and its Node tests. Only missing ones are installed.
+# Node.js and npm for the page's type check and its Node tests, nginx and systemd-analyze for
+# the deployment test (docs/deploy.md). Only missing ones are installed.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
+	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \

@@ -70,7 +70,9 @@ class Table:
     id: str
     tokens: list[str]
     spectator: str
-    acked: list[list[str]] = field(default_factory=list)
+    #: Acknowledged turns with the version each was stored at: with several server
+    #: processes the two seats' acknowledgements may arrive out of version order.
+    acked: list[tuple[int, list[str]]] = field(default_factory=list)
     done: bool = False
 
 
@@ -131,7 +133,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
             if kind == "ack":
                 sent, turn = pending.pop(msg["request_id"])
                 stats.latencies.append(time.monotonic() - sent)
-                table.acked.append(turn)
+                table.acked.append((msg["version"], turn))
                 continue
             if kind == "error":
                 code = msg["error"]["code"]
@@ -255,8 +257,9 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
             # Every acknowledged turn is stored once, in order; nothing unacknowledged was stored
             # (a turn whose ack was still in flight at the deadline may be stored: not a loss).
             stored = [h for h in history if h != "swap"]
-            lost += sum(1 for i, turn in enumerate(t.acked) if i >= len(stored) or stored[i] != turn)
-            duplicated += max(0, len(stored) - len(t.acked) - 1) + sum(
+            acked = [turn for _, turn in sorted(t.acked)]
+            lost += sum(1 for i, turn in enumerate(acked) if i >= len(stored) or stored[i] != turn)
+            duplicated += max(0, len(stored) - len(acked) - 1) + sum(
                 1 for i in range(1, len(stored)) if stored[i] == stored[i - 1])
         turns = sum(len(t.acked) for t in tables)
         cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before

@@ -89,6 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                        help="proxies trusted to say whom they forward (X-Forwarded-For), comma-separated "
                             "addresses or networks, or '*'; default: nobody")
+    serve.add_argument("--no-workers", action="store_true",
+                       help="serve people only: computer turns are played by `omega worker` processes (PostgreSQL)")
+    serve.add_argument("--metrics-from", default=None, metavar="ADDRESSES",
+                       help="who may read /metrics directly (not through a proxy): comma-separated addresses or "
+                            "networks; default: this machine (127.0.0.1,::1)")
+
+    worker = sub.add_parser("worker", help="play computer turns for the servers sharing a PostgreSQL database")
+    worker.add_argument("--db", default=None, help="SQLAlchemy URL of the site's PostgreSQL database "
+                                                   "(default: OMEGA_DATABASE_URL)")
+    worker.add_argument("--ai-workers", type=_positive_int, default=4,
+                        help="processes for computer players (default 4: turns thought about at once)")
+    worker.add_argument("--metrics-port", type=_ranged(1, 65535, "port"), default=None,
+                        help="serve this worker's metrics (Prometheus) on this port; default: none")
+    worker.add_argument("--metrics-host", default="127.0.0.1",
+                        help="the address the metrics port listens on (default 127.0.0.1)")
 
     play = sub.add_parser("play", help="play a game in the terminal")
     play.add_argument("--players", type=_players, default=2)
@@ -167,6 +182,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.server.run import serve_main
 
         return serve_main(args)
+    if args.command == "worker":
+        from omega.server.run import worker_main
+
+        return worker_main(args)
     if args.command in ("play", "show"):
         from omega import terminal
 

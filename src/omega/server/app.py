@@ -38,7 +38,7 @@ from omega.server.account_routes import (
 )
 from omega.server.accounts import Accounts, User
 from omega.server.clock import Clock, SystemClock
-from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
+from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
@@ -46,6 +46,7 @@ from omega.server.headers import SecurityHeaders
 from omega.server.hints import hint_routes
 from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
 from omega.server.limits import Buckets, Limits, client_address, read_body
+from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
 from omega.server.passwords import Passwords
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
@@ -58,6 +59,7 @@ from omega.server.table import COMPUTER_TURN, TIMEOUT, SeatConfig
 from omega.server.table_socket import SocketLimits, TableSocket
 from omega.server.thinking import BotForLevel
 from omega.server.timecontrol import TimeControl
+from omega.server.worker import computer_players, count_due_work
 
 __all__ = ["create_app", "web_dir"]
 
@@ -102,6 +104,7 @@ def create_app(
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
     password_hasher: PasswordHasher | None = None,
     review_budget: ReviewBudget | None = None,
+    metrics_from: str = DEFAULT_METRICS_FROM,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -115,6 +118,8 @@ def create_app(
     tests may pass a cheaper one).
     ``review_budget``: simulations and seconds per position of a game's review (tests pass
     a small one; None: the review's own default).
+    ``metrics_from``: the addresses or networks that may read ``GET /metrics``
+    (comma-separated; docs/security.md).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -126,12 +131,16 @@ def create_app(
     records = Records(core)
     scheduler = Scheduler(core, presence)
     core.on_due = scheduler.wake
-    computers = ComputerPlayers(core, ai_workers, bot_factory, deadline=computer_deadline, clock=clock.monotonic) \
+    computers = computer_players(core, scheduler, ai_workers, bot_factory, computer_deadline, clock.monotonic) \
         if bot_factory is not None else None
-    if computers is not None:
-        # Claimed turns beyond the workers wait in this process; the rest stay in the
-        # database for whichever process has room first.
-        scheduler.handle(COMPUTER_TURN, computers.play, capacity=2 * ai_workers)
+    metrics_access = MetricsAccess(metrics_from)
+    metrics = core.metrics
+    count_due_work(core)
+
+    async def count_sockets() -> None:
+        metrics.sockets.set(core.hub.socket_count())
+
+    metrics.sample_with(count_sockets)
     # Only a token that proved itself once gets a bucket of its own; everything else (no
     # token, an unknown or junk one) is charged to the client's address, which an attacker
     # cannot mint for free the way it can mint tokens.
@@ -167,6 +176,9 @@ def create_app(
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityHeaders)
+    # Outside the routing, which leaves the route it matched in the scope this one reads.
+    app.add_middleware(RequestMetrics, metrics=metrics, clock=clock.monotonic,
+                       move_routes=("/api/tables/{table_id}/actions",))
     app.state.core = core
     app.state.scheduler = scheduler
     app.state.computers = computers
@@ -308,6 +320,17 @@ def create_app(
         return {"ok": True, "database": "ok"}
 
     app.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
+
+    async def prometheus(request: Request) -> Response:
+        """This process's metrics, for monitoring addresses only (never through the proxy)."""
+        if not metrics_access.allows(request.client.host if request.client else None,
+                                     forwarded="x-forwarded-for" in request.headers):
+            raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
+        await metrics.refresh()
+        body, content_type = metrics.render(request.headers.get("accept", ""))
+        return Response(body, headers={"content-type": content_type})
+
+    app.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=False)
 
     @app.get("/api/config")
     async def config() -> dict[str, Any]:

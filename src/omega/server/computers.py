@@ -35,6 +35,7 @@ from omega.server.actions import Action as TableAction
 from omega.server.actions import SwapAction, TurnAction
 from omega.server.core import Acted, ComputerJob
 from omega.server.identity import COMPUTER, Identity
+from omega.server.metrics import Metrics
 from omega.server.storage import Due
 from omega.server.thinking import BotForLevel, think, worker_init
 
@@ -146,7 +147,7 @@ class ComputerPlayers:
 
     def __init__(self, tables: Tables, workers: int = DEFAULT_WORKERS, bot_factory: BotForLevel = bot_for_level,
                  deadline: float = DEFAULT_DEADLINE, warm: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, metrics: Metrics | None = None) -> None:
         self.tables = tables
         self.workers = workers
         self.bot_factory = bot_factory
@@ -164,6 +165,14 @@ class ComputerPlayers:
         self.thinks: deque[float] = deque(maxlen=RECENT_TURNS)
         self._summary_at = clock()
         self._since_summary = 0
+        self.metrics = metrics
+        if metrics is not None:
+            metrics.sample_with(self._sample)
+
+    async def _sample(self) -> None:
+        assert self.metrics is not None
+        self.metrics.computer_thinking.set(self.workers - self._slots.free)
+        self.metrics.computer_waiting.set(self._slots.waiting)
 
     def status(self) -> dict[str, Any]:
         """Workers, turns thinking and waiting, and how long recent turns waited and thought
@@ -210,6 +219,8 @@ class ComputerPlayers:
                 return await self._think(attempt, job)
             except FutureTimeout:
                 self.deadline_misses += 1
+                if self.metrics is not None:
+                    self.metrics.deadline_misses.inc()
                 log.warning("computer turn at table %s (level %d) missed its %g s deadline; worker restarted",
                             job.table_id, attempt, self.deadline)
         # A uniformly random legal turn costs microseconds: no worker needed.
@@ -242,6 +253,9 @@ class ComputerPlayers:
     def _measured(self, job: ComputerJob, waited: float, thought: float) -> None:
         self.waits.append(waited)
         self.thinks.append(thought)
+        if self.metrics is not None:
+            self.metrics.computer_wait.observe(waited)
+            self.metrics.computer_think.labels(str(job.level)).observe(thought)
         self._since_summary += 1
         if waited > SLOW_WAIT:
             log.warning("computer turn at table %s waited %.1f s for a worker (%d waiting)",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from omega.game import Game
 from omega.server.actions import Action, action_fingerprint
@@ -52,6 +52,7 @@ from omega.server.identity import (
     hash_token,
     new_token,
 )
+from omega.server.metrics import Metrics
 from omega.server.pubsub import Delivery, Hub, PresenceNote
 from omega.server.storage import Due, Repository, Writer
 from omega.server.table import (
@@ -157,8 +158,10 @@ class TableCore:
     """The tables of one server process: the cache, the action path and event fan-out."""
 
     def __init__(self, repo: Repository, clock: Clock, authenticator: Authenticator,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None, metrics: Metrics | None = None) -> None:
         self.repo = repo
+        #: This process's figures for ``/metrics``.
+        self.metrics = metrics or Metrics()
         self.clock = clock
         self.authenticator = authenticator
         self.settings = settings or Settings()
@@ -174,7 +177,13 @@ class TableCore:
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        except DBAPIError as e:
+            # A clash of keys is an answer (a retried id, a version taken), not a failure.
+            if not isinstance(e, IntegrityError):
+                self.metrics.database_error(e)
+            raise
 
     def close(self) -> None:
         """Release the database threads and connections."""

@@ -1,4 +1,4 @@
-"""``omega serve``: run the web app with uvicorn.
+"""``omega serve`` (the web app under uvicorn) and ``omega worker`` (computer turns apart).
 
 >>> import argparse
 >>> _database(argparse.Namespace(db="sqlite:///x.db"))
@@ -8,13 +8,15 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
+import signal
 import sys
 
 from omega.server.logs import install_redaction
 from omega.server.storage import default_url
 
-__all__ = ["serve_main", "uvicorn_options"]
+__all__ = ["serve_main", "worker_main", "uvicorn_options"]
 
 
 def uvicorn_options(forwarded_allow_ips: str | None = None) -> dict[str, object]:
@@ -50,19 +52,43 @@ def _database(args: argparse.Namespace) -> str:
     return str(args.db) if args.db else default_url()
 
 
-def serve_main(args: argparse.Namespace) -> int:
-    """Serve until interrupted; exit status 2 for a bad database URL."""
-    import uvicorn
-    from sqlalchemy.exc import ArgumentError
-
-    from omega.server.app import create_app
+def _log_setup() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Alembic narrates each plugin it loads at INFO: keep its warnings only.
     logging.getLogger("alembic").setLevel(logging.WARNING)
     install_redaction()
+
+
+def _is_sqlite(url: str) -> bool:
+    return url.split(":", 1)[0].split("+", 1)[0] == "sqlite"
+
+
+def serve_main(args: argparse.Namespace) -> int:
+    """Serve until interrupted; exit status 2 for a bad database URL or bad options."""
+    import uvicorn
+    from sqlalchemy.exc import ArgumentError
+
+    from omega.ai import bot_for_level
+    from omega.server.app import create_app
+    from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess
+    from omega.server.worker import NEEDS_POSTGRES
+    _log_setup()
     url = _database(args)
+    no_workers = bool(getattr(args, "no_workers", False))
+    metrics_from = getattr(args, "metrics_from", None)
+    metrics_from = DEFAULT_METRICS_FROM if metrics_from is None else metrics_from
+    if no_workers and _is_sqlite(url):
+        print(f"omega serve: --no-workers: {NEEDS_POSTGRES}", file=sys.stderr)
+        return 2
     try:
-        app = create_app(url, ai_workers=args.ai_workers)
+        MetricsAccess(metrics_from)
+    except ValueError as e:
+        print(f"omega serve: --metrics-from: {e}", file=sys.stderr)
+        return 2
+    try:
+        # --no-workers: no computer players here, the site's `omega worker` processes play.
+        app = create_app(url, ai_workers=args.ai_workers, bot_factory=None if no_workers else bot_for_level,
+                         metrics_from=metrics_from)
     except (ArgumentError, ValueError) as e:
         print(f"omega serve: bad database URL {url!r}: {e}", file=sys.stderr)
         return 2
@@ -70,7 +96,10 @@ def serve_main(args: argparse.Namespace) -> int:
         print(f"omega serve: missing driver for {url!r}: {e}", file=sys.stderr)
         return 2
     # Log the database without its password.
-    logging.getLogger("omega.server").info("database %s", app.state.core.repo.engine.url)
+    log = logging.getLogger("omega.server")
+    log.info("database %s", app.state.core.repo.engine.url)
+    log.info("server %s%s", app.state.core.server_id,
+             ": no computer players here (omega worker plays them)" if no_workers else "")
     # Config, then the redaction, then run: Config sets up uvicorn's loggers (replacing their
     # handlers), and every record must pass the filter that hides ?token= values.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info",
@@ -80,3 +109,51 @@ def serve_main(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     server.run()
     return 0 if server.started else 3
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    """Play computer turns until SIGTERM or SIGINT; exit status 2 for a bad database URL
+    (or SQLite), 3 if the database cannot be reached at start."""
+    from sqlalchemy.exc import ArgumentError
+
+    from omega.server.worker import NEEDS_POSTGRES, Worker
+    _log_setup()
+    url = _database(args)
+    log = logging.getLogger("omega.server")
+    if _is_sqlite(url):
+        print(f"omega worker: {NEEDS_POSTGRES}", file=sys.stderr)
+        return 2
+    try:
+        worker = Worker(url, ai_workers=args.ai_workers)
+    except (ArgumentError, ValueError) as e:
+        print(f"omega worker: bad database URL {url!r}: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        print(f"omega worker: missing driver for {url!r}: {e}", file=sys.stderr)
+        return 2
+
+    async def run() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await worker.start()
+        except Exception:
+            log.exception("the worker could not start")
+            worker.core.close()
+            return 3
+        if args.metrics_port is not None:
+            from prometheus_client import start_http_server
+
+            # Its own thread; the figures are filled in on the event loop (Worker._sample_forever).
+            start_http_server(args.metrics_port, addr=args.metrics_host, registry=worker.metrics.registry)
+            log.info("metrics on http://%s:%d/metrics", args.metrics_host, args.metrics_port)
+        log.info("worker %s playing computer turns with %d AI workers; database %s", worker.server_id,
+                 args.ai_workers, worker.repo.engine.url)
+        await stop.wait()
+        log.info("worker %s stopping", worker.server_id)
+        await worker.stop()
+        return 0
+
+    return asyncio.run(run())

@@ -244,6 +244,7 @@ class TableSocket:
     async def read(self, who: Identity) -> None:
         while True:
             message = await self.ws.receive()
+            received = self.clock.monotonic()
             if message["type"] == "websocket.disconnect":
                 return
             raw = message.get("text")
@@ -267,6 +268,7 @@ class TableSocket:
                                             request_id=msg.request_id, version=msg.version)
                 assert acted is not None  # a person's action is stored, answered or refused
                 await self.send({"type": "ack", "request_id": msg.request_id, "version": acted.version})
+                self.core.metrics.moved("websocket", self.clock.monotonic() - received)
             except ApiError as e:
                 await self.reply_error(request_id if request_id is not None else _request_id_of(raw), e)
 

@@ -1,0 +1,130 @@
+"""``omega worker``: a process that plays computer turns, apart from the processes that serve
+people, on any machine that reaches the site's PostgreSQL database.
+
+A worker is a scheduler (``scheduler``) that handles the ``computer`` kind of due work with
+its own pool of bot processes (``computers``): it claims due turns (``FOR UPDATE SKIP
+LOCKED``, so each turn goes to one process), has a bot choose, and stores the turn through
+the same action path as everyone (``core``).  The commit notifies every ``omega serve``
+process (``pg_notify``), which pushes the turn to its sockets: a worker needs no socket and
+no listener of its own.
+
+A worker killed in the middle of a turn loses nothing: the turn's ``due`` row stays until a
+turn is stored, and the worker's claim is held only while its heartbeat is fresh.  Once the
+heartbeat is ``Settings.dead_after`` old a sweep forgets the worker, and another worker (or a
+server with workers) claims the turn and plays it.
+
+Several workers and ``omega serve --no-workers`` processes share one database; SQLite has
+one process, which plays its computer turns itself.
+
+>>> import asyncio
+>>> worker = Worker("sqlite://")
+>>> asyncio.run(worker.start())
+Traceback (most recent call last):
+...
+ValueError: a worker needs PostgreSQL (with SQLite, omega serve plays the computer's turns itself)
+>>> worker.core.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from omega.ai import bot_for_level
+from omega.server.clock import Clock, SystemClock
+from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
+from omega.server.config import Settings
+from omega.server.core import TableCore
+from omega.server.identity import TokenAuthenticator
+from omega.server.presence import Presence
+from omega.server.scheduler import Scheduler
+from omega.server.storage import Repository, make_engine
+from omega.server.table import COMPUTER_TURN
+from omega.server.thinking import BotForLevel
+
+__all__ = ["Worker", "computer_players", "count_due_work", "NEEDS_POSTGRES"]
+
+log = logging.getLogger("omega.server")
+
+#: Why a worker (or a server without workers) cannot run on SQLite.
+NEEDS_POSTGRES = "a worker needs PostgreSQL (with SQLite, omega serve plays the computer's turns itself)"
+
+
+def computer_players(core: TableCore, scheduler: Scheduler, workers: int, bot_factory: BotForLevel,
+                     deadline: float, clock: Callable[[], float]) -> ComputerPlayers:
+    """This process's computer players, handling the scheduler's computer turns: claimed
+    turns beyond ``workers`` wait in this process (up to as many again); the rest stay in the
+    database for whichever process has room first."""
+    computers = ComputerPlayers(core, workers, bot_factory, deadline=deadline, clock=clock, metrics=core.metrics)
+    scheduler.handle(COMPUTER_TURN, computers.play, capacity=2 * workers)
+    return computers
+
+
+def count_due_work(core: TableCore) -> None:
+    """Before each scrape, count the site's computer turns due and how long the oldest
+    unclaimed one has waited (two small queries of the ``due`` table)."""
+    metrics = core.metrics
+
+    async def sample() -> None:
+        metrics.computer_due.set(await core.db(core.repo.due_count, COMPUTER_TURN))
+        first = await core.db(core.repo.next_due_at, [COMPUTER_TURN])
+        waited = 0.0 if first is None else (core.clock.now() - first).total_seconds()
+        metrics.computer_oldest.set(max(0.0, waited))
+
+    metrics.sample_with(sample)
+
+
+class Worker:
+    """The parts of a worker process on ``database_url``: the action path (for storing the
+    turns), the scheduler and the computer players.  ``start``, then ``stop``."""
+
+    def __init__(self, database_url: str, *, ai_workers: int = DEFAULT_WORKERS,
+                 bot_factory: BotForLevel = bot_for_level, computer_deadline: float = DEFAULT_DEADLINE,
+                 clock: Clock | None = None, settings: Settings | None = None) -> None:
+        clock = clock or SystemClock()
+        self.repo = Repository(make_engine(database_url))
+        self.core = TableCore(self.repo, clock, TokenAuthenticator(), settings)
+        self.metrics = self.core.metrics
+        self.scheduler = Scheduler(self.core, Presence(self.core))
+        # A computer's move that leaves another computer to move makes new work: look at once.
+        self.core.on_due = self.scheduler.wake
+        self.computers = computer_players(self.core, self.scheduler, ai_workers, bot_factory, computer_deadline,
+                                          clock.monotonic)
+        count_due_work(self.core)
+        self._sampling: asyncio.Task[None] | None = None
+
+    @property
+    def server_id(self) -> str:
+        """This process's id in the ``servers`` table (and in the claims it holds)."""
+        return self.core.server_id
+
+    async def start(self) -> None:
+        """Migrate the database if needed, register, and start claiming computer turns."""
+        if not self.repo.is_postgres:
+            raise ValueError(NEEDS_POSTGRES)
+        await self.core.db(self.repo.migrate)
+        await self.scheduler.start()
+        self._sampling = asyncio.get_running_loop().create_task(self._sample_forever())
+
+    async def _sample_forever(self) -> None:
+        # The metrics endpoint of a worker answers from its own thread: the figures it shows
+        # are filled in here, on the event loop, at every heartbeat.
+        while True:
+            try:
+                await self.metrics.refresh()
+            except Exception:
+                log.exception("could not sample the metrics")
+            await asyncio.sleep(self.core.settings.sweep_interval)
+
+    async def stop(self) -> None:
+        """Stop the bots (a turn being thought about stays due for another process), leave
+        the ``servers`` table and close the database."""
+        if self._sampling is not None:
+            self._sampling.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sampling
+        await self.computers.stop()
+        await self.scheduler.stop()
+        self.core.close()

@@ -1,0 +1,220 @@
+"""The site as docs/deploy.md runs it: PostgreSQL, two ``omega serve --no-workers``, two
+``omega worker`` and nginx (the doc's site file) in front, all real processes.
+
+A person plays a whole game in the browser through nginx against a computer while one
+worker is killed (SIGKILL) in the middle of the computer's turn and, later, the server
+process holding the page's socket is killed too: the game finishes, every turn is stored
+once, and the page is never reloaded.  Then the client's address and the WebSocket through
+the proxy, and what the proxy keeps to itself.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from nginx_proxy import DEPLOY_DOC, Nginx, site_config_from_doc
+from omega_page import Contexts, create_table, engine_order
+from playwright.sync_api import expect
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine
+from websockets.sync.client import connect
+
+from omega import Game
+from omega.cli import build_parser
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
+from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols
+from server.test_metrics import value
+from server.worker_process import WorkerProcess
+
+pytestmark = pytest.mark.timeout(420)
+
+#: The computer's level: level 5 thinks about a second a turn, long enough to be killed mid-turn.
+LEVEL = 5
+#: A killed worker's turn is played once its heartbeat is 20 s old, then thought about.
+TAKEOVER_MS = 120_000
+
+
+@dataclass
+class Site:
+    db: str
+    servers: list[ServeProcess]
+    workers: list[WorkerProcess]
+    nginx: Nginx
+    upstreams: list[int]
+
+    def due(self, table_id: str) -> tuple[str | None, int] | None:
+        """Who holds the table's computer turn, and its version (None: no turn is due)."""
+        with ENGINES.setdefault(self.db, create_engine(self.db)).connect() as conn:
+            row = conn.execute(text("SELECT claimed_by, version FROM due WHERE kind = 'computer' "
+                                    "AND table_id = :t"), {"t": table_id}).one_or_none()
+        return None if row is None else (row[0], row[1])
+
+    def record(self, table_id: str, token: str) -> Game:
+        r = httpx.get(f"{self.nginx.url}/api/tables/{table_id}/record.txt",
+                      headers={"authorization": f"Bearer {token}"}, timeout=30)
+        assert r.status_code == 200, r.text
+        return Game.from_record(r.text)
+
+
+#: The test's own connections to the database, one engine per database.
+ENGINES: dict[str, Engine] = {}
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    pg = PgCluster()
+    started: list[ServeProcess | WorkerProcess] = []
+    nginx = None
+    try:
+        db = pg.new_database()
+        servers = [ServeProcess(db, args=("--no-workers", "--forwarded-allow-ips", "127.0.0.1")) for _ in range(2)]
+        started += servers
+        for s in servers:
+            s.ready()
+        workers = [WorkerProcess(db, ("--ai-workers", "2")) for _ in range(2)]
+        started += workers
+        for w in workers:
+            w.ready()
+        upstreams = [s.port for s in servers]
+        nginx = Nginx(free_port(), upstreams)
+        yield Site(db, servers, workers, nginx, upstreams)
+    finally:
+        if nginx is not None:
+            nginx.stop()
+        for p in started:
+            p.kill()
+        for engine in ENGINES.values():
+            engine.dispose()
+        ENGINES.clear()
+        pg.stop()
+
+
+def _kill_a_worker_mid_turn(site: Site, table_id: str) -> bool:
+    """Wait until a worker has claimed the computer's turn, SIGKILL it, and tell whether the
+    turn was still unplayed when it died (it almost always is: a level-5 turn takes about a
+    second)."""
+    workers = {w.server_id: w for w in site.workers}
+    deadline = time.monotonic() + 120
+    while (due := site.due(table_id)) is None or due[0] not in workers:
+        assert time.monotonic() < deadline, "no worker claimed the computer's turn"
+        time.sleep(0.02)  # a poll interval of the database, not a wait for an outcome
+    victim = workers[str(due[0])]
+    victim.kill()
+    site.workers.remove(victim)
+    return site.due(table_id) == due
+
+
+def _serving_the_socket(site: Site) -> ServeProcess:
+    """The server process that holds the page's one socket (each process's own metrics)."""
+    counts = {s.port: value(httpx.get(f"{s.url}/metrics", timeout=30).text, "omega_open_sockets")
+              for s in site.servers}
+    assert sorted(counts.values()) == [0, 1], counts
+    return next(s for s in site.servers if counts[s.port] == 1)
+
+
+def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site: Site, contexts: Contexts) -> None:
+    rng = random.Random(15)
+    page = contexts.page()
+    table = create_table(page, site.nginx.url, players=2, seats=["human", LEVEL], name="Ann")
+    tid, token = table.table_id, table.token
+    page.evaluate("window.omegaSamePage = true")  # gone if the page is ever reloaded
+    expect(page.locator(".conn")).to_have_attribute("data-state", "live")
+    mine: list[list[str]] = []
+    killed_worker = killed_server = False
+
+    for turn in range(1, 16):  # side 5, 2 players: 15 turns each
+        expect(table.prompt).to_contain_text("Your turn", timeout=TAKEOVER_MS)
+        mine.append(table.play_turn(engine_order(2, 0), rng))
+        if turn == 15:
+            break
+        if not killed_worker and turn >= 2:
+            if _kill_a_worker_mid_turn(site, tid):
+                killed_worker = True
+            else:  # the turn was played just before the kill: a fresh worker, and again
+                site.workers.append(WorkerProcess(site.db, ("--ai-workers", "2")))
+                site.workers[-1].ready()
+        elif killed_worker and not killed_server and turn >= 5:
+            victim = _serving_the_socket(site)
+            victim.kill()
+            site.servers.remove(victim)
+            killed_server = True
+            # The page notices, and reconnects through nginx to the other process by itself.
+            expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=30_000)
+    assert killed_worker and killed_server
+
+    expect(page.locator(".gameover")).to_be_visible(timeout=TAKEOVER_MS)
+    game = site.record(tid, token)
+    assert game.is_over and game.turns_played == 30  # every turn, each once
+    assert [list(turn) for turn in game.history[0::2]] == mine  # mine, in order, as clicked
+    assert table.stones() == {cell: c.label for cell, c in game.stones().items()}
+    assert page.evaluate("window.omegaSamePage") is True  # never reloaded
+    assert site.due(tid) is None  # no computer turn left behind
+
+
+def test_client_addresses_and_sockets_through_nginx(site: Site) -> None:
+    """The servers see the client's own address through nginx, for requests and for
+    sockets; the proxy keeps /metrics and query-string tokens to itself."""
+    proxy = site.nginx.url
+    with httpx.Client(base_url=proxy, transport=httpx.HTTPTransport(local_address="127.0.0.5"), timeout=30) as http:
+        r = http.post("/api/tables", json={"players": 2})
+        assert r.status_code == 201, r.text
+        t = r.json()
+        assert http.get("/metrics").status_code == 404  # never through the proxy
+        record = http.get(f"/api/tables/{t['id']}/record.txt", params={"token": t["token"]})
+        assert record.status_code == 200
+    with ENGINES[site.db].connect() as conn:
+        owner = conn.execute(text("SELECT owner FROM tables WHERE id = :t"), {"t": t["id"]}).scalar_one()
+    assert owner == "127.0.0.5"  # the client, not nginx (127.0.0.1)
+
+    ws_url = proxy.replace("http://", "ws://") + f"/ws/tables/{t['id']}"
+    with connect(ws_url, subprotocols=subprotocols(t["spectator_key"]),  # type: ignore[arg-type]
+                 source_address=("127.0.0.6", 0), open_timeout=30) as ws:
+        assert '"type":"sync"' in str(ws.recv(timeout=30))
+    logs = "".join(line for s in site.servers for line in s.log)
+    assert re.search(r"127\.0\.0\.6:\d+ - \"WebSocket /ws/tables/", logs), "the socket's address is the client's"
+    # No secret in nginx's log: the request line is logged without its query string.
+    access = site.nginx.access_log.read_text()
+    assert f"/api/tables/{t['id']}/record.txt" in access
+    for secret in (t["token"], t["spectator_key"]):
+        assert secret not in access
+
+
+def test_the_site_file_is_docs_deploy_md(site: Site) -> None:
+    """What runs is the doc's block, line for line, but for ports and the log's path."""
+    running = (site.nginx.prefix / "sites-enabled" / "omega").read_text().splitlines()
+    doc = site_config_from_doc().splitlines()
+    local = re.compile(r"    (server 127\.0\.0\.1:\d+ .*;|listen [\d.:]+;|access_log \S+ omega_access;)")
+    assert [line for line in running if not local.fullmatch(line)] == [line for line in doc if not local.fullmatch(line)]
+    assert len([line for line in running if line.startswith("    server 127.0.0.1:")]) == len(site.upstreams)
+
+
+def test_the_systemd_units_are_valid_and_start_commands_omega_accepts(tmp_path: Path) -> None:
+    units = re.findall(r"```ini\n# /etc/systemd/system/(omega-\w+)@\.service\n(.*?)```",
+                       DEPLOY_DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
+    assert {name for name, _ in units} == {"omega-serve", "omega-worker"}
+    omega = Path(sys.executable).with_name("omega")
+    for name, unit in units:
+        start = re.search(r"^ExecStart=/opt/omega/\.venv/bin/omega (.*)$", unit, flags=re.MULTILINE)
+        assert start, unit
+        args = build_parser().parse_args(start.group(1).replace("%i", "1").split())
+        assert args.command in ("serve", "worker")
+        if args.command == "serve":
+            assert args.no_workers and args.forwarded_allow_ips == "127.0.0.1"
+        assert "EnvironmentFile=/etc/omega/omega.env" in unit  # the database URL, password included
+        # systemd's own check of an instance of the template (with this machine's omega).
+        path = tmp_path / f"{name}@1.service"
+        path.write_text(unit.replace("/opt/omega/.venv/bin/omega", str(omega)))
+        check = subprocess.run([shutil.which("systemd-analyze") or "systemd-analyze", "verify", "--man=no",
+                                str(path)], capture_output=True, text=True, timeout=60)
+        assert check.returncode == 0 and str(path) not in check.stdout + check.stderr, check.stderr

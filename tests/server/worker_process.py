@@ -1,0 +1,106 @@
+"""``omega worker`` as a subprocess for tests (:class:`WorkerProcess`).
+
+Run as a script, this module is the real command (``omega.cli.main``: its logging, signals
+and metrics port) with the worker's bot and timings swapped for the test's: a quick bot, or
+one that thinks for ever so that the test can kill the worker in the middle of a turn, and a
+short heartbeat so that a killed worker is found dead in seconds rather than 20 s.  Without
+``--bot`` and the timings, :class:`WorkerProcess` runs the plain ``omega worker``.
+
+Usage: ``python tests/server/worker_process.py --bot random --dead-after 3 worker --db URL``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class WorkerProcess:
+    """``omega worker`` in a subprocess; ``ready`` waits for its start line and learns its
+    server id (the name its claims carry in the ``due`` table)."""
+
+    def __init__(self, db: str, args: tuple[str, ...] = (), *, bot: str | None = None,
+                 dead_after: float | None = None, sweep_interval: float | None = None,
+                 env: dict[str, str] | None = None) -> None:
+        tuned = [*(["--bot", bot] if bot else []),
+                 *(["--dead-after", str(dead_after)] if dead_after is not None else []),
+                 *(["--sweep-interval", str(sweep_interval)] if sweep_interval is not None else [])]
+        program = [sys.executable, __file__, *tuned] if tuned else [sys.executable, "-m", "omega.cli"]
+        self.proc = subprocess.Popen([*program, "worker", "--db", db, *args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, env=env or dict(os.environ), cwd=ROOT)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.log: list[str] = []
+        self.server_id = ""
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.log.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def ready(self, timeout: float = 60) -> str:
+        """Wait until the worker plays; its server id."""
+        while True:
+            line = self.lines.get(timeout=timeout)
+            if line is None:
+                raise AssertionError("omega worker exited:\n" + "".join(self.log))
+            found = re.search(r"worker ([0-9a-f]+) playing computer turns", line)
+            if found:
+                self.server_id = found.group(1)
+                return self.server_id
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> int:
+        """SIGTERM, then the exit status (SIGKILL after 30 s)."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.proc.returncode
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bot", default=None, help="a bot spec for every level (default: the real levels)")
+    parser.add_argument("--dead-after", type=float, default=None)
+    parser.add_argument("--sweep-interval", type=float, default=None)
+    ours, rest = parser.parse_known_args(argv)
+
+    import omega.server.worker
+    from omega.cli import main as omega_main
+    from omega.server.config import Settings
+    from omega.server.thinking import spec_bot
+
+    settings: dict[str, Any] = {}
+    if ours.dead_after is not None:
+        settings["dead_after"] = ours.dead_after
+    if ours.sweep_interval is not None:
+        settings["sweep_interval"] = ours.sweep_interval
+    swapped: dict[str, Any] = {"settings": Settings(**settings)}
+    if ours.bot:
+        swapped["bot_factory"] = spec_bot(ours.bot)
+    omega.server.worker.Worker = functools.partial(omega.server.worker.Worker, **swapped)  # type: ignore[misc]
+    return omega_main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
