@@ -19,6 +19,7 @@ from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
+from omega.server.chat_text import CHAT_MAX
 from omega.server.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 
 __all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
@@ -45,6 +46,7 @@ def site_config() -> dict[str, Any]:
         "name_max": NAME_MAX,
         "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
         "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
+        "chat_max": CHAT_MAX,
     }
 
 

@@ -60,6 +60,10 @@ class Limits:
     register_burst: int = 10
     register_user_rate: float = 1 / 60
     register_user_burst: int = 5
+    #: Chat messages per seat of a table (per spectator's address for spectators): a burst,
+    #: then one every 1 / ``chat_rate`` seconds.
+    chat_rate: float = 0.5
+    chat_burst: int = 5
 
 
 class TokenBucket:

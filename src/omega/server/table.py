@@ -77,6 +77,8 @@ class TableConfig:
     pie_rule: bool
     created_at: str
     seats: tuple[SeatConfig, ...]
+    #: Whether the game counts for ratings (rated tables keep their chat to the players).
+    rated: bool = False
 
 
 @dataclass
