@@ -109,8 +109,8 @@ class Chat:
         self.clock = clock
         self.budgets = Buckets(limits.chat_rate, limits.chat_burst)
 
-    async def history(self, table_id: str) -> str:
-        """The message with the table's latest messages, oldest first."""
+    async def history(self, table_id: str) -> list[ChatLine]:
+        """The table's latest messages, oldest first."""
         def read() -> list[ChatLine]:
             with self.core.repo.engine.connect() as conn:
                 rows = conn.execute(select(ChatRow).where(ChatRow.table_id == table_id)
@@ -118,7 +118,7 @@ class Chat:
                 conn.rollback()
             return [_line(r) for r in reversed(rows)]
 
-        return chat_message(await self.core.db(read), history=True)
+        return await self.core.db(read)
 
     async def post(self, table_id: str, who: Identity, address: str, raw_text: str) -> ChatLine:
         """Store a message by ``who`` (from ``address``) and send it to the table's sockets.

@@ -16,7 +16,7 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from omega.server.chat import CHAT_TAG, Chat
+from omega.server.chat import CHAT_TAG, Chat, chat_message
 from omega.server.clock import Clock
 from omega.server.core import TableCore
 from omega.server.errors import ApiError
@@ -63,8 +63,11 @@ class Social:
         self.rematches = rematches
 
     async def opened(self, sock: SocialSocket, who: Identity) -> None:
-        """A socket opened (and got the table): its chat history and the rematch, if any."""
-        await sock.send_text(await self.chat.history(sock.table_id))
+        """A socket opened (and got the table): its chat history and the rematch, if there
+        are any (a table without either sends nothing more than before they existed)."""
+        lines = await self.chat.history(sock.table_id)
+        if lines:
+            await sock.send_text(chat_message(lines, history=True))
         message = await self.rematches.message_for(sock.table_id, who)
         if message is not None:
             await sock.send(message)
