@@ -45,7 +45,7 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
     names = set(inspect(repos[0].engine).get_table_names())
     assert {"tables", "seats", "events", "servers", "presence", "due", "alembic_version"} <= names
     with repos[0].engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0004"
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0006"
     for r in repos:
         r.engine.dispose()
 

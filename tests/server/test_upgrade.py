@@ -63,7 +63,7 @@ def test_a_database_written_before_accounts_upgrades_and_every_table_works(db_ur
         assert http.get("/healthz").status_code == 200  # the server has started: migrated
         engine = make_engine(db_url)
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0004"
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0006"
             assert conn.execute(text("SELECT COUNT(*) FROM seats WHERE user_id IS NULL")).scalar_one() == 15
         engine.dispose()
         tables: dict[str, Any] = fixture["tables"]
