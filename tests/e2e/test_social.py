@@ -82,3 +82,10 @@ def test_a_rematch_takes_both_pages_to_the_new_table(server: Server, contexts: C
     expect(new_ann.panel("Black")).to_have_class(re.compile(r"\bmine\b"))
     expect(new_ann.panel("White")).to_contain_text("Bo")
     new_bo.wait_my_turn("White")
+    # The old table opened again stays where it is, and offers the way to the rematch.
+    old_link = f"{server.base}/t/{old}#seat={new_ann.token}"
+    ann.page.goto(old_link)
+    expect(ann.page.locator(".rematch")).to_contain_text("The rematch has started.")
+    expect(ann.page).to_have_url(old_link)
+    ann.page.locator(".rematch").get_by_role("button", name="Open the rematch").click()
+    expect(ann.page).to_have_url(re.compile(f"/t/{new_ann.table_id}#seat="))

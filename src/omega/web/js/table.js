@@ -89,7 +89,14 @@ export function startTable(root, tableId) {
   });
   /** @type {import("./types.js").Rematch | null} */
   let lastRematch = null;
-  const rematchView = new RematchView({ onAccept: () => rematchSay("accept"), onDecline: () => rematchSay("decline") });
+  // Whether this page took part in the rematch (proposed, accepted, or saw it waiting): only
+  // then does its start open the new table by itself; an old table opened later stays put.
+  let following = false;
+  const rematchView = new RematchView({
+    onAccept: () => rematchSay("accept"),
+    onDecline: () => rematchSay("decline"),
+    onOpen: () => lastRematch?.table && moveTo(lastRematch.table),
+  });
   const chatView = new ChatView(tableId, store.muted(), {
     onSend: (text) => feed.send({ type: "chat", text, request_id: `chat-${randomId()}` }),
     onMute: () => store.setMuted([...chatView.muted]),
@@ -399,14 +406,16 @@ export function startTable(root, tableId) {
   /** @param {"propose" | "accept" | "decline"} op */
   function rematchSay(op) {
     if (!T.isLoaded(M) || M.seat === null) return;
+    following = op !== "decline";
     feed.send({ type: "rematch", op, request_id: `rematch-${randomId()}` });
   }
 
   /** @param {import("./types.js").Rematch} r */
   function rematchArrived(r) {
+    if (lastRematch && lastRematch.status === "proposed") following = true;
     lastRematch = r;
     render();
-    if (r.status === "started" && r.table) moveTo(r.table);
+    if (r.status === "started" && r.table && following) moveTo(r.table);
   }
 
   /**

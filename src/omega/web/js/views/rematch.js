@@ -10,6 +10,7 @@ import { fill, h } from "../dom.js";
  * @typedef {object} RematchHandlers
  * @property {() => void} onAccept
  * @property {() => void} onDecline
+ * @property {() => void} onOpen go to the rematch's table
  */
 
 /**
@@ -33,7 +34,7 @@ export function rematchLine(r, me, seatNames) {
   const who = (/** @type {number} */ seat) => (seat === me ? "You" : seatNames[seat] || `Player ${seat + 1}`);
   if (r.status === "declined") return `${who(r.ended_by ?? 0)} declined the rematch.`;
   if (r.status === "cancelled") return `${who(r.ended_by ?? 0)} left: the rematch is off.`;
-  if (r.status === "started") return "The rematch has started: opening it…";
+  if (r.status === "started") return "The rematch has started.";
   const waiting = r.waiting.filter((s) => s !== me).map((s) => seatNames[s] || `Player ${s + 1}`);
   const asked = `${who(r.proposer)} proposed a rematch (the seats move one place on).`;
   if (me !== null && r.waiting.includes(me)) return asked;
@@ -60,6 +61,8 @@ export class RematchView {
       h("p", { class: "rematch-line", "data-status": r.status }, rematchLine(r, me, seatNames)),
       asked ? h("div", { class: "row" },
         h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onAccept }, "Accept rematch"),
-        h("button", { type: "button", class: "btn", onclick: this.handlers.onDecline }, "Decline")) : null);
+        h("button", { type: "button", class: "btn", onclick: this.handlers.onDecline }, "Decline")) : null,
+      r.status === "started" && r.table
+        ? h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onOpen }, "Open the rematch") : null);
   }
 }
