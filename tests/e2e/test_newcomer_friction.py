@@ -133,9 +133,12 @@ def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, 
     gameover.get_by_role("button", name="Rematch").click()
     expect(page).not_to_have_url(finished)
     rematch = TablePage(page)
-    expect(rematch.panel("Red")).to_contain_text("computer · level 2")
-    expect(rematch.panel("White")).to_have_class(re.compile(r"\bmine\b"))
-    rematch.wait_my_turn("White")
+    # The seats moved one place on (alone with computers, nobody else had to accept): the
+    # level-2 computer of seat 3 opens as White, I play Black, the level-1 computer Red.
+    expect(rematch.panel("White")).to_contain_text("computer · level 2")
+    expect(rematch.panel("Red")).to_contain_text("computer · level 1")
+    expect(rematch.panel("Black")).to_have_class(re.compile(r"\bmine\b"))
+    rematch.wait_my_turn("Black")
     page.goto(finished)
     page.reload()
     page.locator(".gameover").get_by_role("button", name="New game").click()

@@ -54,6 +54,7 @@ from omega.server.records import Records
 from omega.server.reviews import ReviewBudget, install_reviews
 from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
+from omega.server.social import new_social
 from omega.server.storage import Repository, default_url, make_engine
 from omega.server.table import COMPUTER_TURN, TIMEOUT, SeatConfig
 from omega.server.table_socket import SocketLimits, TableSocket
@@ -129,6 +130,7 @@ def create_app(
     accounts = Accounts(core, passwords, limits, core.settings)
     presence = Presence(core)
     records = Records(core)
+    social = new_social(core, limits, clock)
     scheduler = Scheduler(core, presence)
     core.on_due = scheduler.wake
     computers = computer_players(core, scheduler, ai_workers, bot_factory, computer_deadline, clock.monotonic) \
@@ -159,7 +161,8 @@ def create_app(
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence)
+            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence,
+                                  social.remote)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -407,6 +410,6 @@ def create_app(
 
     @app.websocket("/ws/tables/{table_id}")
     async def table_socket(websocket: WebSocket, table_id: str) -> None:
-        await TableSocket(websocket, core, presence, limits, clock, table_id, connects, socket_user).run()
+        await TableSocket(websocket, core, presence, limits, clock, table_id, connects, socket_user, social).run()
 
     return app

@@ -19,6 +19,7 @@ from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
+from omega.server.chat_text import CHAT_MAX
 from omega.server.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 from omega.server.timecontrol import time_control_config
 
@@ -47,6 +48,7 @@ def site_config() -> dict[str, Any]:
         "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
         "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
         "time_controls": time_control_config(),
+        "chat_max": CHAT_MAX,
     }
 
 

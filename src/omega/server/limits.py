@@ -63,6 +63,10 @@ class Limits:
     #: Reviews of games waiting or being made, site-wide, past which a request for one more
     #: is refused (``busy``).
     review_queue: int = 8
+    #: Chat messages per seat of a table (per spectator's address for spectators): a burst,
+    #: then one every 1 / ``chat_rate`` seconds.
+    chat_rate: float = 0.5
+    chat_burst: int = 5
 
 
 class TokenBucket:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from omega.server.identity import Identity
+
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL"]
 
 log = logging.getLogger("omega.server")
@@ -66,10 +68,10 @@ class PresenceNote:
 
 @dataclass(frozen=True)
 class Notice:
-    """A message for every socket of a table as it is (not an event: no version, never
-    replayed), e.g. a review's progress."""
+    """A message for a table's sockets that is not an event (a chat message, where a rematch
+    stands): ``render`` gives each socket's text for its viewer (None: nothing for that one)."""
 
-    message: dict[str, Any]
+    render: Callable[[Identity], str | None]
 
 
 #: What a socket's queue holds: an event, a presence note, a notice, or None (only wakes
@@ -145,7 +147,7 @@ class Hub:
             sub.offer(note)
 
     def deliver_notice(self, table_id: str, notice: Notice) -> None:
-        """Give every socket of the table a message as it is."""
+        """Give a notice to every socket of the table."""
         for sub in self._subs.get(table_id, ()):
             sub.offer(notice)
 
@@ -158,16 +160,20 @@ class Hub:
 
 
 class PgListener:
-    """Listens on PostgreSQL for other processes' events (``on_event(table, version)``) and
-    presence changes (``on_presence(table)``)."""
+    """Listens on PostgreSQL for other processes' events (``on_event(table, version)``),
+    presence changes (``on_presence(table)``) and other notes about a table
+    (``on_note(table, tag)``: ``'server:table:tag'`` with a tag that is neither a version
+    nor ``p``, such as a chat message's)."""
 
     def __init__(self, conninfo: str, server_id: str, on_event: Callable[[str, int], None],
-                 on_reconnect: Callable[[], None], on_presence: Callable[[str], None]) -> None:
+                 on_reconnect: Callable[[], None], on_presence: Callable[[str], None],
+                 on_note: Callable[[str, str], None] | None = None) -> None:
         self.conninfo = conninfo
         self.server_id = server_id
         self.on_event = on_event
         self.on_reconnect = on_reconnect
         self.on_presence = on_presence
+        self.on_note = on_note
         self.ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -205,6 +211,8 @@ class PgListener:
                             self.on_presence(table_id)
                         elif version.isascii() and version.isdigit():
                             self.on_event(table_id, int(version))
+                        elif self.on_note is not None:
+                            self.on_note(table_id, version)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the database restarted or the network broke: retry

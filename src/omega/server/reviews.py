@@ -72,7 +72,8 @@ class Reviews:
         self.progress: dict[str, tuple[int, int]] = {}
 
     def _tell(self, table_id: str, message: dict[str, Any]) -> None:
-        self.core.hub.deliver_notice(table_id, Notice({"type": "review", **message}))
+        text = json.dumps({"type": "review", **message}, separators=(",", ":"))
+        self.core.hub.deliver_notice(table_id, Notice(lambda _who: text))
 
     async def status(self, table_id: str) -> dict[str, Any]:
         """Where the table's review stands: ``done`` (with the review), ``running`` (with

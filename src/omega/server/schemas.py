@@ -33,7 +33,8 @@ from omega.server.passwords import PASSWORD_MAX
 from omega.server.timecontrol import TimeControl
 
 __all__ = [
-    "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage",
+    "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage", "ChatMessage",
+    "RematchMessage",
     "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
     "LoginBody", "PasswordChange", "SeatLink", "Claim", "parse_login", "parse_password_change", "parse_claim",
 ]
@@ -132,7 +133,24 @@ class _WsPing(_Strict):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[_WsAction | _WsPing, Field(discriminator="type")]
+class ChatMessage(_Strict):
+    """A chat message a socket sends (its text is checked by ``chat_text``, which says
+    what is wrong in its own words)."""
+
+    type: Literal["chat"]
+    text: str
+    request_id: RequestId | None = None
+
+
+class RematchMessage(_Strict):
+    """A socket's answer about a rematch: propose one, accept or decline the one proposed."""
+
+    type: Literal["rematch"]
+    op: Literal["propose", "accept", "decline"]
+    request_id: RequestId | None = None
+
+
+ClientMessage = Annotated[_WsAction | _WsPing | ChatMessage | RematchMessage, Field(discriminator="type")]
 
 # Accounts. Usernames and passwords are checked by their rules in ``accounts`` (one message
 # each); here only their size is bounded, so that no guess costs more than the longest password.
@@ -223,7 +241,7 @@ def parse_name(body: bytes) -> str:
         raise _bad(e) from None
 
 
-def parse_client_message(text: str | bytes) -> _WsAction | _WsPing:
+def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage | RematchMessage:
     """A message a WebSocket client sent."""
     try:
         return _client.validate_json(text)

@@ -63,7 +63,8 @@ T = TypeVar("T")
 
 __all__ = [
     "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow",
-    "ReviewRow", "Due", "Repository", "Writer", "StoredTable", "make_engine", "default_url", "schema_head",
+    "ReviewRow", "ChatRow", "RematchRow", "Due", "Repository", "Writer", "StoredTable", "make_engine", "default_url",
+    "schema_head", "insert_table",
 ]
 
 
@@ -195,6 +196,37 @@ class ReviewRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     data: Mapped[str] = mapped_column(Text)
+
+
+class ChatRow(Base):
+    """One chat message of a table: kept beside the table, never in its event log."""
+
+    __tablename__ = "chat"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    #: The writer's seat (None: a spectator), the name they showed and their account's username.
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    name: Mapped[str] = mapped_column(String(64))
+    username: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    text: Mapped[str] = mapped_column(Text)
+    __table_args__ = (Index("ix_chat_table_id", "table_id", "id"),)
+
+
+class RematchRow(Base):
+    """The rematch asked for at a finished table (one at a time): who proposed it, who
+    accepted, how it ended, and the new table once it started."""
+
+    __tablename__ = "rematches"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    proposer: Mapped[int] = mapped_column(Integer)
+    #: The seats that accepted (JSON list, the proposer's included).
+    accepted: Mapped[str] = mapped_column(Text)
+    #: The seat whose decline or departure ended it.
+    ended_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    new_table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 @dataclass(frozen=True)
@@ -367,6 +399,25 @@ _TABLE_VERSION = select(TableRow.version).where(TableRow.id == bindparam("tid"))
 _TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
+def insert_table(conn: Connection, config: TableConfig, keys: TableKeys,
+                 due: Sequence[tuple[str, datetime]] = (), owner: str = "") -> None:
+    """The rows of a new table at version 0, inside the caller's transaction (a rematch
+    stores its new table in the same commit as its start)."""
+    created = datetime.fromisoformat(config.created_at)
+    conn.execute(insert(TableRow).values(
+        id=config.id, created_at=created, players=config.players,
+        size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
+        status="playing", to_move_seat=0, owner=owner, updated_at=created,
+        time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
+    ))
+    for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
+        conn.execute(insert(SeatRow).values(
+            table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
+            user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
+    for kind, due_at in due:
+        _keep_due(conn, kind, config.id, 0, due_at)
+
+
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
     where = (PresenceRow.table_id == table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id)
     row = conn.execute(select(PresenceRow.count).where(*where)).scalar_one_or_none()
@@ -452,20 +503,8 @@ class Repository:
                      owner: str = "") -> None:
         """Store a new table at version 0, opened by ``owner``, with the work due for it from
         the start (``(kind, due_at)`` pairs, for version 0)."""
-        created = datetime.fromisoformat(config.created_at)
         with self._writing() as conn:
-            conn.execute(insert(TableRow).values(
-                id=config.id, created_at=created, players=config.players,
-                size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-                status="playing", to_move_seat=0, owner=owner, updated_at=created,
-                time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
-            ))
-            for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
-                conn.execute(insert(SeatRow).values(
-                    table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
-                    user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
-            for kind, due_at in due:
-                _keep_due(conn, kind, config.id, 0, due_at)
+            insert_table(conn, config, keys, due, owner)
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""

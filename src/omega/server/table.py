@@ -86,6 +86,8 @@ class TableConfig:
     time_control: TimeControl = UNTIMED
     #: Whether the players may ask the computer for hints (never at a rated table).
     hints: bool = False
+    #: Whether the game counts for ratings (rated tables keep their chat to the players).
+    rated: bool = False
 
 
 @dataclass

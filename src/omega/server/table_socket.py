@@ -30,7 +30,8 @@ from omega.server.identity import Credentials, Identity, SeatHolder
 from omega.server.limits import Buckets, Limits, TokenBucket
 from omega.server.presence import Presence
 from omega.server.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
-from omega.server.schemas import parse_client_message, to_action
+from omega.server.schemas import ChatMessage, RematchMessage, parse_client_message, to_action
+from omega.server.social import Social
 from omega.server.timecontrol import stamp_ms
 
 __all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
@@ -80,8 +81,11 @@ class TableSocket:
 
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
                  table_id: str, connects: SocketLimits,
-                 account: Callable[[WebSocket], Awaitable[int | None]] | None = None) -> None:
+                 account: Callable[[WebSocket], Awaitable[int | None]] | None = None,
+                 social: Social | None = None) -> None:
         self.connects = connects
+        #: Chat and rematch messages (None: a server without them).
+        self.social = social
         #: Who is logged in on a socket opened without a token (the session cookie's account).
         self.account = account
         self.ws = ws
@@ -90,6 +94,7 @@ class TableSocket:
         self.limits = limits
         self.clock = clock
         self.table_id = table_id
+        self.address = ws.client.host if ws.client else "?"
         self.send_lock = asyncio.Lock()
         self.last = 0
         self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock.monotonic())
@@ -139,8 +144,7 @@ class TableSocket:
         await self.ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         params = self.ws.query_params
         credentials = Credentials(token_of(offered))
-        address = self.ws.client.host if self.ws.client else "?"
-        if not self.connects.allow(address, credentials, self.clock.monotonic()):
+        if not self.connects.allow(self.address, credentials, self.clock.monotonic()):
             await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
             return
         try:
@@ -172,6 +176,8 @@ class TableSocket:
                 for item in replay:
                     await self.send_event(item, who)
             self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
+            if self.social is not None:
+                await self.social.opened(self, who)
             if seat is not None:
                 await self.presence.opened(self.table_id, seat)
             try:
@@ -180,6 +186,8 @@ class TableSocket:
                 if seat is not None:
                     with contextlib.suppress(Exception):
                         await self.presence.closed(self.table_id, seat)
+                    if self.social is not None:
+                        await self.social.closed(self.table_id, seat)
         except (WebSocketDisconnect, _Gone):
             pass  # the client went away; presence and subscription are cleaned up below
         finally:
@@ -224,7 +232,9 @@ class TableSocket:
                     await self.send({"type": "presence", "version": item.version, "seats": list(item.seats)})
                     continue
                 if isinstance(item, Notice):
-                    await self.send(item.message)
+                    text = item.render(who)
+                    if text is not None:
+                        await self.send_text(text)
                     continue
                 if item is None or item.version <= self.last:
                     continue
@@ -264,6 +274,11 @@ class TableSocket:
                     await self.send({"type": "pong", "server_time": stamp_ms(self.clock.now())})
                     continue
                 request_id = msg.request_id
+                if isinstance(msg, ChatMessage | RematchMessage):
+                    if self.social is None:
+                        raise ApiError("bad_request", f"bad request: this server has no {msg.type}")
+                    await self.social.handle(self, who, msg)
+                    continue
                 acted = await self.core.act(self.table_id, who, to_action(msg.action),
                                             request_id=msg.request_id, version=msg.version)
                 assert acted is not None  # a person's action is stored, answered or refused

@@ -36,6 +36,7 @@
 const TABLES = "omega.tables";
 const NAME = "omega.name";
 const PREFS = "omega.prefs";
+const MUTED = "omega.muted";
 
 /**
  * @template T
@@ -123,6 +124,21 @@ export function name() {
 /** @param {string} value */
 export function setName(value) {
   write(NAME, value);
+}
+
+/**
+ * The people whose chat this browser hides (keys of views/chat.js's `muteKey`).
+ * @returns {string[]}
+ */
+export function muted() {
+  /** @type {unknown} */
+  const list = read(MUTED, null);
+  return Array.isArray(list) ? list.filter((k) => typeof k === "string") : [];
+}
+
+/** @param {string[]} keys */
+export function setMuted(keys) {
+  write(MUTED, keys);
 }
 
 /** @type {Prefs} */

@@ -14,6 +14,7 @@ import * as T from "./tablestate.js";
 import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
 import { ClocksView } from "./views/clocks.js";
+import { ChatView } from "./views/chat.js";
 import { ControlsView, touchOnly } from "./views/controls.js";
 import { GameOverView } from "./views/gameover.js";
 import { LinksView } from "./views/links.js";
@@ -21,6 +22,7 @@ import { MoveLogView } from "./views/movelog.js";
 import { TurnAlert, askToNotify } from "./views/notify.js";
 import { OptionsView } from "./views/options.js";
 import { PanelsView } from "./views/panels.js";
+import { RematchView } from "./views/rematch.js";
 import { ReplayView } from "./views/replay.js";
 import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
@@ -92,6 +94,20 @@ export function startTable(root, tableId) {
     onRematch: () => rematch(),
     onNewGame: () => location.assign("/"),
   });
+  /** @type {import("./types.js").Rematch | null} */
+  let lastRematch = null;
+  // Whether this page took part in the rematch (proposed, accepted, or saw it waiting): only
+  // then does its start open the new table by itself; an old table opened later stays put.
+  let following = false;
+  const rematchView = new RematchView({
+    onAccept: () => rematchSay("accept"),
+    onDecline: () => rematchSay("decline"),
+    onOpen: () => lastRematch?.table && moveTo(lastRematch.table),
+  });
+  const chatView = new ChatView(tableId, store.muted(), {
+    onSend: (text) => feed.send({ type: "chat", text, request_id: `chat-${randomId()}` }),
+    onMute: () => store.setMuted([...chatView.muted]),
+  });
   const replay = new ReplayView({
     onGo: (k) => goReplay(k),
     onStep: (d) => whenLoaded((m) => goReplay(T.replayStep(m, d))),
@@ -149,7 +165,7 @@ export function startTable(root, tableId) {
         links.invite,
         controls.el,
         hintButton,
-        h("div", { class: "info" }, gameover.el, reviewView.el, replay.el, movelog.el, links.el, options.el))),
+        h("div", { class: "info" }, gameover.el, rematchView.el, reviewView.el, chatView.el, replay.el, movelog.el, links.el, options.el))),
     tip));
 
   function render() {
@@ -167,6 +183,10 @@ export function startTable(root, tableId) {
     const hintable = Boolean(M.state.hints) && T.isMyTurn(M) && T.isLive(M) && !T.isOver(M);
     if (hintButton.hidden === hintable) hintButton.hidden = !hintable;
     hintButton.disabled = M.sending || hinting;
+    rematchView.update(lastRematch, M.seat, M.state.seats.map((s) => s.name));
+    // Rated tables keep their chat to the players (the server says so too).
+    const rated = Boolean(/** @type {{rated?: boolean}} */ (M.state).rated);
+    chatView.setWriter(M.seat, M.seat === null && rated ? "Spectators cannot write at a rated table." : null);
     replay.update(M);
     movelog.update(M);
     links.update(M, invites, nameMax);
@@ -253,6 +273,9 @@ export function startTable(root, tableId) {
       }
       if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
       else if (msg.type === "review") reviewNotice(msg);
+      else if (msg.type === "chat") chatView.add(msg.messages);
+      else if (msg.type === "rematch") rematchArrived(msg.rematch);
+      else if (msg.type === "error" && msg.request_id && msg.request_id.startsWith("chat-")) chatView.refused(msg.error.message);
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
@@ -293,7 +316,9 @@ export function startTable(root, tableId) {
       return;
     }
     if (!token) role = "seat";
-    nameMax = (/** @type {SiteConfig | null} */ (await config))?.name_max ?? null;
+    const site = /** @type {SiteConfig | null} */ (await config);
+    nameMax = site?.name_max ?? null;
+    if (site?.chat_max) chatView.setLimit(site.chat_max);
     const seat = state.you ? state.you.seat : null;
     if (seat === null) role = "watch";
     const firstVisit = !store.findTable(tableId, secret);
@@ -497,30 +522,37 @@ export function startTable(root, tableId) {
     }
   }
 
-  /**
-   * A new table like this one: the same players, side, pie rule and computers, me in my
-   * seat; the new invite links are offered at its top.
-   */
-  async function rematch() {
+  /** Propose a rematch: the others are asked; once they all accept, every page moves on. */
+  function rematch() {
+    rematchSay("propose");
+  }
+
+  /** @param {"propose" | "accept" | "decline"} op */
+  function rematchSay(op) {
     if (!T.isLoaded(M) || M.seat === null) return;
-    const st = M.state;
-    const body = {
-      players: st.players, size: st.size, pie_rule: st.pie_rule, creator_seat: M.seat,
-      time_control: st.clock ? st.clock.control : "untimed",
-      seats: st.seats.map((s) => (s.kind === "computer" ? { kind: "computer", level: s.level } : { kind: "human" })),
-      name: T.mySeat(M)?.name || store.name() || "Player",
-    };
-    try {
-      /** @type {import("./types.js").CreatedTable} */
-      const t = await api("POST", "/api/tables", { body });
-      store.rememberTable({
-        id: t.id, token: t.token, seat: t.seat, invites: t.invites, spectator_key: t.spectator_key,
-        players: st.players, size: st.size, pie: st.pie_rule, status: t.state.status,
-      });
-      location.assign(`/t/${t.id}#seat=${t.token}`);
-    } catch (err) {
-      set(T.note(M, "error", describe(err), codeOf(err)));
-    }
+    following = op !== "decline";
+    feed.send({ type: "rematch", op, request_id: `rematch-${randomId()}` });
+  }
+
+  /** @param {import("./types.js").Rematch} r */
+  function rematchArrived(r) {
+    if (lastRematch && lastRematch.status === "proposed") following = true;
+    lastRematch = r;
+    render();
+    if (r.status === "started" && r.table && following) moveTo(r.table);
+  }
+
+  /**
+   * Go to the rematch's table with the secret this page already has: the seat token opens
+   * my new seat there (the spectator key, the new table); an account's seat needs none.
+   * @param {{id: string, seat: number | null}} next
+   */
+  function moveTo(next) {
+    if (stopped) return;
+    stopped = true;
+    feed.stop();
+    const link = !secret ? "" : next.seat === null ? `#watch=${secret}` : role === "seat" ? `#seat=${secret}` : "";
+    location.assign(`/t/${encodeURIComponent(next.id)}${link}`);
   }
 
   /** @param {"txt" | "json"} ext */

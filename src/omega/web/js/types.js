@@ -133,9 +133,32 @@
  * @typedef {{type: "presence", version: number, seats: boolean[]}} PresenceMessage
  */
 /** @typedef {{type: "review", status: "queued" | "running" | "done", done?: number, total?: number}} ReviewMessage a finished game's review is on its way, or made */
-/** @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage | ReviewMessage} ServerMessage what the table's socket says */
 /**
- * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}} ClientMessage
+ * One chat message: the writer's seat (null: a spectator), the name they showed, their
+ * account's username (null: a guest) and the text, plain.
+ * @typedef {{id: number, at: string, seat: number | null, name: string, user: string | null, text: string}} ChatLine
+ */
+/** @typedef {{type: "chat", history: boolean, messages: ChatLine[]}} ChatMessage */
+/**
+ * Where the table's rematch stands; `table` once it started (my seat there, null for a spectator).
+ * @typedef {object} Rematch
+ * @property {"proposed" | "declined" | "cancelled" | "started"} status
+ * @property {number} proposer
+ * @property {number[]} accepted
+ * @property {number[]} waiting
+ * @property {number | null} ended_by
+ * @property {{id: string, seat: number | null} | null} table
+ */
+/** @typedef {{type: "rematch", rematch: Rematch}} RematchMessage */
+/**
+ * What the table's socket says.
+ * @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage | ReviewMessage
+ *   | ChatMessage | RematchMessage} ServerMessage
+ */
+/**
+ * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}
+ *   | {type: "chat", text: string, request_id: string}
+ *   | {type: "rematch", op: "propose" | "accept" | "decline", request_id: string}} ClientMessage
  */
 
 /**
@@ -157,6 +180,7 @@
  * @property {{min: number, max: number, rule: string}} [username]
  * @property {{min: number, max: number, rule: string}} [password]
  * @property {TimeControlConfig} [time_controls]
+ * @property {number} [chat_max] the most characters of a chat message
  */
 
 /** @typedef {{id: number, username: string}} User a logged-in account */

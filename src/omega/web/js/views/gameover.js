@@ -12,7 +12,7 @@ import { endReason, game, isOver, mySeat, myPlace, seatLabel, seatOf } from "../
 /**
  * @typedef {object} GameOverHandlers
  * @property {(ext: "txt" | "json") => void} onDownload
- * @property {() => void} onRematch the same table again, with a new link for each person
+ * @property {() => void} onRematch propose the same table again, the seats moved one place on
  * @property {() => void} onNewGame
  */
 
@@ -106,7 +106,7 @@ export class GameOverView {
       h("ol", { class: "ranking" }, items),
       tie,
       h("div", { class: "row next-game" },
-        me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: "The same players, side and computers at a new table" }, "Rematch") : null,
+        me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: "The same players, side and computers at a new table, the seats moved one place on; the other players are asked" }, "Rematch") : null,
         h("button", { type: "button", class: "btn", onclick: onNewGame }, "New game")),
       h("div", { class: "row downloads" },
         h("button", { type: "button", class: "btn small", onclick: () => onDownload("txt") }, "Download record (text)"),

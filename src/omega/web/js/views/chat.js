@@ -1,0 +1,165 @@
+// @ts-check
+// The table's chat: the messages (plain text, never HTML), a line to write one (at most the
+// server's `chat_max` characters, read from /api/config), and a mute per person, kept in
+// this browser, that hides what they write.
+
+import { fill, h } from "../dom.js";
+
+/** @typedef {import("../types.js").ChatLine} ChatLine */
+
+/**
+ * @typedef {object} ChatHandlers
+ * @property {(text: string) => void} onSend
+ * @property {(key: string, muted: boolean) => void} onMute
+ */
+
+/**
+ * Who wrote a message, as a mute remembers them: an account by its username (on every
+ * table), a guest by their seat at this table, and this table's spectators together.
+ * @example muteKey({seat: 1, user: null}, "t1") // "seat:t1:1"
+ * @param {{seat: number | null, user: string | null}} line
+ * @param {string} tableId
+ */
+export function muteKey(line, tableId) {
+  if (line.user) return `user:${line.user}`;
+  return line.seat === null ? `spectators:${tableId}` : `seat:${tableId}:${line.seat}`;
+}
+
+export class ChatView {
+  /**
+   * @param {string} tableId
+   * @param {string[]} muted
+   * @param {ChatHandlers} handlers
+   */
+  constructor(tableId, muted, handlers) {
+    this.tableId = tableId;
+    this.handlers = handlers;
+    this.muted = new Set(muted);
+    /** @type {Map<number, ChatLine>} */
+    this.lines = new Map();
+    /** @type {number | null} my seat (null: a spectator) */
+    this.me = null;
+    this.max = 300;
+    this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": "Messages" });
+    this.mutedEl = h("p", { class: "chat-muted muted", hidden: true });
+    this.input = h("input", {
+      type: "text", class: "chat-input", "aria-label": "Message", placeholder: "Write a message",
+      maxlength: this.max, autocomplete: "off",
+    });
+    this.count = h("span", { class: "chat-count muted", "aria-live": "off" });
+    this.problem = h("p", { class: "chat-error", role: "alert", hidden: true });
+    this.input.addEventListener("input", () => this.counted());
+    const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
+      e.preventDefault();
+      this.send();
+    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"), this.count);
+    this.form = form;
+    this.el = h("section", { class: "chat", "aria-label": "Chat" },
+      h("h2", {}, "Chat"), this.list, this.mutedEl, form, this.problem);
+    this.counted();
+  }
+
+  /**
+   * The server's limit on a message's length.
+   * @param {number} max
+   */
+  setLimit(max) {
+    this.max = max;
+    this.input.maxLength = max;
+    this.counted();
+  }
+
+  /**
+   * Whether I may write, and if not, why (spectators of a rated table).
+   * @param {number | null} mySeat
+   * @param {string | null} notAllowed
+   */
+  setWriter(mySeat, notAllowed) {
+    this.me = mySeat;
+    this.form.hidden = notAllowed !== null;
+    if (notAllowed !== null) this.showProblem(notAllowed);
+  }
+
+  counted() {
+    const n = [...this.input.value].length;
+    this.count.textContent = n > this.max - 50 ? `${n}/${this.max}` : "";
+  }
+
+  send() {
+    const text = this.input.value.trim();
+    if (!text) return;
+    if ([...text].length > this.max) {
+      this.showProblem(`A message has at most ${this.max} characters.`);
+      return;
+    }
+    this.sent = this.input.value;
+    this.input.value = "";
+    this.counted();
+    this.showProblem(null);
+    this.handlers.onSend(text);
+  }
+
+  /**
+   * The server refused my last message: it comes back to the line, with the reason.
+   * @param {string} reason
+   */
+  refused(reason) {
+    if (this.sent && !this.input.value) this.input.value = this.sent;
+    this.counted();
+    this.showProblem(reason);
+  }
+
+  /** @param {string | null} text */
+  showProblem(text) {
+    this.problem.hidden = text === null;
+    this.problem.textContent = text || "";
+  }
+
+  /**
+   * Messages from the server (the history when the socket opens, then each new one).
+   * @param {ChatLine[]} lines
+   */
+  add(lines) {
+    for (const line of lines) this.lines.set(line.id, line);
+    this.draw();
+  }
+
+  /**
+   * @param {string} key
+   * @param {boolean} mute
+   */
+  mute(key, mute) {
+    if (mute) this.muted.add(key);
+    else this.muted.delete(key);
+    this.handlers.onMute(key, mute);
+    this.draw();
+  }
+
+  draw() {
+    const atEnd = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 4;
+    const shown = [...this.lines.values()].sort((a, b) => a.id - b.id).slice(-200);
+    /** @type {Map<string, string>} */
+    const hidden = new Map();
+    const items = [];
+    for (const line of shown) {
+      const key = muteKey(line, this.tableId);
+      const mine = this.me !== null && line.seat === this.me;
+      const who = line.seat === null ? "Spectators" : line.name;
+      if (!mine && this.muted.has(key)) {
+        hidden.set(key, who);
+        continue;
+      }
+      // Text nodes only: whatever a message holds is shown as the characters it is.
+      items.push(h("li", { class: mine ? "mine" : "", "data-id": String(line.id) },
+        h("span", { class: "chat-name" }, line.name), " ",
+        h("span", { class: "chat-text" }, line.text),
+        mine ? null : h("button", { type: "button", class: "link chat-mute", title: `Hide what ${who} writes, on this browser`,
+          onclick: () => this.mute(key, true) }, "Mute")));
+    }
+    fill(this.list, items.length ? items : h("li", { class: "muted empty" }, "No messages yet."));
+    this.mutedEl.hidden = hidden.size === 0;
+    fill(this.mutedEl, "Muted: ", [...hidden].map(([key, who], i) => [i ? ", " : "", who, " ",
+      h("button", { type: "button", class: "link chat-unmute", onclick: () => this.mute(key, false) }, "Unmute")]));
+    if (atEnd) this.list.scrollTop = this.list.scrollHeight;
+  }
+}

@@ -1,0 +1,68 @@
+// @ts-check
+// Where the rematch stands, under the game-over view: who proposed it and who has still to
+// answer (with Accept and Decline for me when I have), or how it ended.
+
+import { fill, h } from "../dom.js";
+
+/** @typedef {import("../types.js").Rematch} Rematch */
+
+/**
+ * @typedef {object} RematchHandlers
+ * @property {() => void} onAccept
+ * @property {() => void} onDecline
+ * @property {() => void} onOpen go to the rematch's table
+ */
+
+/**
+ * A list of names in English.
+ * @example names(["Ann", "Bo", "Cy"]) // "Ann, Bo and Cy"
+ * @param {string[]} list
+ */
+export function names(list) {
+  return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
+
+/**
+ * The sentence for a rematch, seen from `me` (null: a spectator).
+ * @example rematchLine({status: "declined", proposer: 0, accepted: [0], waiting: [], ended_by: 1, table: null}, 0, ["Ann", "Bo"])
+ * // "Bo declined the rematch."
+ * @param {Rematch} r
+ * @param {number | null} me
+ * @param {string[]} seatNames
+ */
+export function rematchLine(r, me, seatNames) {
+  const who = (/** @type {number} */ seat) => (seat === me ? "You" : seatNames[seat] || `Player ${seat + 1}`);
+  if (r.status === "declined") return `${who(r.ended_by ?? 0)} declined the rematch.`;
+  if (r.status === "cancelled") return `${who(r.ended_by ?? 0)} left: the rematch is off.`;
+  if (r.status === "started") return "The rematch has started.";
+  const waiting = r.waiting.filter((s) => s !== me).map((s) => seatNames[s] || `Player ${s + 1}`);
+  const asked = `${who(r.proposer)} proposed a rematch (the seats move one place on).`;
+  if (me !== null && r.waiting.includes(me)) return asked;
+  return waiting.length ? `${asked} Waiting for ${names(waiting)}.` : asked;
+}
+
+export class RematchView {
+  /** @param {RematchHandlers} handlers */
+  constructor(handlers) {
+    this.handlers = handlers;
+    this.el = h("section", { class: "rematch", hidden: true, "aria-label": "Rematch", "aria-live": "polite" });
+  }
+
+  /**
+   * @param {Rematch | null} r
+   * @param {number | null} me
+   * @param {string[]} seatNames
+   */
+  update(r, me, seatNames) {
+    this.el.hidden = r === null;
+    if (!r) return;
+    const asked = r.status === "proposed" && me !== null && r.waiting.includes(me);
+    fill(this.el,
+      h("p", { class: "rematch-line", "data-status": r.status }, rematchLine(r, me, seatNames)),
+      asked ? h("div", { class: "row" },
+        h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onAccept }, "Accept rematch"),
+        h("button", { type: "button", class: "btn", onclick: this.handlers.onDecline }, "Decline")) : null,
+      r.status === "started" && r.table
+        ? h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onOpen }, "Open the rematch") : null);
+  }
+}
