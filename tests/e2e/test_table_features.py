@@ -170,11 +170,13 @@ def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
     create_table(page, server.base, players=2, seats=["human", 1])
     page.reload()
     expect(page.locator("g.cell")).to_have_count(61)
-    total = page.evaluate("""() => performance.getEntriesByType('navigation')
+    # What crosses the network (the page's files are sent gzipped), and what it unpacks to.
+    sent, unpacked = page.evaluate("""() => performance.getEntriesByType('navigation')
         .concat(performance.getEntriesByType('resource'))
         .filter((e) => !e.name.includes('/api/'))
-        .reduce((n, e) => n + e.decodedBodySize, 0)""")
-    assert 10_000 < total < 200_000
+        .reduce(([s, u], e) => [s + e.encodedBodySize, u + e.decodedBodySize], [0, 0])""")
+    assert 10_000 < sent < 100_000
+    assert sent < unpacked / 2 < 200_000
 
 
 def test_long_press_on_a_touch_screen_outlines_the_group(server: Server, contexts: Contexts) -> None:

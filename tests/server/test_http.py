@@ -362,3 +362,19 @@ def test_unknown_pages_answer_the_page_with_404_and_the_api_keeps_json(api: Api)
     assert api.http.head("/nonsense/path").status_code == 404
     for r in (api.http.get("/api/nothing-here"), api.http.get("/static/nothing.js"), api.http.post("/nonsense/path")):
         assert r.status_code in (404, 405) and error_code(r) in ("not_found", "method_not_allowed")
+
+
+def test_the_page_is_sent_gzipped_and_the_api_never_is(sqlite_server: LiveServer) -> None:
+    gzip = {"Accept-Encoding": "gzip"}
+    with httpx.Client(base_url=sqlite_server.url) as http:
+        page = http.get("/static/js/tablestate.js", headers=gzip)
+        assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+        assert "export function" in page.text  # httpx unpacked it: the body is the module
+        assert http.get("/t/abc", headers=gzip).headers.get("content-encoding") == "gzip"
+        plain = http.get("/static/js/tablestate.js", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers and plain.text == page.text
+        # An answer with secrets in it (seat tokens) next to a name the client chose.
+        created = http.post("/api/tables", headers=gzip, json={
+            "players": 2, "size": 5, "seats": [{"kind": "human"}, {"kind": "human"}], "name": "Ann"})
+        assert created.status_code == 201 and "content-encoding" not in created.headers
+        assert "content-encoding" not in http.get("/api/config", headers=gzip).headers

@@ -38,6 +38,7 @@ from omega.server.account_routes import (
 )
 from omega.server.accounts import Accounts, User
 from omega.server.clock import Clock, SystemClock
+from omega.server.compress import CompressPage
 from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
@@ -179,6 +180,7 @@ def create_app(
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(CompressPage)
     # Outside the routing, which leaves the route it matched in the scope this one reads.
     app.add_middleware(RequestMetrics, metrics=metrics, clock=clock.monotonic,
                        move_routes=("/api/tables/{table_id}/actions",))
