@@ -31,40 +31,15 @@ from omega.ai.review import (
     review,
 )
 from omega.game import Color, Game
-from omega.record import Record, load
-from omega.texts import action_text, one_line
+from omega.record import RecordFileError, read_file
+from omega.texts import action_text
 
-__all__ = ["analyze_main", "format_review", "read_record_file"]
+__all__ = ["analyze_main", "format_review"]
 
 
 class InputError(Exception):
     """A record that cannot be reviewed: one line on standard error, exit status 2."""
 
-
-def read_record_file(path: str) -> Record:
-    """The record in ``path`` (``-``: standard input), text or JSON; :class:`InputError`
-    naming the file and the problem.
-
-    >>> read_record_file("/nonexistent/game.txt")
-    Traceback (most recent call last):
-    ...
-    omega.analysis.InputError: cannot read /nonexistent/game.txt: No such file or directory
-    """
-    where = "standard input" if path == "-" else path
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        raise InputError(f"cannot read {where}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        return load(text)
-    except ValueError as e:
-        raise InputError(f"{where}: {one_line(str(e), 'bad input')}") from None
 
 
 class _Progress:
@@ -155,10 +130,10 @@ def _cores() -> int:
 def analyze_main(args: argparse.Namespace) -> int:
     """``omega analyze RECORD [--iterations N] [--time S] [--seed K] [--jobs J] [--json]``."""
     try:
-        record = read_record_file(args.record)
+        record = read_file(args.record)
         if not record.game.history:
             raise InputError(f"{'standard input' if args.record == '-' else args.record}: {NOTHING_TO_REVIEW}")
-    except InputError as e:
+    except (RecordFileError, InputError) as e:
         print(f"omega analyze: {e}", file=sys.stderr)
         return 2
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None

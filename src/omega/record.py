@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from omega.board import MAX_SIZE, MIN_SIZE
 from omega.game import MAX_PLAYERS, MIN_PLAYERS, SWAP, Color, Game, IllegalMove
-from omega.texts import action_text, result_text
+from omega.texts import action_text, one_line, result_text
 
-__all__ = ["Record", "load", "format_record", "parse_record", "to_json", "from_json"]
+__all__ = ["Record", "load", "read_file", "RecordFileError", "format_record", "parse_record", "to_json", "from_json"]
 
 JSON_FORMAT = "omega-record"
 JSON_VERSION = 1
@@ -260,3 +261,33 @@ def from_json(data: Mapping[str, Any] | str) -> Record:
         except IllegalMove as e:
             raise IllegalMove(f"record JSON, action {index}: {e}") from None
     return Record(game=game, tags=dict(tags))
+
+
+class RecordFileError(ValueError):
+    """A record file that cannot be read, or that holds no record: the message names the
+    file (``standard input`` for ``-``) and the problem, in one line."""
+
+
+def read_file(path: str) -> Record:
+    """The record in the file ``path`` (``-``: standard input), text or JSON (see :func:`load`).
+
+    >>> read_file("/nonexistent/game.txt")
+    Traceback (most recent call last):
+    ...
+    omega.record.RecordFileError: cannot read /nonexistent/game.txt: No such file or directory
+    """
+    where = "standard input" if path == "-" else path
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        raise RecordFileError(f"cannot read {where}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise RecordFileError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        return load(text)
+    except ValueError as e:
+        raise RecordFileError(f"{where}: {one_line(str(e), 'bad input')}") from None

@@ -25,7 +25,7 @@ from datetime import date
 from typing import IO, TYPE_CHECKING, Any
 
 from omega.game import SWAP, Color, Game, IllegalMove
-from omega.record import Record, load, to_json
+from omega.record import Record, RecordFileError, read_file, to_json
 from omega.texts import action_text, factors_text, one_line, tie_break_text
 
 if TYPE_CHECKING:  # the AI package is imported only when a game has a computer player
@@ -203,21 +203,10 @@ class _InputError(Exception):
 
 
 def _read_record(path: str) -> Record:
-    where = "standard input" if path == "-" else path
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        raise _InputError(f"cannot read {where}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise _InputError(f"{where}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        return load(text)
-    except ValueError as e:
-        raise _InputError(f"{where}: {one_line(str(e), 'bad input')}") from None
+        return read_file(path)
+    except RecordFileError as e:
+        raise _InputError(str(e)) from None
 
 
 def _position(record: Record, turn: int | None) -> Game:
