@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -489,6 +490,39 @@ def test_my_tables_put_my_turn_first_and_leave_finished_games_out(site: LiveServ
     listed = a.get("/api/account/tables").json()["tables"]
     assert [t["id"] for t in listed] == [theirs["id"], newest_mine["id"], mine_first["id"]]
     assert browsers().get("/api/account/tables").status_code == 401
+
+
+
+def test_my_tables_show_turn_based_time_left_soonest_flag_first(site: LiveServer, browsers: Any,
+                                                                clock: FakeClock) -> None:
+    a, b = browsers(), browsers()
+    a.register("Ann")
+    b.register("Bob")
+
+    def table(control: str) -> dict[str, Any]:
+        r = a.post("/api/tables", {"players": 2, "time_control": control})
+        assert r.status_code == 201, r.text
+        t = dict(r.json())
+        claimed = b.post("/api/account/claim", {"seats": [{"table_id": t["id"], "token": t["invites"]["1"]}]})
+        assert claimed.json()["seats"][0]["status"] == "claimed"
+        assert b.get(f"/api/tables/{t['id']}").status_code == 200  # Bob is there: the clocks start
+        return t
+
+    week, untimed, day = table("7d"), table("untimed"), table("1d")
+    clock.advance(3600)
+    answer = a.get("/api/account/tables").json()
+    listed = {t["id"]: t for t in answer["tables"]}
+    # My move everywhere: the clock that runs out first comes first, then the untimed table.
+    assert [t["id"] for t in answer["tables"]] == [day["id"], week["id"], untimed["id"]]
+    now = datetime.fromisoformat(answer["server_time"])
+    assert now == clock.now()
+    left = datetime.fromisoformat(listed[day["id"]]["flag_at"]) - now
+    assert left == timedelta(hours=23)
+    assert listed[day["id"]]["time_control"] == {"text": "1d", "kind": "turn_based"}
+    assert listed[untimed["id"]]["flag_at"] is None
+    assert listed[untimed["id"]]["time_control"] == {"text": "untimed", "kind": "untimed"}
+    # Bob's list shows the same tables as the opponent's move: no clock of his runs.
+    assert all(not t["your_turn"] for t in b.get("/api/account/tables").json()["tables"])
 
 
 def test_history_lists_finished_games_newest_first_in_pages(site: LiveServer, browsers: Any,

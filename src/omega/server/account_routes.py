@@ -43,6 +43,7 @@ from omega.server.accounts import HISTORY_PAGE, HISTORY_PAGE_MAX, Accounts, Sess
 from omega.server.errors import ApiError
 from omega.server.limits import client_address, read_body
 from omega.server.schemas import parse_claim, parse_login, parse_password_change
+from omega.server.timecontrol import stamp_ms
 
 __all__ = [
     "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
@@ -234,7 +235,8 @@ def add_account_routes(router: FastAPI | APIRouter) -> None:
 
     @router.get("/api/account/tables", dependencies=[Charged])
     async def my_tables(request: Request, user: Reader) -> dict[str, Any]:
-        return {"tables": await _accounts(request).my_tables(user)}
+        # The server's time, for the page to count the clocks down by (not its own).
+        return {"tables": await _accounts(request).my_tables(user), "server_time": stamp_ms(_accounts(request).clock.now())}
 
     def page(request: Request) -> tuple[Any, int]:
         before_text = request.query_params.get("before")

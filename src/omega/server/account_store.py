@@ -26,7 +26,9 @@ from sqlalchemy import and_, delete, func, insert, literal, select, tuple_, upda
 from sqlalchemy.exc import IntegrityError
 
 from omega.game import Color
-from omega.server.storage import EventRow, Repository, SeatRow, SessionRow, TableRow, UserRow
+from omega.server.storage import DueRow, EventRow, Repository, SeatRow, SessionRow, TableRow, UserRow
+from omega.server.table import TIMEOUT
+from omega.server.timecontrol import TimeControl, stamp_ms
 
 __all__ = ["User", "AccountStore", "Bound", "HistoryCursor"]
 
@@ -178,22 +180,28 @@ class AccountStore:
         return out
 
     def my_tables(self, user_id: int, limit: int) -> list[dict[str, Any]]:
-        """The account's unfinished tables: those where its seat is to move first, then the
-        most recently changed."""
+        """The account's unfinished tables: those where its seat is to move first (the clock
+        that runs out soonest first), then the most recently changed.  ``flag_at`` is when the
+        running clock's flag falls (None: no clock runs), read from the due timeout."""
         mine = and_(SeatRow.user_id == user_id, TableRow.status == "playing")
         my_turn = func.coalesce(TableRow.to_move_seat == SeatRow.idx, literal(False))
+        flag = and_(DueRow.table_id == TableRow.id, DueRow.kind == TIMEOUT)
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(TableRow.id, TableRow.players, TableRow.size, TableRow.pie_rule, TableRow.created_at,
-                       TableRow.updated_at, TableRow.to_move_seat, SeatRow.idx)
-                .join(SeatRow, SeatRow.table_id == TableRow.id).where(mine)
-                .order_by(my_turn.desc(), TableRow.updated_at.desc(), TableRow.id).limit(limit)).all()
+                       TableRow.updated_at, TableRow.to_move_seat, TableRow.time_control, SeatRow.idx,
+                       DueRow.due_at.label("flag_at"))
+                .join(SeatRow, SeatRow.table_id == TableRow.id).outerjoin(DueRow, flag).where(mine)
+                .order_by(my_turn.desc(), DueRow.due_at.asc().nulls_last(), TableRow.updated_at.desc(), TableRow.id)
+                .limit(limit)).all()
             seated = self._seated(conn, [r.id for r in rows]) if rows else {}
             conn.rollback()
         return [{
             "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule,
             "created_at": _iso(r.created_at), "updated_at": _iso(r.updated_at or r.created_at),
             "seat": r.idx, "your_turn": r.to_move_seat == r.idx, "seats": seated[r.id],
+            "time_control": {"text": (tc := TimeControl.parse(r.time_control)).text, "kind": tc.kind},
+            "flag_at": stamp_ms(_utc(r.flag_at)) if r.flag_at is not None else None,
         } for r in rows]
 
     def history(self, user_id: int, before: HistoryCursor | None, limit: int) -> tuple[list[dict[str, Any]],

@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import * as store from "./store.js";
+import { serverOffset } from "./timecontrol.js";
 
 /** @typedef {import("./types.js").User} User */
 /** @typedef {import("./types.js").MyTable} MyTable */
@@ -131,11 +132,17 @@ export async function claimRemembered() {
   }
 }
 
-/** @returns {Promise<MyTable[]>} the account's unfinished tables, its turn first */
+/**
+ * The account's unfinished tables, its turn first, and the server's clock against the
+ * page's (ms to add to `Date.now()`; 0 when unknown), to count turn-based time left by.
+ * @returns {Promise<{tables: MyTable[], offset: number}>}
+ */
 export async function myTables() {
-  /** @type {{tables: MyTable[]}} */
+  const sentAt = Date.now();
+  /** @type {{tables: MyTable[], server_time?: string}} */
   const answer = await api("GET", "/api/account/tables");
-  return answer.tables;
+  const offset = answer.server_time ? serverOffset(answer.server_time, sentAt, Date.now()) : null;
+  return { tables: answer.tables, offset: offset ?? 0 };
 }
 
 /**

@@ -202,6 +202,8 @@
  * @property {number} seat the account's seat
  * @property {boolean} your_turn
  * @property {ListedSeat[]} seats
+ * @property {{text: string, kind: "untimed" | "realtime" | "turn_based"}} [time_control]
+ * @property {string | null} [flag_at] when the running clock's flag falls (null: none runs)
  */
 
 /**

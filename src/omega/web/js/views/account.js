@@ -7,6 +7,7 @@ import * as account from "../account.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
+import { clockText } from "../timecontrol.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -170,8 +171,9 @@ function others(seats, mine) {
   return names.length ? `with ${names.join(", ")}` : "";
 }
 
-/** @param {{players: number, size: number, pie_rule: boolean}} t */
-const settings = (t) => `${t.players} players · side ${t.size}${t.pie_rule ? " · pie" : ""}`;
+/** @param {{players: number, size: number, pie_rule: boolean, time_control?: {text: string, kind: string}}} t */
+const settings = (t) => `${t.players} players · side ${t.size}${t.pie_rule ? " · pie" : ""}`
+  + (t.time_control && t.time_control.kind !== "untimed" ? ` · ${t.time_control.text}` : "");
 
 /** @param {PlayedGame} g */
 function result(g) {
@@ -210,8 +212,8 @@ export class AccountLists {
 
   async loadTables() {
     try {
-      const tables = await account.myTables();
-      fill(this.tables, tables.length ? tables.map((t) => this.tableRow(t))
+      const { tables, offset } = await account.myTables();
+      fill(this.tables, tables.length ? tables.map((t) => this.tableRow(t, Date.now() + offset))
         : h("li", { class: "muted" }, "No unfinished tables. Tables you create or join while logged in appear here."));
     } catch (err) {
       fill(this.tables, h("li", { class: "account-note is-error" }, describe(err)));
@@ -232,9 +234,15 @@ export class AccountLists {
     }
   }
 
-  /** @param {MyTable} t */
-  tableRow(t) {
-    const status = t.your_turn ? "your turn" : "waiting";
+  /**
+   * @param {MyTable} t
+   * @param {number} now the server's time, as well as the page can tell
+   */
+  tableRow(t, now) {
+    // Turn-based time left is worth a glance in a list; a real-time clock is watched at the table.
+    const left = t.your_turn && t.flag_at && t.time_control && t.time_control.kind === "turn_based"
+      ? ` · ${clockText(Date.parse(t.flag_at) - now, "turn_based")} left` : "";
+    const status = t.your_turn ? `your turn${left}` : "waiting";
     return h("li", { class: `account-row ${t.your_turn ? "your-turn" : "playing"}`, "data-account-table": t.id },
       h("a", { href: `/t/${t.id}`, class: "open" }, `Table ${t.id}`),
       h("span", { class: "muted" }, ` ${settings(t)} · ${COLORS[t.seat] || ""} ${others(t.seats, t.seat)} `),
