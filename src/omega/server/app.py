@@ -45,6 +45,7 @@ from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
 from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
 from omega.server.limits import Buckets, Limits, client_address, read_body
+from omega.server.lobby_routes import add_lobby
 from omega.server.passwords import Passwords
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
@@ -142,7 +143,12 @@ def create_app(
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence)
+            def resync() -> None:
+                core.hub.resync_all()
+                lobby.feed.resync_all()
+
+            listener = PgListener(url, core.server_id, core.remote_event, resync, core.remote_presence,
+                                  topics=lobby.topics)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -154,6 +160,7 @@ def create_app(
             await scheduler.stop()
             if listener is not None:
                 await listener.stop()
+            await lobby.stop()
             passwords.close()
             core.close()
 
@@ -369,6 +376,7 @@ def create_app(
         return await records.replay(table_id, who, at)
 
     add_account_routes(app)
+    lobby = add_lobby(app, core, accounts, scheduler, limits)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

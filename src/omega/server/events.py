@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged",
-    "Payload", "Event", "PLAY_EVENTS", "payload_from",
+    "Cancelled", "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
 
@@ -90,6 +90,13 @@ class GameEnded:
 
 
 @dataclass(frozen=True)
+class Cancelled:
+    """The table's creator called it off while it waited for players (no move was made)."""
+
+    kind: ClassVar[str] = "cancel"
+
+
+@dataclass(frozen=True)
 class PresenceChanged:
     """How many sockets a seat had open.  Only in logs written before presence became live
     state (``omega.server.presence``); read, never written."""
@@ -100,14 +107,16 @@ class PresenceChanged:
     connections: int
 
 
-Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged
+Payload = TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | Cancelled
 
 _BY_KIND: dict[str, type[Payload]] = {
-    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged)
+    cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
+                              Cancelled)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.
-PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind})
+PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind,
+                         Cancelled.kind})
 
 
 def _plain(value: Any) -> Any:

@@ -62,7 +62,7 @@ T = TypeVar("T")
 
 __all__ = [
     "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow", "Due",
-    "Repository", "Writer", "StoredTable", "make_engine", "default_url",
+    "Repository", "Writer", "StoredTable", "make_engine", "default_url", "insert_table",
 ]
 
 
@@ -88,7 +88,11 @@ class TableRow(Base):
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: When the last event was decided (the table's creation before any).
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
+    #: Listed in the lobby (``TableConfig.open``), and rated (``TableConfig.rated``).
+    open: Mapped[bool] = mapped_column(Boolean, default=False)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
+                      Index("ix_tables_open_status", "open", "status"))
 
 
 class UserRow(Base):
@@ -351,6 +355,25 @@ _TABLE_VERSION = select(TableRow.version).where(TableRow.id == bindparam("tid"))
 _TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
+def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
+                 owner: str = "") -> None:
+    """:meth:`Repository.create_table` inside a transaction the caller holds (a new table
+    stored together with other rows, e.g. the quick-play queue's match)."""
+    created = datetime.fromisoformat(config.created_at)
+    conn.execute(insert(TableRow).values(
+        id=config.id, created_at=created, players=config.players,
+        size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
+        status="waiting" if config.open else "playing", to_move_seat=None if config.open else 0, owner=owner,
+        updated_at=created, open=config.open, rated=config.rated,
+    ))
+    for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
+        conn.execute(insert(SeatRow).values(
+            table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
+            user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
+    for kind, due_at in due:
+        _keep_due(conn, kind, config.id, 0, due_at)
+
+
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
     where = (PresenceRow.table_id == table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id)
     row = conn.execute(select(PresenceRow.count).where(*where)).scalar_one_or_none()
@@ -438,19 +461,8 @@ class Repository:
                      owner: str = "") -> None:
         """Store a new table at version 0, opened by ``owner``, with the work due for it from
         the start (``(kind, due_at)`` pairs, for version 0)."""
-        created = datetime.fromisoformat(config.created_at)
         with self._writing() as conn:
-            conn.execute(insert(TableRow).values(
-                id=config.id, created_at=created, players=config.players,
-                size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-                status="playing", to_move_seat=0, owner=owner, updated_at=created,
-            ))
-            for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
-                conn.execute(insert(SeatRow).values(
-                    table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
-                    user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
-            for kind, due_at in due:
-                _keep_due(conn, kind, config.id, 0, due_at)
+            insert_table(conn, config, keys, due, owner)
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
@@ -466,7 +478,7 @@ class Repository:
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
-            seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
+            seats=tuple(SeatConfig(s.kind, s.level) for s in seats), open=bool(row.open), rated=bool(row.rated),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
@@ -575,7 +587,7 @@ class Repository:
         """Unfinished tables whose last change was before ``before``, oldest first."""
         with self.engine.connect() as conn, conn.begin():
             return list(conn.execute(select(TableRow.id).where(
-                TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
+                TableRow.status.in_(("playing", "waiting")), TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
 
     # -- due work -------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from omega.server.errors import ApiError
 from omega.server.events import (
     PLAY_EVENTS,
     Abandoned,
+    Cancelled,
     Event,
     GameEnded,
     Joined,
@@ -48,7 +49,7 @@ from omega.server.events import (
 from omega.texts import abandoned_outcome, resignation_outcome
 
 __all__ = ["COMPUTER_TURN", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide", "decide_abandon",
-           "default_name", "final_ranking", "game_view"]
+           "decide_cancel", "default_name", "final_ranking", "game_view"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -77,6 +78,16 @@ class TableConfig:
     pie_rule: bool
     created_at: str
     seats: tuple[SeatConfig, ...]
+    #: Listed in the lobby: its free seats are taken there by accounts, and no move is made
+    #: before every seat is taken (see :attr:`TableState.waiting`).
+    open: bool = False
+    #: The result changes the players' ratings (``omega.server.ratings``).
+    rated: bool = False
+
+    @property
+    def public(self) -> bool:
+        """Anyone may watch it without a key: it was listed in the lobby, or it is rated."""
+        return self.open or self.rated
 
 
 @dataclass
@@ -98,6 +109,10 @@ class TableState:
     resigned: list[int] = field(default_factory=list)  # seat indices, in resign order
     #: Closed by the server for want of moves (``decide_abandon``).
     abandoned: bool = False
+    #: Called off by its creator while it waited for players (``decide_cancel``).
+    cancelled: bool = False
+    #: The seat of the table's first ``join``: its creator's (who joins by creating it).
+    host: int | None = None
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -129,7 +144,7 @@ class TableState:
         other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
-        other.abandoned = self.abandoned
+        other.abandoned, other.cancelled, other.host = self.abandoned, self.cancelled, self.host
         return other
 
     # -- reading ------------------------------------------------------------------------
@@ -146,13 +161,23 @@ class TableState:
         return self.game.is_over or self.abandoned or ended_by_resignations(self.config, self.resigned)
 
     @property
+    def waiting(self) -> bool:
+        """An open table some of whose seats are still free: nobody may move yet."""
+        return self.config.open and not self.cancelled and not all(self.joined)
+
+    @property
     def status(self) -> str:
-        """``playing`` or ``over``."""
+        """``waiting`` (an open table with free seats), ``playing``, ``over``, or
+        ``cancelled`` (called off before it started)."""
+        if self.cancelled:
+            return "cancelled"
+        if self.waiting:
+            return "waiting"
         return "over" if self.over else "playing"
 
     def to_move_seat(self) -> int | None:
-        """The seat to move, None once the table's game is over."""
-        return None if self.over else self.game.current_player
+        """The seat to move, None once the table's game is over (or before it starts)."""
+        return None if self.over or self.cancelled or self.waiting else self.game.current_player
 
     def set_presence(self, totals: dict[int, int]) -> bool:
         """Take the open-socket counts per seat (live state, not from events); True if who is
@@ -193,6 +218,7 @@ class TableState:
         state: dict[str, Any] = {
             "id": c.id, "version": self.version, "created_at": c.created_at,
             "players": c.players, "size": c.size, "pie_rule": c.pie_rule,
+            "open": c.open, "rated": c.rated,
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
@@ -236,6 +262,8 @@ def _swap(t: TableState, e: Swapped) -> None:
 
 
 def _join(t: TableState, e: Joined) -> None:
+    if t.host is None:
+        t.host = e.seat
     t.joined[e.seat] = True
 
 
@@ -249,6 +277,10 @@ def _resign(t: TableState, e: Resigned) -> None:
 
 def _abandon(t: TableState, e: Abandoned) -> None:
     t.abandoned = True
+
+
+def _cancel(t: TableState, e: Cancelled) -> None:
+    t.cancelled = True
 
 
 def _end(t: TableState, e: GameEnded) -> None:
@@ -265,7 +297,7 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
-    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence,
+    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, Cancelled: _cancel,
 }
 
 
@@ -276,8 +308,13 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
     unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
     seat or a resigned one).
     """
+    if state.cancelled:
+        raise ApiError("game_over", "this table was cancelled before it started")
     if state.over:
         raise ApiError("game_over", "the game is over")
+    if state.waiting:
+        free = state.joined.count(False)
+        raise ApiError("not_started", f"the game starts when every seat is taken ({free} still free)")
     if isinstance(action, ResignAction):
         return _decide_resign(state, seat, now)
     mover = state.game.current_player
@@ -346,12 +383,27 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
 
 
+def decide_cancel(state: TableState, now: datetime) -> list[Event]:
+    """The creator calls off an open table that still waits for players; ``conflict`` once
+    it has started (every seat taken) or was already cancelled.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, open=True))
+    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1))]
+    ('waiting', ['cancel'])
+    """
+    if not state.waiting:
+        raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
+    return [Event(Cancelled(), at=now)]
+
+
 def decide_abandon(state: TableState, now: datetime) -> list[Event]:
     """The server closes an unfinished table nobody has acted on for long: the game ends as
     it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
     """
-    if state.over:
+    if state.over or state.cancelled:
         return []
+    if state.waiting:  # nobody moved: an open table nobody came to is called off, not scored
+        return [Event(Cancelled(), at=now)]
     return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
 
 
