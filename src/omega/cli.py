@@ -124,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--record-dir", metavar="DIR", default=None, help="save each game's text record in DIR")
 
     sub.add_parser("engine", help="the line protocol on standard input/output (docs/protocol.md)")
+
+    ratings = sub.add_parser("ratings", help="the site's player ratings")
+    ratings.add_argument("--recompute", action="store_true",
+                         help="rebuild every rating from the event log (same values as the live ones)")
+    ratings.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
     return parser
 
 
@@ -173,6 +178,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.engine import engine_main
 
         return engine_main()
+    if args.command == "ratings":
+        if not args.recompute:
+            raise UsageError("omega ratings: nothing to do; pass --recompute")
+        from omega.server.ratings import recompute_main
+
+        return recompute_main(args.db)
     raise UsageError(f"omega: unknown command {args.command!r}")
 
 

@@ -53,7 +53,7 @@ from omega.server.table import TableState, final_ranking
 __all__ = [
     "MODEL", "PROVISIONAL_GAMES", "DISPLAY_BASE", "DISPLAY_SCALE", "NOT_RATED", "RATED_PLAYERS", "Skill",
     "RatingRow", "RatedGameRow", "RatingChangeRow", "display", "rating_json", "updated", "ranked_seats",
-    "rate_game", "rate_on_end", "recompute", "RatingStore",
+    "rate_game", "rate_on_end", "recompute", "recompute_main", "RatingStore",
 ]
 
 log = logging.getLogger("omega.server")
@@ -266,6 +266,24 @@ def recompute(repo: Repository) -> int:
         for table_id, users, ranked, ended_at in games:
             rate_game(conn, table_id, users, ranked, ended_at)
     return len(games)
+
+
+def recompute_main(url: str | None) -> int:
+    """``omega ratings --recompute``: migrate the database at ``url`` (default: the server's),
+    rebuild every rating, print what was done."""
+    from omega.server.storage import default_url, make_engine
+
+    repo = Repository(make_engine(url or default_url()))
+    try:
+        repo.migrate()
+        games = recompute(repo)
+        with repo.engine.connect() as conn:
+            accounts = conn.execute(select(func.count()).select_from(RatingRow)).scalar_one()
+            conn.rollback()
+    finally:
+        repo.engine.dispose()
+    print(f"rated {games} games again from the event log; {accounts} ratings")
+    return 0
 
 
 class RatingStore:
