@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
+from fastapi import Depends, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from starlette.websockets import WebSocketDisconnect
@@ -139,7 +139,7 @@ def add_lobby(app: FastAPI, core: TableCore, accounts: Accounts, scheduler: Sche
     app.state.lobby = parts
     creations = Buckets(limits.create_rate, limits.create_burst)
     connects = Buckets(limits.ws_connect_rate, limits.ws_connect_burst)
-    router = APIRouter()
+    router = app  # routes on the app itself, as the account routes are
 
     async def charged(request: Request) -> None:
         """One request of the per-user budget (per address when not logged in)."""
@@ -302,5 +302,4 @@ def add_lobby(app: FastAPI, core: TableCore, accounts: Accounts, scheduler: Sche
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await writer
 
-    app.include_router(router)
     return parts

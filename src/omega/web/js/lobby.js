@@ -10,6 +10,8 @@ import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
 import { AccountArea, AccountLists } from "./views/account.js";
+import { LobbyList } from "./views/lobbylist.js";
+import { QuickPlayView } from "./views/quickplay.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").CreatedTable} CreatedTable */
@@ -59,6 +61,8 @@ export function startLobby(root) {
   const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
   const accountArea = new AccountArea();
   const accountLists = new AccountLists();
+  const openTables = new LobbyList();
+  const quickPlay = new QuickPlayView();
   // Logged in, a player's name is their account's: the form does not ask for one.
   const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput);
   account.onChange((user) => (nameField.hidden = Boolean(user)));
@@ -73,6 +77,8 @@ export function startLobby(root) {
     }
     const c = /** @type {SiteConfig} */ (config);
     accountArea.setConfig(c);
+    openTables.setConfig(c);
+    quickPlay.setConfig(c);
     form = newForm(c);
     nameInput.maxLength = c.name_max;
     fill(sizeSelect, c.sizes.map((size) => {
@@ -272,6 +278,8 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"), accountArea.el),
     h("main", { class: "lobby-grid" },
+      openTables.el,
+      quickPlay.el,
       h("section", { class: "card" },
         h("h1", {}, "New table"),
         h("form", { class: "create", onsubmit: create },
