@@ -87,7 +87,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
     # The profile: the record, the rating chart and the game linked to its replay.
     ann_page.get_by_role("link", name="Your profile").click()
     expect(ann_page).to_have_url(re.compile(r"/u/Ann_lobby$"))
-    expect(ann_page.locator(".profile-record")).to_contain_text("1 games played")
+    expect(ann_page.locator(".profile-record")).to_contain_text("1 game played, ")
     expect(ann_page.locator('svg.rating-chart[data-chart-players="2"] polyline')).to_have_attribute(
         "points", re.compile(r"^\S+ \S+$"))
     link = ann_page.locator(f'.recent-games li[data-game="{table_id}"] a')

@@ -14,6 +14,12 @@ import { AccountArea } from "./account.js";
 const SVG = "http://www.w3.org/2000/svg";
 
 /**
+ * @param {number} n
+ * @param {string} word
+ */
+const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
  * An SVG element (h() makes HTML ones).
  * @param {string} tag
  * @param {Record<string, string | number>} attrs
@@ -64,10 +70,10 @@ export function startProfile(root, username) {
       const counts = Object.keys(r.ratings).sort();
       fill(main,
         h("h1", {}, p.username),
-        h("p", { class: "profile-record" }, `${p.games_played} games played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
+        h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
         h("h2", {}, "Ratings"),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
-          h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${r.ratings[n].games} games, ${r.ratings[n].wins} won `,
+          h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
             h("a", { href: `/leaderboard/${n}`, class: "small" }, "leaderboard")),
           chart(r.history.filter((c) => String(c.players) === n), n)))
           : h("p", { class: "muted" }, "No rated game yet."),
