@@ -10,6 +10,7 @@ import re
 
 from omega_page import Contexts, Server, TablePage, engine_order, shot
 from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
 from test_accounts import account_form
 
 from omega import Game
@@ -34,7 +35,8 @@ def lobby_row(page: Page, table_id: str) -> object:
 
 def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: Server, contexts: Contexts) -> None:
     rng = random.Random(11)
-    ann_page, bob_page = contexts.page(), contexts.page()
+    # Without the CSP, so that the accessibility checker can be put into the pages.
+    ann_page, bob_page = contexts.page(bypass_csp=True), contexts.page(bypass_csp=True)
     for page, name in [(ann_page, "Ann_lobby"), (bob_page, "Bob_lobby")]:
         page.goto(server.base + "/")
         account_form(page, "register", name)
@@ -56,6 +58,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
     expect(row).to_contain_text("2 players · side 5 · rated · untimed")
     expect(row).to_contain_text("Ann_lobby 1000?")
     expect(row).to_contain_text("1 free")
+    assert severe_violations(bob_page) == []
     shot(bob_page, "lobby-open-table")
     row.get_by_role("button", name="Take a seat").click()
     expect(bob_page).to_have_url(re.compile(rf"/t/{table_id}$"))
@@ -92,6 +95,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
         "points", re.compile(r"^\S+ \S+$"))
     link = ann_page.locator(f'.recent-games li[data-game="{table_id}"] a')
     expect(ann_page.locator(f'.recent-games li[data-game="{table_id}"]')).to_contain_text("1000 → ")
+    assert severe_violations(ann_page) == []
     shot(ann_page, "lobby-profile")
     link.click()
     expect(ann_page).to_have_url(re.compile(rf"/t/{table_id}(#seat=[A-Za-z0-9_-]+)?$"))
@@ -103,6 +107,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
     expect(rows).to_have_count(2)
     first = "Ann_lobby" if winner == "White" else "Bob_lobby"
     expect(rows.first).to_have_attribute("data-player", first)
+    assert severe_violations(bob_page) == []
     shot(bob_page, "lobby-leaderboard")
 
 

@@ -25,7 +25,7 @@ export class QuickPlayView {
     this.play = h("button", { type: "submit", class: "btn confirm" }, "Play");
     this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, "Leave the queue");
     this.status = h("div", { class: "quick-status", role: "status" });
-    this.mine = h("div", { class: "my-ratings", "aria-label": "Your ratings" });
+    this.mine = h("div", { class: "my-ratings", role: "group", "aria-label": "Your ratings" });
     this.leave.addEventListener("click", () => this.call("/api/quickplay/leave"));
     this.form = h("form", {
       class: "quick-form row",
