@@ -149,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--seed", type=int, default=0)
     analyze.add_argument("--jobs", type=_positive_int, default=None, help="positions searched at once (default: one per core)")
     analyze.add_argument("--json", action="store_true")
+    ratings = sub.add_parser("ratings", help="the site's player ratings")
+    ratings.add_argument("--recompute", action="store_true",
+                         help="rebuild every rating from the event log (same values as the live ones)")
+    ratings.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
     return parser
 
 
@@ -206,6 +210,12 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.engine import engine_main
 
         return engine_main()
+    if args.command == "ratings":
+        if not args.recompute:
+            raise UsageError("omega ratings: nothing to do; pass --recompute")
+        from omega.server.ratings import recompute_main
+
+        return recompute_main(args.db)
     raise UsageError(f"omega: unknown command {args.command!r}")
 
 

@@ -1,7 +1,9 @@
-"""Retake the README's screenshots: a 3-player table in play, on a desktop and on a phone.
+"""Retake the README's screenshots: a 3-player table in play, on a desktop and on a phone;
+the lobby with an open rated table; a profile after a rated game.
 
 Run from the repository root: ``python tests/e2e/readme_shots.py`` (the same server and
-Chromium as the browser tests). Writes ``docs/screenshot.png`` and ``docs/screenshot-phone.png``.
+Chromium as the browser tests). Writes ``docs/screenshot.png``, ``docs/screenshot-phone.png``,
+``docs/screenshot-lobby.png`` and ``docs/screenshot-profile.png``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from omega_page import (
     create_table,
     engine_order,
 )
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Browser, expect, sync_playwright
+from test_accounts import account_form
+from test_lobby import play_to_the_end
 
 
 def main() -> None:
@@ -50,9 +54,35 @@ def main() -> None:
                 on_phone = TablePage(phone)
                 expect(on_phone.prompt).to_contain_text("Your turn")
                 phone.screenshot(path=str(ROOT / "docs" / "screenshot-phone.png"))
+                lobby_shots(browser, server, rng)
                 browser.close()
         finally:
             server.stop()
+
+
+def lobby_shots(browser: Browser, server: Server, rng: random.Random) -> None:
+    """Two players meet in the lobby: the list with Mia's rated table as Leo sees it, and
+    Mia's profile once they have played it."""
+    pages = []
+    for name in ("Mia", "Leo"):
+        page = browser.new_context(viewport=DESKTOP, device_scale_factor=1).new_page()
+        page.goto(server.base + "/")
+        account_form(page, "register", name)
+        expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
+        pages.append(page)
+    mia, leo = pages
+    mia.get_by_role("form", name="Open a table in the lobby").get_by_role("button", name="Open table").click()
+    mia_table = TablePage(mia)
+    expect(mia_table.prompt).to_contain_text("Waiting for players")
+    row = leo.locator(f'.open-table[data-open-table="{mia_table.table_id}"]')
+    expect(row).to_contain_text("Mia 1000?")
+    leo.screenshot(path=str(ROOT / "docs" / "screenshot-lobby.png"))
+    row.get_by_role("button", name="Take a seat").click()
+    expect(leo).to_have_url(f"{server.base}/t/{mia_table.table_id}")
+    play_to_the_end(server, mia_table.table_id, {0: mia_table, 1: TablePage(leo)}, rng)
+    mia.goto(f"{server.base}/u/Mia")
+    expect(mia.locator("svg.rating-chart")).to_be_visible()
+    mia.screenshot(path=str(ROOT / "docs" / "screenshot-profile.png"))
 
 
 if __name__ == "__main__":

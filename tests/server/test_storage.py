@@ -43,7 +43,8 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
     else:
         assert errors == []
     names = set(inspect(repos[0].engine).get_table_names())
-    assert {"tables", "seats", "events", "servers", "presence", "due", "reviews", "alembic_version"} <= names
+    assert {"tables", "seats", "events", "servers", "presence", "due", "reviews", "alembic_version", "ratings",
+            "rated_games", "rating_changes", "quickplay"} <= names
     with repos[0].engine.connect() as conn:
         assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == schema_head()
     for r in repos:

@@ -47,6 +47,7 @@ from omega.server.headers import SecurityHeaders
 from omega.server.hints import hint_routes
 from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
 from omega.server.limits import Buckets, Limits, client_address, read_body
+from omega.server.lobby_routes import add_lobby
 from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
 from omega.server.passwords import Passwords
 from omega.server.presence import Presence
@@ -162,8 +163,12 @@ def create_app(
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-            listener = PgListener(url, core.server_id, core.remote_event, core.hub.resync_all, core.remote_presence,
-                                  social.remote)
+            def resync() -> None:
+                core.hub.resync_all()
+                lobby.feed.resync_all()
+
+            listener = PgListener(url, core.server_id, core.remote_event, resync, core.remote_presence,
+                                  social.remote, topics=lobby.topics)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -175,6 +180,7 @@ def create_app(
             await scheduler.stop()
             if listener is not None:
                 await listener.stop()
+            await lobby.stop()
             passwords.close()
             core.close()
 
@@ -407,6 +413,7 @@ def create_app(
     add_account_routes(app)
     install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
     hint_routes(app, core, computers, actor, charged, limits.computer_queue)
+    lobby = add_lobby(app, core, accounts, scheduler, limits)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from omega.server.identity import (
     Credentials,
     Identity,
     SeatHolder,
+    Spectator,
     TableKeys,
     hash_token,
     new_token,
@@ -77,6 +78,9 @@ T = TypeVar("T")
 #: What a write decides: the events for the up-to-date state at ``now`` (the writer is
 #: there for decisions that read or count other rows in the same transaction).
 Decision = Callable[[TableState, Writer, datetime], list[Event]]
+#: Told inside the transaction that stores a game's end: the writer, the table as the end
+#: left it, and the events being stored (the ratings are updated so, in the same commit).
+EndHook = Callable[[Writer, TableState, list[Event]], None]
 
 
 @dataclass
@@ -142,6 +146,10 @@ class NewTable:
     creator_user: int | None = None
     time_control: TimeControl = UNTIMED
     hints: bool = False
+    #: Listed in the lobby, where accounts take the other seats (no invite links then).
+    open: bool = False
+    #: The result changes the players' ratings.
+    rated: bool = False
 
 
 def seat_of(who: Identity) -> int | None:
@@ -174,6 +182,8 @@ class TableCore:
         self.commits = Commits(repo, self.db)
         #: Called after a commit stored due work (a computer to move): the scheduler looks.
         self.on_due: Callable[[], None] = lambda: None
+        #: Called inside the transaction that ends a game (see :data:`EndHook`).
+        self.on_end: EndHook | None = None
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
@@ -300,12 +310,21 @@ class TableCore:
         try:
             return self.authenticator.identify(credentials, cached.keys)
         except ApiError:
-            if credentials.token is not None or credentials.user_id is None:
+            if credentials.token is not None:
+                raise
+            if credentials.user_id is None:
+                if cached.state.config.public:  # a lobby or rated table: anyone may watch
+                    return Spectator()
                 raise
         # An account found no seat in the cached keys: a seat may have been bound to it
         # since (seats are bound, never unbound), here or in another process.
         cached.keys = replace(cached.keys, seat_users=await self.db(self.repo.seat_users, table_id))
-        return self.authenticator.identify(credentials, cached.keys)
+        try:
+            return self.authenticator.identify(credentials, cached.keys)
+        except ApiError:
+            if cached.state.config.public:
+                return Spectator()
+            raise
 
     async def visit(self, table_id: str, who: Identity) -> None:
         """A seat's first visit is recorded as a ``join``."""
@@ -348,6 +367,8 @@ class TableCore:
                 for i, e in enumerate(events, start=1):
                     trial.apply(e.with_version(state.version + i))
                 stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
+                if self.on_end is not None and trial.over and not state.over:
+                    self.on_end(w, trial, stored)
                 due_before, due = state.due_work(), trial.due_work()
                 for kind in DUE_KINDS:
                     if kind in due:
@@ -476,7 +497,7 @@ class TableCore:
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
-                                 new.time_control, new.hints)
+                                 new.time_control, new.hints, open=new.open, rated=new.rated)
             state = TableState(config)
             try:
                 await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)
@@ -496,7 +517,9 @@ class TableCore:
             self.on_due()
         return {
             "id": config.id, "seat": creator, "token": tokens[creator],
-            "invites": {str(i): t for i, t in tokens.items()}, "spectator_key": spectator,
+            # An open table's other seats are taken in the lobby, never by link.
+            "invites": {str(i): t for i, t in tokens.items() if i == creator or not new.open},
+            "spectator_key": spectator,
             "state": cached.state.view(creator),
         }
 

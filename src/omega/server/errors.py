@@ -27,6 +27,8 @@ class ApiError(Exception):
         # Accounts (docs/server-api.md, Accounts): a failed log-in says no more than that;
         # a username someone already has; a cookie-authenticated write from another site.
         "login_failed": 401, "name_taken": 409, "cross_site": 403,
+        # The lobby: a move at an open table that still waits for players.
+        "not_started": 409,
     }
 
     def __init__(self, code: str, message: str) -> None:

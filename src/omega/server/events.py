@@ -28,8 +28,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged", "TimedOut",
-    "HintUsed",
-    "Payload", "Event", "PLAY_EVENTS", "payload_from",
+    "HintUsed", "Cancelled", "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
 
@@ -125,6 +124,13 @@ class HintUsed:
 
 
 @dataclass(frozen=True)
+class Cancelled:
+    """The table's creator called it off while it waited for players (no move was made)."""
+
+    kind: ClassVar[str] = "cancel"
+
+
+@dataclass(frozen=True)
 class PresenceChanged:
     """How many sockets a seat had open.  Only in logs written before presence became live
     state (``omega.server.presence``); read, never written."""
@@ -136,16 +142,16 @@ class PresenceChanged:
 
 
 Payload = (TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
-           | HintUsed)
+           | HintUsed | Cancelled)
 
 _BY_KIND: dict[str, type[Payload]] = {
     cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
-                              TimedOut, HintUsed)
+                              TimedOut, HintUsed, Cancelled)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.
 PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind,
-                         TimedOut.kind})
+                         TimedOut.kind, Cancelled.kind})
 
 
 def _plain(value: Any) -> Any:

@@ -46,6 +46,8 @@ class Limits:
     ws_connect_burst: int = 60
     ws_token_connect_rate: float = 0.5
     ws_token_connect_burst: int = 10
+    #: Open lobby sockets per process (``/ws/lobby``); past it a new one is refused ``busy``.
+    lobby_sockets: int = 2000
     #: Computer turns waiting or thinking, site-wide, past which a new table with computer
     #: seats is refused (``busy``).
     computer_queue: int = 64

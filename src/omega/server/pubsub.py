@@ -161,13 +161,17 @@ class Hub:
 
 class PgListener:
     """Listens on PostgreSQL for other processes' events (``on_event(table, version)``),
-    presence changes (``on_presence(table)``) and other notes about a table
+    presence changes (``on_presence(table)``), other notes about a table
     (``on_note(table, tag)``: ``'server:table:tag'`` with a tag that is neither a version
-    nor ``p``, such as a chat message's)."""
+    nor ``p``, such as a chat message's) and site-wide topics: a notification
+    ``server:<topic>:<detail>`` whose topic is a key of ``topics`` (names shorter than any
+    table id, e.g. the lobby's) goes to ``topics[topic](detail)``."""
 
     def __init__(self, conninfo: str, server_id: str, on_event: Callable[[str, int], None],
                  on_reconnect: Callable[[], None], on_presence: Callable[[str], None],
-                 on_note: Callable[[str, str], None] | None = None) -> None:
+                 on_note: Callable[[str, str], None] | None = None,
+                 topics: dict[str, Callable[[str], None]] | None = None) -> None:
+        self.topics = topics or {}
         self.conninfo = conninfo
         self.server_id = server_id
         self.on_event = on_event
@@ -207,7 +211,10 @@ class PgListener:
                         table_id, _, version = rest.rpartition(":")
                         if server == self.server_id or not table_id:
                             continue
-                        if version == "p":  # 'server:table:p': someone's sockets came or went
+                        topic = self.topics.get(table_id)
+                        if topic is not None:
+                            topic(version)
+                        elif version == "p":  # 'server:table:p': someone's sockets came or went
                             self.on_presence(table_id)
                         elif version.isascii() and version.isdigit():
                             self.on_event(table_id, int(version))

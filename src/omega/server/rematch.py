@@ -71,15 +71,16 @@ def new_seat(old: int, players: int) -> int:
 
 
 def rematch_config(config: TableConfig, table_id: str, created_at: str) -> TableConfig:
-    """The new table's settings: the old ones (players, size, pie rule, and whatever else a
-    table's settings hold) with the seats rotated.
+    """The new table's settings: the old ones (players, size, pie rule, clock, rated, and
+    whatever else a table's settings hold) with the seats rotated.  A rematch is never listed
+    in the lobby: its seats are the same people's, not free for anyone to take.
 
     >>> from omega.server.table import SeatConfig
-    >>> old = TableConfig("a", 2, 6, True, "x", (SeatConfig("human"), SeatConfig("computer", 3)))
-    >>> new = rematch_config(old, "b", "y"); new.seats, new.size, new.pie_rule
-    ((SeatConfig(kind='computer', level=3), SeatConfig(kind='human', level=None)), 6, True)
+    >>> old = TableConfig("a", 2, 6, True, "x", (SeatConfig("human"), SeatConfig("computer", 3)), open=True)
+    >>> new = rematch_config(old, "b", "y"); new.seats, new.size, new.pie_rule, new.open
+    ((SeatConfig(kind='computer', level=3), SeatConfig(kind='human', level=None)), 6, True, False)
     """
-    return replace(config, id=table_id, created_at=created_at, seats=rotated(config.seats))
+    return replace(config, id=table_id, created_at=created_at, seats=rotated(config.seats), open=False)
 
 
 @dataclass(frozen=True)

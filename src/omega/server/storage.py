@@ -94,7 +94,11 @@ class TableRow(Base):
     time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
     #: Whether the players may ask for hints (the creator's choice).
     hints: Mapped[bool] = mapped_column(Boolean, default=False)
-    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
+    #: Listed in the lobby (``TableConfig.open``), and rated (``TableConfig.rated``).
+    open: Mapped[bool] = mapped_column(Boolean, default=False)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
+                      Index("ix_tables_open_status", "open", "status"))
 
 
 class UserRow(Base):
@@ -399,15 +403,16 @@ _TABLE_VERSION = select(TableRow.version).where(TableRow.id == bindparam("tid"))
 _TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
-def insert_table(conn: Connection, config: TableConfig, keys: TableKeys,
-                 due: Sequence[tuple[str, datetime]] = (), owner: str = "") -> None:
-    """The rows of a new table at version 0, inside the caller's transaction (a rematch
-    stores its new table in the same commit as its start)."""
+def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
+                 owner: str = "") -> None:
+    """:meth:`Repository.create_table` inside a transaction the caller holds (a new table
+    stored together with other rows: a rematch's with its start, the quick-play queue's match)."""
     created = datetime.fromisoformat(config.created_at)
     conn.execute(insert(TableRow).values(
         id=config.id, created_at=created, players=config.players,
         size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
-        status="playing", to_move_seat=0, owner=owner, updated_at=created,
+        status="waiting" if config.open else "playing", to_move_seat=None if config.open else 0, owner=owner,
+        updated_at=created, open=config.open, rated=config.rated,
         time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
     ))
     for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
@@ -521,7 +526,8 @@ class Repository:
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
-            time_control=TimeControl.parse(row.time_control), hints=bool(row.hints),
+            time_control=TimeControl.parse(row.time_control), hints=bool(row.hints), open=bool(row.open),
+            rated=bool(row.rated),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
@@ -630,7 +636,7 @@ class Repository:
         """Unfinished tables whose last change was before ``before``, oldest first."""
         with self.engine.connect() as conn, conn.begin():
             return list(conn.execute(select(TableRow.id).where(
-                TableRow.status == "playing", TableRow.updated_at < before).order_by(TableRow.updated_at)
+                TableRow.status.in_(("playing", "waiting")), TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
 
     # -- reviews ------------------------------------------------------------------------------

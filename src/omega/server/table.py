@@ -35,6 +35,7 @@ from omega.server.errors import ApiError
 from omega.server.events import (
     PLAY_EVENTS,
     Abandoned,
+    Cancelled,
     Event,
     GameEnded,
     HintUsed,
@@ -51,8 +52,8 @@ from omega.server.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
 from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
 
 __all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide",
-           "decide_abandon", "decide_timeout", "decide_hint", "default_name", "final_ranking", "game_view",
-           "hints_text"]
+           "decide_abandon", "decide_timeout", "decide_hint", "decide_cancel", "default_name", "final_ranking",
+           "game_view", "hints_text"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -86,8 +87,17 @@ class TableConfig:
     time_control: TimeControl = UNTIMED
     #: Whether the players may ask the computer for hints (never at a rated table).
     hints: bool = False
-    #: Whether the game counts for ratings (rated tables keep their chat to the players).
+    #: Listed in the lobby: its free seats are taken there by accounts, and no move is made
+    #: before every seat is taken (see :attr:`TableState.waiting`).
+    open: bool = False
+    #: The result changes the players' ratings (``omega.server.ratings``); rated tables keep
+    #: their chat to the players.
     rated: bool = False
+
+    @property
+    def public(self) -> bool:
+        """Anyone may watch it without a key: it was listed in the lobby, or it is rated."""
+        return self.open or self.rated
 
 
 @dataclass
@@ -116,6 +126,10 @@ class TableState:
     aborted: bool = False
     #: Hints used: (seat, colour, turn number), in the order they were asked for.
     hints: list[tuple[int, str, int]] = field(default_factory=list)
+    #: Called off by its creator while it waited for players (``decide_cancel``).
+    cancelled: bool = False
+    #: The seat of the table's first ``join``: its creator's (who joins by creating it).
+    host: int | None = None
     requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
     #: Per seat: its clock's bank in ms (see ``omega.server.timecontrol``).
     banks_ms: list[int] = field(init=False)
@@ -160,6 +174,7 @@ class TableState:
         other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
         other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
         other.hints = list(self.hints)
+        other.cancelled, other.host = self.cancelled, self.host
         return other
 
     def _clock_step(self, event: Event) -> None:
@@ -193,13 +208,23 @@ class TableState:
                 or ended_by_resignations(self.config, self.resigned))
 
     @property
+    def waiting(self) -> bool:
+        """An open table some of whose seats are still free: nobody may move yet."""
+        return self.config.open and not self.cancelled and not all(self.joined)
+
+    @property
     def status(self) -> str:
-        """``playing`` or ``over``."""
+        """``waiting`` (an open table with free seats), ``playing``, ``over``, or
+        ``cancelled`` (called off before it started)."""
+        if self.cancelled:
+            return "cancelled"
+        if self.waiting:
+            return "waiting"
         return "over" if self.over else "playing"
 
     def to_move_seat(self) -> int | None:
-        """The seat to move, None once the table's game is over."""
-        return None if self.over else self.game.current_player
+        """The seat to move, None once the table's game is over (or before it starts)."""
+        return None if self.over or self.cancelled or self.waiting else self.game.current_player
 
     def set_presence(self, totals: dict[int, int]) -> bool:
         """Take the open-socket counts per seat (live state, not from events); True if who is
@@ -313,6 +338,7 @@ class TableState:
         state: dict[str, Any] = {
             "id": c.id, "version": self.version, "created_at": c.created_at,
             "players": c.players, "size": c.size, "pie_rule": c.pie_rule, "hints": c.hints,
+            "open": c.open, "rated": c.rated,
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
@@ -372,6 +398,8 @@ def _swap(t: TableState, e: Swapped) -> None:
 
 
 def _join(t: TableState, e: Joined) -> None:
+    if t.host is None:
+        t.host = e.seat
     t.joined[e.seat] = True
 
 
@@ -394,6 +422,8 @@ def _timeout(t: TableState, e: TimedOut) -> None:
         # As after a resignation: ranked last, the computer plays on for the seat.
         t.resigned.append(e.seat)
         t.timed_out.append(e.seat)
+def _cancel(t: TableState, e: Cancelled) -> None:
+    t.cancelled = True
 
 
 def _end(t: TableState, e: GameEnded) -> None:
@@ -415,7 +445,7 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
     Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
-    HintUsed: _hint,
+    HintUsed: _hint, Cancelled: _cancel,
 }
 
 
@@ -435,8 +465,13 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
     unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
     seat or a resigned one).
     """
+    if state.cancelled:
+        raise ApiError("game_over", "this table was cancelled before it started")
     if state.over:
         raise ApiError("game_over", "the game is over")
+    if state.waiting:
+        free = state.joined.count(False)
+        raise ApiError("not_started", f"the game starts when every seat is taken ({free} still free)")
     flag = state.flag_at()
     if flag is not None and now >= flag:
         # The flag fell before this arrived: the action path stores the timeout instead
@@ -494,7 +529,8 @@ def decide_hint(state: TableState, seat: int, now: datetime) -> list[Event]:
     whose creator allowed hints, for a person whose turn it is."""
     if state.over:
         raise ApiError("game_over", "the game is over")
-    if not state.config.hints:
+    if not state.config.hints or state.config.rated:
+        # Never at a rated table, whatever its settings say: a rating measures the players.
         raise ApiError("forbidden", "hints are not allowed at this table")
     if state.config.seats[seat].kind != "human" or seat in state.resigned:
         raise ApiError("forbidden", "only a person still playing can ask for a hint")
@@ -536,12 +572,27 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
 
 
+def decide_cancel(state: TableState, now: datetime) -> list[Event]:
+    """The creator calls off an open table that still waits for players; ``conflict`` once
+    it has started (every seat taken) or was already cancelled.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, open=True))
+    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1))]
+    ('waiting', ['cancel'])
+    """
+    if not state.waiting:
+        raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
+    return [Event(Cancelled(), at=now)]
+
+
 def decide_abandon(state: TableState, now: datetime) -> list[Event]:
     """The server closes an unfinished table nobody has acted on for long: the game ends as
     it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
     """
-    if state.over:
+    if state.over or state.cancelled:
         return []
+    if state.waiting:  # nobody moved: an open table nobody came to is called off, not scored
+        return [Event(Cancelled(), at=now)]
     return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
 
 

@@ -12,6 +12,8 @@ import * as store from "./store.js";
 import { AccountArea, AccountLists } from "./views/account.js";
 import { clockText } from "./timecontrol.js";
 import { ClockChoice } from "./views/clockchoice.js";
+import { LobbyList } from "./views/lobbylist.js";
+import { QuickPlayView } from "./views/quickplay.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").CreatedTable} CreatedTable */
@@ -65,6 +67,8 @@ export function startLobby(root) {
   const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
   const accountArea = new AccountArea();
   const accountLists = new AccountLists();
+  const openTables = new LobbyList();
+  const quickPlay = new QuickPlayView();
   // Logged in, a player's name is their account's: the form does not ask for one.
   const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput);
   account.onChange((user) => (nameField.hidden = Boolean(user)));
@@ -80,6 +84,8 @@ export function startLobby(root) {
     }
     const c = /** @type {SiteConfig} */ (config);
     accountArea.setConfig(c);
+    openTables.setConfig(c);
+    quickPlay.setConfig(c);
     form = newForm(c);
     nameInput.maxLength = c.name_max;
     clockChoice.setConfig(c.time_controls);
@@ -286,6 +292,8 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"), accountArea.el),
     h("main", { class: "lobby-grid" },
+      openTables.el,
+      quickPlay.el,
       h("section", { class: "card" },
         h("h1", {}, "New table"),
         h("form", { class: "create", onsubmit: create },

@@ -1,17 +1,24 @@
 // @ts-check
-// Entry point: one page, two views chosen by the path (/ = lobby, /t/{id} = table); any
-// other path the server hands this page gets a "not found" page, never the lobby.
+// Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
+// /leaderboard/{players}, /u/{username} = a profile); any other path the server hands this
+// page gets a "not found" page, never the lobby.
 
 import { applyTheme, fill, h } from "./dom.js";
 import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
 import { startTable } from "./table.js";
+import { startLeaderboard } from "./views/leaderboard.js";
+import { startProfile } from "./views/profile.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 applyTheme(store.prefs().theme);
 const match = /^\/t\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
+const board = /^\/leaderboard(?:\/([2-4]))?\/?$/.exec(location.pathname);
+const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
 else if (location.pathname === "/") startLobby(root);
+else if (board) startLeaderboard(root, Number(board[1] || 2));
+else if (player) startProfile(root, decodeURIComponent(player[1]));
 else {
   document.title = "Page not found · Omega";
   fill(root, h("div", { class: "problem-page" },

@@ -392,6 +392,10 @@ export function promptFacts(m) {
     return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null, reason: endReason(m) };
   }
   if (waitsForJoin(m)) return { kind: "join", names: awaited(m).map(seatLabel) };
+  if (m.state.status === "waiting" || m.state.status === "cancelled") {
+    // An open table of the lobby before every seat is taken, or called off: nobody moves.
+    return { kind: "wait", color: null, name: null, computer: null, watching: m.seat === null };
+  }
   if (isMyTurn(m)) {
     if (isComplete(m)) return { kind: "complete" };
     return { kind: "stage", color: nextColor(m), index: m.staged.length, order: stagingOrder(m) };

@@ -63,7 +63,9 @@
  * @property {number} size
  * @property {boolean} pie_rule
  * @property {boolean} [hints] whether the players may ask for hints
- * @property {"playing" | "over"} status
+ * @property {"waiting" | "playing" | "over" | "cancelled"} status waiting: an open table of the lobby with free seats
+ * @property {boolean} [open] listed in the lobby
+ * @property {boolean} [rated]
  * @property {Seat[]} seats
  * @property {{seat: number | null}} [you] the reader's seat, null for the spectator key
  * @property {GameView} game

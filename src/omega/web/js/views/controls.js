@@ -107,7 +107,9 @@ export class ControlsView {
       ];
     } else {
       const color = f.color;
-      if (!color) content = ["Waiting…"];
+      if (!color && m.state.status === "waiting") content = [h("strong", {}, "Waiting for players"), " to take the free seats in the lobby; the game starts when every seat is taken."];
+      else if (!color && m.state.status === "cancelled") content = [h("strong", {}, "Cancelled"), " — this table was called off before it started."];
+      else if (!color) content = ["Waiting…"];
       else if (f.computer !== null) content = [swatch(color), ` ${color}: computer (level ${f.computer}) is thinking…`];
       else content = [swatch(color), ` Waiting for ${color} (${f.name})…`];
       if (f.watching) content = [h("span", { class: "tag" }, "watching"), " ", ...content];

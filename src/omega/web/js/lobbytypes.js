@@ -1,0 +1,84 @@
+// @ts-check
+// The shapes of the lobby's, quick play's and the ratings' answers (docs/server-api.md,
+// Lobby, quick play and ratings), for the type checker only.
+
+export {};
+
+/**
+ * @typedef {object} Rating a display rating at one player count
+ * @property {number} display
+ * @property {number} games
+ * @property {number} wins
+ * @property {boolean} provisional
+ */
+
+/**
+ * @typedef {object} ListedSeat a seat of an open table
+ * @property {number} index
+ * @property {import("./types.js").Color} color
+ * @property {string | null} user who holds it (null: free, or a computer)
+ * @property {Rating | null} rating
+ * @property {number} [computer] the level of a computer seat
+ */
+
+/**
+ * @typedef {object} ListedTable an open table in the lobby
+ * @property {string} id
+ * @property {number} players
+ * @property {number} size
+ * @property {boolean} pie_rule
+ * @property {boolean} rated
+ * @property {string | null} time_control
+ * @property {string} created_at
+ * @property {number | null} host the creator's seat
+ * @property {number} free
+ * @property {ListedSeat[]} seats
+ */
+
+/**
+ * @typedef {{status: "idle"} | {status: "matched", table_id: string, seat: number}
+ *   | {status: "waiting", players: number, size: number, rating: number, since: string, others_waiting: number}} QuickPlayState
+ */
+
+/**
+ * @typedef {object} RatingChange one rated game's change of a rating
+ * @property {string} table_id
+ * @property {number} players
+ * @property {number} place
+ * @property {string} at
+ * @property {number} before
+ * @property {number} after
+ * @property {number} games
+ * @property {boolean} provisional
+ */
+
+/**
+ * @typedef {object} RecentGame
+ * @property {string} id
+ * @property {number} players
+ * @property {number} size
+ * @property {boolean} rated
+ * @property {number} seat
+ * @property {string | null} finished_at
+ * @property {string | null} reason
+ * @property {number | null} place
+ * @property {{before: number, after: number} | null} rating
+ */
+
+/**
+ * @typedef {object} UserRatings GET /api/users/{name}/ratings
+ * @property {string} username
+ * @property {Record<string, Rating>} ratings by player count
+ * @property {RatingChange[]} history oldest first
+ * @property {RecentGame[]} games newest first
+ */
+
+/**
+ * @typedef {object} LeaderboardRow
+ * @property {number} rank
+ * @property {string} username
+ * @property {number} display
+ * @property {number} games
+ * @property {number} wins
+ * @property {boolean} provisional
+ */

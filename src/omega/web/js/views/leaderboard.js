@@ -1,0 +1,43 @@
+// @ts-check
+// The leaderboard page (/leaderboard/{players}): the accounts rated at one player count,
+// best display rating first, each linked to its profile.
+
+import { api } from "../api.js";
+import { fill, h } from "../dom.js";
+import { describe } from "../errors.js";
+import { ratingText } from "../ratings.js";
+import { AccountArea } from "./account.js";
+
+/** @typedef {import("../lobbytypes.js").LeaderboardRow} LeaderboardRow */
+
+const COUNTS = [2, 3, 4];
+
+/**
+ * Draw the leaderboard of `players` into `root`.
+ * @param {HTMLElement} root
+ * @param {number} players
+ */
+export function startLeaderboard(root, players) {
+  document.title = `Leaderboard, ${players} players · Omega`;
+  const body = h("tbody", {});
+  const note = h("p", { class: "muted" });
+  fill(root, h("div", { class: "lobby" },
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el),
+    h("main", { class: "card leaderboard" },
+      h("h1", {}, `Leaderboard · ${players} players`),
+      h("nav", { class: "row", "aria-label": "Player counts" }, COUNTS.map((n) => n === players
+        ? h("strong", { "aria-current": "page" }, `${n} players`) : h("a", { href: `/leaderboard/${n}` }, `${n} players`))),
+      h("table", { class: "ratings-table" },
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating"), h("th", {}, "Games"), h("th", {}, "Won"))),
+        body),
+      note,
+      h("p", { class: "muted small" }, "A rating marked ? is provisional (fewer than ten games). 2-, 3- and 4-player games are rated apart."))));
+  /** @type {Promise<{ratings: LeaderboardRow[], total: number}>} */
+  const asked = api("GET", `/api/ratings/${players}`);
+  asked.then((page) => {
+    fill(body, page.ratings.map((r) => h("tr", { "data-player": r.username },
+      h("td", {}, String(r.rank)), h("td", {}, h("a", { href: `/u/${encodeURIComponent(r.username)}` }, r.username)),
+      h("td", {}, ratingText(r)), h("td", {}, String(r.games)), h("td", {}, String(r.wins)))));
+    note.textContent = page.total ? `${page.total} rated player${page.total === 1 ? "" : "s"}` : "Nobody is rated at this player count yet.";
+  }).catch((err) => (note.textContent = describe(err)));
+}

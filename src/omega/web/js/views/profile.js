@@ -1,0 +1,89 @@
+// @ts-check
+// A player's profile page (/u/{username}): games played and won, the ratings per player
+// count with their history as an SVG chart, and the recent games with links to their replays.
+
+import { api } from "../api.js";
+import { fill, h } from "../dom.js";
+import { describe } from "../errors.js";
+import { changeText, chartGeometry, ratingText } from "../ratings.js";
+import { AccountArea } from "./account.js";
+
+/** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
+/** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * @param {number} n
+ * @param {string} word
+ */
+const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * An SVG element (h() makes HTML ones).
+ * @param {string} tag
+ * @param {Record<string, string | number>} attrs
+ * @param {...Node} children
+ */
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  el.append(...children);
+  return el;
+}
+
+/**
+ * The rating history of one player count as a line chart.
+ * @param {RatingChange[]} history oldest first
+ * @param {string} players
+ */
+function chart(history, players) {
+  const width = 320;
+  const height = 120;
+  const g = chartGeometry(history, width, height, 12);
+  const title = document.createElementNS(SVG, "title");
+  title.textContent = `Rating with ${players} players: ${g.values.join(", ")}`;
+  return svg("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "data-chart-players": players },
+    title,
+    svg("polyline", { points: g.points, fill: "none", stroke: "currentColor", "stroke-width": 2 }),
+    svg("text", { x: 4, y: 10, "font-size": 10 }, document.createTextNode(String(g.high))),
+    svg("text", { x: 4, y: height - 2, "font-size": 10 }, document.createTextNode(String(g.low))));
+}
+
+/**
+ * Draw `username`'s profile into `root`.
+ * @param {HTMLElement} root
+ * @param {string} username
+ */
+export function startProfile(root, username) {
+  document.title = `${username} · Omega`;
+  const main = h("main", { class: "card profile" }, h("h1", {}, username), h("p", { class: "muted" }, "Loading…"));
+  fill(root, h("div", { class: "lobby" },
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el), main));
+  const name = encodeURIComponent(username);
+  /** @type {Promise<{username: string, games_played: number, games_won: number, created_at: string}>} */
+  const profile = api("GET", `/api/users/${name}`);
+  /** @type {Promise<UserRatings>} */
+  const ratings = api("GET", `/api/users/${name}/ratings`);
+  Promise.all([profile, ratings])
+    .then(([p, r]) => {
+      const counts = Object.keys(r.ratings).sort();
+      fill(main,
+        h("h1", {}, p.username),
+        h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
+        h("h2", {}, "Ratings"),
+        counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
+          h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
+            h("a", { href: `/leaderboard/${n}`, class: "small" }, "leaderboard")),
+          chart(r.history.filter((c) => String(c.players) === n), n)))
+          : h("p", { class: "muted" }, "No rated game yet."),
+        h("h2", {}, "Recent games"),
+        h("ul", { class: "account-list recent-games" }, r.games.length ? r.games.map((g) => h("li", { "data-game": g.id },
+          h("a", { href: `/t/${g.id}`, title: "The game and its replay" }, `Table ${g.id}`),
+          h("span", { class: "muted" }, ` ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
+          g.place !== null ? h("span", {}, g.place === 1 ? "won" : `place ${g.place}`) : "",
+          g.rating ? h("span", { class: "rating-change" }, ` · ${changeText(g.rating.before, g.rating.after)}`) : ""))
+          : h("li", { class: "muted" }, "No finished game yet.")));
+    })
+    .catch((err) => fill(main, h("h1", {}, username), h("p", { class: "problem", "data-problem": "no_player" }, describe(err))));
+}

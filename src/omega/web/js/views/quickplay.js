@@ -1,0 +1,113 @@
+// @ts-check
+// Quick play: choose the players and the board, press Play, wait to be matched; the match
+// moves this page to the new table (told by the lobby's socket). Also the account's
+// ratings, with the last change, and the links to the leaderboards.
+
+import * as account from "../account.js";
+import { api } from "../api.js";
+import { fill, h } from "../dom.js";
+import { describe } from "../errors.js";
+import { onLobby } from "../lobbyfeed.js";
+import { changeText, ratingText } from "../ratings.js";
+import { sizeOption } from "../siteconfig.js";
+
+/** @typedef {import("../lobbytypes.js").QuickPlayState} QuickPlayState */
+/** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
+/** @typedef {import("../types.js").SiteConfig} SiteConfig */
+
+const RATED_PLAYERS = [2, 3, 4];
+
+export class QuickPlayView {
+  constructor() {
+    this.players = h("select", { "aria-label": "Quick play: players", class: "quick-players" },
+      RATED_PLAYERS.map((n) => h("option", { value: String(n) }, `${n} players`)));
+    this.size = h("select", { "aria-label": "Quick play: board side", class: "quick-size" });
+    this.play = h("button", { type: "submit", class: "btn confirm" }, "Play");
+    this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, "Leave the queue");
+    this.status = h("div", { class: "quick-status", role: "status" });
+    this.mine = h("div", { class: "my-ratings", role: "group", "aria-label": "Your ratings" });
+    this.leave.addEventListener("click", () => this.call("/api/quickplay/leave"));
+    this.form = h("form", {
+      class: "quick-form row",
+      /** @param {Event} e */
+      onsubmit: (e) => {
+        e.preventDefault();
+        this.call("/api/quickplay", { players: Number(this.players.value), size: Number(this.size.value) });
+      },
+    }, this.players, this.size, this.play, this.leave);
+    this.el = h("section", { class: "card quick-play" },
+      h("h2", {}, "Quick play"),
+      h("p", { class: "muted small" }, "A rated game with whoever waits, the closest ratings first."),
+      this.form, this.status, this.mine,
+      h("p", { class: "small" }, "Leaderboards: ", RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, `${n} players`), " "])));
+    onLobby((msg) => {
+      if (msg.type === "lobby") this.show(msg.quickplay);
+      else if (msg.type === "matched") this.show({ status: "matched", table_id: msg.table_id, seat: msg.seat });
+    });
+    account.onChange((user) => {
+      this.form.hidden = !user;
+      if (!user) this.show(null);
+      this.ratings();
+    });
+    this.form.hidden = !account.known();
+  }
+
+  /** @param {SiteConfig} config */
+  setConfig(config) {
+    fill(this.size, config.sizes.map((s) => {
+      const o = sizeOption(s);
+      return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
+    }));
+  }
+
+  /** @param {QuickPlayState | null} state */
+  show(state) {
+    const waiting = state !== null && state.status === "waiting";
+    this.leave.hidden = !waiting;
+    this.play.disabled = waiting;
+    if (!account.known()) fill(this.status, h("span", { class: "muted" }, "Log in to play rated games."));
+    else if (state && state.status === "waiting") {
+      fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ` +
+        `your rating ${state.rating} · ${state.others_waiting} waiting with you`);
+    } else if (state && state.status === "matched") {
+      fill(this.status, "Matched: opening the table…");
+      location.assign(`/t/${state.table_id}`);
+    } else fill(this.status);
+  }
+
+  /**
+   * @param {string} path
+   * @param {unknown} [body]
+   */
+  async call(path, body) {
+    try {
+      /** @type {QuickPlayState} */
+      const state = await api("POST", path, { body });
+      this.show(state);
+    } catch (err) {
+      fill(this.status, h("span", { class: "is-error" }, describe(err)));
+    }
+  }
+
+  /** The account's ratings, each with its last change. */
+  async ratings() {
+    const user = account.known();
+    if (!user) {
+      fill(this.mine);
+      return;
+    }
+    try {
+      /** @type {UserRatings} */
+      const r = await api("GET", `/api/users/${encodeURIComponent(user.username)}/ratings`);
+      const rows = Object.entries(r.ratings).map(([n, rating]) => {
+        const last = [...r.history].reverse().find((c) => String(c.players) === n);
+        return h("li", { "data-rating-players": n }, `${n} players: `, h("strong", {}, ratingText(rating)),
+          ` · ${rating.games} game${rating.games === 1 ? "" : "s"}`, last ? ` · last ${changeText(last.before, last.after)}` : "");
+      });
+      fill(this.mine, h("a", { href: `/u/${encodeURIComponent(user.username)}` }, "Your profile"),
+        rows.length ? h("ul", { class: "rating-lines" }, rows) : h("span", { class: "muted" }, " · no rated game yet"));
+    } catch {
+      fill(this.mine);
+    }
+  }
+}

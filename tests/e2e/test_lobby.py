@@ -1,0 +1,132 @@
+"""The lobby in two browsers: both register; one opens a rated table; the other sees it
+appear without reloading, takes the free seat, and they play the game to its end by
+clicking; both then see the rating change and the game in their history, and the profile
+and leaderboard pages show them."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from omega_page import Contexts, Server, TablePage, engine_order, shot
+from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
+from test_accounts import account_form
+
+from omega import Game
+
+
+def play_to_the_end(server: Server, table_id: str, pages: dict[int, TablePage], rng: random.Random) -> dict[str, object]:
+    """Click turns for whichever seat is to move until the server says the game is over."""
+    while True:
+        state = server.request("GET", f"/api/tables/{table_id}", None)  # a rated table: anyone may watch
+        if state["status"] == "over":
+            return dict(state)
+        seat = state["game"]["current_seat"]
+        mover = pages[seat]
+        game = Game(players=2, size=state["size"])
+        empty = [c for c in game.cells if c not in state["game"]["stones"]]
+        mover.play_turn(engine_order(2, seat), rng, rng.sample(empty, 2))
+
+
+def lobby_row(page: Page, table_id: str) -> object:
+    return page.locator(f'.open-table[data-open-table="{table_id}"]')
+
+
+def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: Server, contexts: Contexts) -> None:
+    rng = random.Random(11)
+    # Without the CSP, so that the accessibility checker can be put into the pages.
+    ann_page, bob_page = contexts.page(bypass_csp=True), contexts.page(bypass_csp=True)
+    for page, name in [(ann_page, "Ann_lobby"), (bob_page, "Bob_lobby")]:
+        page.goto(server.base + "/")
+        account_form(page, "register", name)
+        expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
+    expect(bob_page.get_by_role("list", name="Open tables")).to_contain_text("No open table")
+
+    # Ann opens a rated table for two (rated is the form's default).
+    form = ann_page.get_by_role("form", name="Open a table in the lobby")
+    form.get_by_label("Players at the open table").select_option("2")
+    expect(form.locator(".open-rated")).to_be_checked()
+    form.get_by_role("button", name="Open table").click()
+    expect(ann_page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+(#seat=[A-Za-z0-9_-]+)?$"))
+    ann = TablePage(ann_page)
+    table_id = ann.table_id
+    expect(ann.prompt).to_contain_text("Waiting for players")
+
+    # Bob's lobby shows it without a reload: Ann seated with her provisional rating.
+    row = bob_page.locator(f'.open-table[data-open-table="{table_id}"]')
+    expect(row).to_contain_text("2 players · side 5 · rated · untimed")
+    expect(row).to_contain_text("Ann_lobby 1000?")
+    expect(row).to_contain_text("1 free")
+    assert severe_violations(bob_page) == []
+    shot(bob_page, "lobby-open-table")
+    row.get_by_role("button", name="Take a seat").click()
+    expect(bob_page).to_have_url(re.compile(rf"/t/{table_id}$"))
+    bob = TablePage(bob_page)
+    expect(bob.panel("Black")).to_contain_text("Bob_lobby")
+    # The game starts on Ann's page as soon as the last seat is taken.
+    ann.wait_my_turn("White")
+    expect(ann.panel("Black")).to_contain_text("Bob_lobby")
+
+    final = play_to_the_end(server, table_id, {0: ann, 1: bob}, rng)
+    for page in (ann_page, bob_page):
+        expect(page.locator(".prompt")).to_contain_text("Game over")
+    winner = final["game"]["winner"]  # type: ignore[index]
+    shot(ann_page, "lobby-rated-game-over")
+
+    # Back in the lobby: each sees their rating change and the game in their history.
+    for page, color in [(ann_page, "White"), (bob_page, "Black")]:
+        page.goto(server.base + "/")
+        ratings = page.get_by_label("Your ratings")
+        expect(ratings).to_contain_text("2 players:")
+        expect(ratings).to_contain_text("1 game")
+        expect(ratings).to_contain_text("last 1000 → ")
+        expect(ratings).to_contain_text("(+" if winner == color else "(−")
+        game_row = page.locator(f'.account-row[data-account-game="{table_id}"]')
+        expect(game_row).to_be_visible()
+        expect(game_row).to_contain_text("won" if winner == color else "2nd")
+    shot(ann_page, "lobby-after-rated-game")
+
+    # The profile: the record, the rating chart and the game linked to its replay.
+    ann_page.get_by_role("link", name="Your profile").click()
+    expect(ann_page).to_have_url(re.compile(r"/u/Ann_lobby$"))
+    expect(ann_page.locator(".profile-record")).to_contain_text("1 game played, ")
+    expect(ann_page.locator('svg.rating-chart[data-chart-players="2"] polyline')).to_have_attribute(
+        "points", re.compile(r"^\S+ \S+$"))
+    link = ann_page.locator(f'.recent-games li[data-game="{table_id}"] a')
+    expect(ann_page.locator(f'.recent-games li[data-game="{table_id}"]')).to_contain_text("1000 → ")
+    assert severe_violations(ann_page) == []
+    shot(ann_page, "lobby-profile")
+    link.click()
+    expect(ann_page).to_have_url(re.compile(rf"/t/{table_id}(#seat=[A-Za-z0-9_-]+)?$"))
+    expect(ann_page.locator(".prompt")).to_contain_text("Game over")
+
+    # The leaderboard of 2-player games lists both, the winner first.
+    bob_page.goto(server.base + "/leaderboard/2")
+    rows = bob_page.locator(".ratings-table tbody tr")
+    expect(rows).to_have_count(2)
+    first = "Ann_lobby" if winner == "White" else "Bob_lobby"
+    expect(rows.first).to_have_attribute("data-player", first)
+    assert severe_violations(bob_page) == []
+    shot(bob_page, "lobby-leaderboard")
+
+
+def test_quick_play_moves_both_pages_to_the_new_table(server: Server, contexts: Contexts) -> None:
+    one, two = contexts.page(), contexts.page()
+    for page, name in [(one, "Quick_one"), (two, "Quick_two")]:
+        page.goto(server.base + "/")
+        account_form(page, "register", name)
+        expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
+    for page in (one, two):
+        card = page.locator(".quick-play")
+        card.get_by_label("Quick play: players").select_option("2")
+        card.get_by_label("Quick play: board side").select_option("6")
+    one.locator(".quick-play").get_by_role("button", name="Play").click()
+    expect(one.locator(".quick-status")).to_contain_text("Waiting for 1 other player")
+    two.locator(".quick-play").get_by_role("button", name="Play").click()
+    for page in (one, two):
+        expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    assert one.url == two.url
+    table = TablePage(one)
+    expect(table.panel("White")).to_contain_text(re.compile("Quick_(one|two)"))
+    expect(table.panel("Black")).to_contain_text(re.compile("Quick_(one|two)"))
