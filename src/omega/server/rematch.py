@@ -28,10 +28,12 @@ processes through ``NOTIFY 'server:table:r'``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
@@ -132,6 +134,10 @@ class Rematches:
 
     def __init__(self, core: TableCore) -> None:
         self.core = core
+        # One change of a table's rematch at a time in this process, from its commit to its
+        # delivery: two answers racing would otherwise reach the sockets in either order, and
+        # a page would be left showing the older one.
+        self._busy: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -151,6 +157,15 @@ class Rematches:
         if rematch is None:
             return None
         return rematch.view((await self.core.get(table_id)).state.config, who)
+
+    async def greet(self, table_id: str, who: Identity, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Send a socket that opens where the table's rematch stands (nothing if none was
+        proposed), in this process's turn for the table: a change cannot be delivered between
+        the reading and the sending, which would leave the page with the older state."""
+        async with self._turn(table_id):
+            message = await self.message_for(table_id, who)
+            if message is not None:
+                await send(message)
 
     # -- changing -----------------------------------------------------------------------------
 
@@ -208,6 +223,23 @@ class Rematches:
 
     async def _change(self, table_id: str, cached: Cached, change: Any, humans: frozenset[int],
                       gone: int | None = None) -> tuple[Rematch | None, bool]:
+        async with self._turn(table_id):
+            return await self._change_now(table_id, cached, change, humans, gone)
+
+    @asynccontextmanager
+    async def _turn(self, table_id: str) -> AsyncIterator[None]:
+        lock, users = self._busy.setdefault(table_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:  # nobody waits: forget the table's lock
+                del self._busy[table_id]
+
+    async def _change_now(self, table_id: str, cached: Cached, change: Any, humans: frozenset[int],
+                          gone: int | None) -> tuple[Rematch | None, bool]:
         repo = self.core.repo
         server_id = self.core.server_id
         now = self.core.clock.now()

@@ -68,9 +68,7 @@ class Social:
         lines = await self.chat.history(sock.table_id)
         if lines:
             await sock.send_text(chat_message(lines, history=True))
-        message = await self.rematches.message_for(sock.table_id, who)
-        if message is not None:
-            await sock.send(message)
+        await self.rematches.greet(sock.table_id, who, sock.send)
 
     async def handle(self, sock: SocialSocket, who: Identity, msg: ChatMessage | RematchMessage) -> None:
         """A chat or rematch message from the socket's client (ApiError when refused)."""

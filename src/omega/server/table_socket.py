@@ -175,9 +175,12 @@ class TableSocket:
                 self.last = int(since_text)
                 for item in replay:
                     await self.send_event(item, who)
-            self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
             if self.social is not None:
+                # Before the queue's sender starts: a chat line or rematch change that comes
+                # meanwhile is queued and follows what this sends, so the page ends with the
+                # newest, never with an older state read here.
                 await self.social.opened(self, who)
+            self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
             if seat is not None:
                 await self.presence.opened(self.table_id, seat)
             try:
