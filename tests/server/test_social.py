@@ -192,9 +192,15 @@ def rematch(sock: Socket, op: str, rid: str = "m") -> None:
 
 
 def next_rematch(sock: Socket) -> dict[str, Any]:
-    msg = sock.until(lambda m: m["type"] in ("rematch", "error"))
-    assert msg["type"] == "rematch", msg
-    return dict(msg["rematch"])
+    """The next rematch state the socket is told, skipping a repeat of the one before: a
+    change made while the socket opened reaches it twice, read at its opening and as the
+    change, which the page takes as the same state (the newest always comes last)."""
+    while True:
+        msg = sock.until(lambda m: m["type"] in ("rematch", "error"))
+        assert msg["type"] == "rematch", msg
+        if msg["rematch"] != getattr(sock, "last_rematch", None):
+            sock.last_rematch = msg["rematch"]  # type: ignore[attr-defined]
+            return dict(msg["rematch"])
 
 
 def rematch_until(sock: Socket, status: str) -> dict[str, Any]:
