@@ -6,6 +6,7 @@ clock timeouts are claimed once, by the servers only, and counted in ``/metrics`
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from .server_helpers import (
     error_code,
     free_port,
     make_server,
+    random_turn,
 )
 from .test_metrics import scrape, value
 from .test_reviews import ask, finished_table
@@ -62,10 +64,12 @@ def site(pg: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Si
     url = pg.new_database()
     clock_file = tmp_path_factory.mktemp("clock") / "clock"
     program = (sys.executable, str(CLOCK_SERVER), str(clock_file))
-    # The worker goes first: it migrates the database before the servers start.
+    # The worker goes first: it migrates the database before the servers start.  It looks
+    # for due work on its own only every 10 minutes: anything it does within a test, it does
+    # because the note of new work woke it.
     port = free_port()
     worker = WorkerProcess(url, ("--ai-workers", "1", "--metrics-port", str(port)), bot="random",
-                           dead_after=10**9, review_budget=TINY_REVIEW, clock_file=clock_file)
+                           dead_after=10**9, sweep_interval=600, review_budget=TINY_REVIEW, clock_file=clock_file)
     servers: list[ServeProcess] = []
     try:
         worker.ready()
@@ -81,6 +85,28 @@ def site(pg: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Si
 
 def _review_messages(sock: Socket) -> list[dict[str, Any]]:
     return [m for m in sock.received if m["type"] == "review"]
+
+
+def test_computer_turns_stored_at_a_server_wake_the_worker(site: Site) -> None:
+    api = Api(site.a.url)
+    try:
+        # The computer moves first: the new table's turn is due from its creation.
+        t = api.create(players=2, seats=[{"kind": "computer", "level": 1}, {"kind": "human"}])
+        watch = Socket(site.b.ws_url, t["id"], t["token"])
+        try:
+            first = watch.until(lambda m: m["type"] in ("sync", "event") and m["state"]["game"]["history"],
+                                timeout=60)
+            state = first["state"]
+            assert len(state["game"]["history"]) == 1 and state["game"]["current_seat"] == 1
+            # A person's turn, stored at the other server, makes the next computer turn due.
+            api.turn(t["id"], t["token"], random_turn(state, random.Random(1)))
+            reply = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn"
+                                and m["event"]["computer"] is True, timeout=60)
+            assert len(reply["state"]["game"]["history"]) == 3
+        finally:
+            watch.close()
+    finally:
+        api.close()
 
 
 def test_a_review_asked_at_one_server_is_made_by_the_worker_and_followed_at_another(site: Site) -> None:
