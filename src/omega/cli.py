@@ -90,12 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="proxies trusted to say whom they forward (X-Forwarded-For), comma-separated "
                             "addresses or networks, or '*'; default: nobody")
     serve.add_argument("--no-workers", action="store_true",
-                       help="serve people only: computer turns are played by `omega worker` processes (PostgreSQL)")
+                       help="serve people only: computer turns, reviews and hints are made by `omega worker` "
+                            "processes (PostgreSQL)")
     serve.add_argument("--metrics-from", default=None, metavar="ADDRESSES",
                        help="who may read /metrics directly (not through a proxy): comma-separated addresses or "
                             "networks; default: this machine (127.0.0.1,::1)")
 
-    worker = sub.add_parser("worker", help="play computer turns for the servers sharing a PostgreSQL database")
+    worker = sub.add_parser("worker", help="play computer turns, make reviews and search hints for the servers sharing a PostgreSQL database")
     worker.add_argument("--db", default=None, help="SQLAlchemy URL of the site's PostgreSQL database "
                                                    "(default: OMEGA_DATABASE_URL)")
     worker.add_argument("--ai-workers", type=_positive_int, default=4,

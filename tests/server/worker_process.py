@@ -6,6 +6,9 @@ one that thinks for ever so that the test can kill the worker in the middle of a
 short heartbeat so that a killed worker is found dead in seconds rather than 20 s.  Without
 ``--bot`` and the timings, :class:`WorkerProcess` runs the plain ``omega worker``.
 
+``--review-budget ITERATIONS,SECONDS`` makes reviews small, and ``--clock-file`` puts the worker
+on the same movable clock as ``clock_server.py``'s servers.
+
 Usage: ``python tests/server/worker_process.py --bot random --dead-after 3 worker --db URL``.
 """
 
@@ -32,10 +35,13 @@ class WorkerProcess:
 
     def __init__(self, db: str, args: tuple[str, ...] = (), *, bot: str | None = None,
                  dead_after: float | None = None, sweep_interval: float | None = None,
+                 review_budget: tuple[int, float] | None = None, clock_file: Path | None = None,
                  env: dict[str, str] | None = None) -> None:
         tuned = [*(["--bot", bot] if bot else []),
                  *(["--dead-after", str(dead_after)] if dead_after is not None else []),
-                 *(["--sweep-interval", str(sweep_interval)] if sweep_interval is not None else [])]
+                 *(["--sweep-interval", str(sweep_interval)] if sweep_interval is not None else []),
+                 *(["--review-budget", f"{review_budget[0]},{review_budget[1]}"] if review_budget else []),
+                 *(["--clock-file", str(clock_file)] if clock_file is not None else [])]
         program = [sys.executable, __file__, *tuned] if tuned else [sys.executable, "-m", "omega.cli"]
         self.proc = subprocess.Popen([*program, "worker", "--db", db, *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True, env=env or dict(os.environ), cwd=ROOT)
@@ -83,6 +89,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--bot", default=None, help="a bot spec for every level (default: the real levels)")
     parser.add_argument("--dead-after", type=float, default=None)
     parser.add_argument("--sweep-interval", type=float, default=None)
+    parser.add_argument("--review-budget", default=None, help="ITERATIONS,SECONDS per reviewed position")
+    parser.add_argument("--clock-file", type=Path, default=None, help="clock_server.py's clock file")
     ours, rest = parser.parse_known_args(argv)
 
     import omega.server.worker
@@ -98,6 +106,13 @@ def main(argv: list[str]) -> int:
     swapped: dict[str, Any] = {"settings": Settings(**settings)}
     if ours.bot:
         swapped["bot_factory"] = spec_bot(ours.bot)
+    if ours.review_budget:
+        iterations, seconds = ours.review_budget.split(",")
+        swapped["review_budget"] = (int(iterations), float(seconds))
+    if ours.clock_file is not None:
+        from clock_server import FileClock  # this script's directory is on the path
+
+        swapped["clock"] = FileClock(ours.clock_file)
     omega.server.worker.Worker = functools.partial(omega.server.worker.Worker, **swapped)  # type: ignore[misc]
     return omega_main(rest)
 

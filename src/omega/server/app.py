@@ -44,7 +44,7 @@ from omega.server.config import Settings, site_config
 from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.headers import SecurityHeaders
-from omega.server.hints import hint_routes
+from omega.server.hints import install_hints
 from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
 from omega.server.limits import Buckets, Limits, client_address, read_body
 from omega.server.lobby_routes import add_lobby
@@ -168,7 +168,7 @@ def create_app(
                 lobby.feed.resync_all()
 
             listener = PgListener(url, core.server_id, core.remote_event, resync, core.remote_presence,
-                                  social.remote, topics=lobby.topics)
+                                  on_note, topics=lobby.topics)
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -411,9 +411,14 @@ def create_app(
         return await records.replay(table_id, who, at)
 
     add_account_routes(app)
-    install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
-    hint_routes(app, core, computers, actor, charged, limits.computer_queue)
+    reviews = install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
+    hints = install_hints(app, core, scheduler, computers, actor, charged, limits.computer_queue)
     lobby = add_lobby(app, core, accounts, scheduler, limits)
+
+    def on_note(table_id: str, tag: str) -> None:
+        """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
+        if not (reviews.remote(table_id, tag) or hints.remote(table_id, tag)):
+            social.remote(table_id, tag)
 
     # -- WebSocket --------------------------------------------------------------------------------
 

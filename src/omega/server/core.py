@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from omega.game import Game
@@ -54,9 +55,11 @@ from omega.server.identity import (
     new_token,
 )
 from omega.server.metrics import Metrics
-from omega.server.pubsub import Delivery, Hub, PresenceNote
+from omega.server.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
+from omega.server.ratings import rate_on_end
 from omega.server.storage import Due, Repository, Writer
 from omega.server.table import (
+    COMPUTER_TURN,
     DUE_KINDS,
     SeatConfig,
     TableConfig,
@@ -182,8 +185,10 @@ class TableCore:
         self.commits = Commits(repo, self.db)
         #: Called after a commit stored due work (a computer to move): the scheduler looks.
         self.on_due: Callable[[], None] = lambda: None
-        #: Called inside the transaction that ends a game (see :data:`EndHook`).
-        self.on_end: EndHook | None = None
+        #: Called inside the transaction that ends a game (see :data:`EndHook`): the ratings,
+        #: in whichever process stores the end (a server, or a worker whose computer plays on
+        #: for a resigned seat and makes the last turn).
+        self.on_end: EndHook | None = rate_on_end
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
@@ -194,6 +199,21 @@ class TableCore:
             if not isinstance(e, IntegrityError):
                 self.metrics.database_error(e)
             raise
+
+    async def note(self, table_id: str, tag: str) -> None:
+        """Tell the other server processes something about ``table_id`` that is not an
+        event (PostgreSQL NOTIFY ``'server:table:tag'``, heard by their ``PgListener`` as
+        ``on_note``); nothing to tell on SQLite, where one process owns the database.  ``tag``
+        is short (no ``:``): a note names what changed, its listeners read the rest."""
+        if not self.repo.is_postgres:
+            return
+        payload = f"{self.server_id}:{table_id}:{tag}"
+
+        def send() -> None:
+            with self.repo.engine.begin() as conn:
+                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
+        await self.db(send)
 
     def close(self) -> None:
         """Release the database threads and connections."""
@@ -379,6 +399,9 @@ class TableCore:
                     elif kind in due_before:
                         w.drop_due(kind)
                 w.notify(f"{self.server_id}:{table_id}:{w.version}")
+                if COMPUTER_TURN in due and due_before.get(COMPUTER_TURN) != due[COMPUTER_TURN]:
+                    # A computer's turn for whichever process plays them (maybe a worker).
+                    w.notify(f"{self.server_id}:{table_id}:{WORK_TAG}")
                 return stored
 
             def committed(stored: list[Event]) -> None:
@@ -448,7 +471,7 @@ class TableCore:
 
         cached, stored = await self.write(table_id, decision)
         if too_late:
-            _log_timeout(table_id, flags[0], stored)
+            self._timed_out(table_id, flags[0], stored)
             raise too_late[0]
         if first_answer:
             return Acted(first_answer[0], cached.state, seat)
@@ -470,10 +493,17 @@ class TableCore:
 
         _, stored = await self.write(due.table_id, decision)
         if stored:
-            _log_timeout(due.table_id, flags[0], stored)
+            self._timed_out(due.table_id, flags[0], stored)
             return None
         # Not fallen yet (another process's clock set the time) or no clock runs any more.
         return flags[0] if flags and flags[0] is not None else None
+
+    def _timed_out(self, table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+        # Both ways a flag falls (the scheduler's timeout, a move that came too late) store
+        # the timeout through one write: counted here once, in the process that stored it.
+        if any(isinstance(e.payload, TimedOut) for e in stored):
+            self.metrics.timeout_fired()
+        _log_timeout(table_id, flag, stored)
 
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
@@ -515,6 +545,7 @@ class TableCore:
         await self.write(config.id, lambda st, w, at: first)
         if state.due_work():
             self.on_due()
+            await self.note(config.id, WORK_TAG)
         return {
             "id": config.id, "seat": creator, "token": tokens[creator],
             # An open table's other seats are taken in the lobby, never by link.

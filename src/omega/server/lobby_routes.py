@@ -33,7 +33,7 @@ from omega.server.errors import ApiError
 from omega.server.limits import Buckets, Limits, client_address, read_body
 from omega.server.lobby import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed
 from omega.server.quickplay import QuickPlay
-from omega.server.ratings import RATED_PLAYERS, RatingStore, rate_on_end
+from omega.server.ratings import RATED_PLAYERS, RatingStore
 from omega.server.scheduler import Scheduler
 from omega.server.schemas import CreateTable, parse_create
 from omega.server.table import SeatConfig
@@ -128,13 +128,12 @@ def _index() -> HTMLResponse:
 
 
 def add_lobby(app: FastAPI, core: TableCore, accounts: Accounts, scheduler: Scheduler, limits: Limits) -> LobbyParts:
-    """Add the lobby's routes to ``app``, rate games as they end, and match quick play as
-    recurring work."""
+    """Add the lobby's routes to ``app`` and match quick play as recurring work (games are
+    rated as they end by the action path itself: ``TableCore.on_end``)."""
     ratings = RatingStore(core.repo)
     lobby = Lobby(core, ratings)
     quickplay = QuickPlay(core, lobby, ratings)
     parts = LobbyParts(lobby, quickplay, ratings)
-    core.on_end = rate_on_end
     scheduler.every("quickplay", QUICKPLAY_EVERY, quickplay.match_all, lease=60.0)
     app.state.lobby = parts
     creations = Buckets(limits.create_rate, limits.create_burst)

@@ -29,10 +29,14 @@ from typing import Any
 
 from omega.server.identity import Identity
 
-__all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL"]
+__all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL", "WORK_TAG"]
 
 log = logging.getLogger("omega.server")
 CHANNEL = "omega_events"
+#: The note ``'server:table:w'``: work for the computer players was stored at the table (a
+#: computer's turn, a review, a hint), so a process that does such work looks at once
+#: instead of at its next round (``omega worker`` listens for it).
+WORK_TAG = "w"
 
 
 @dataclass(frozen=True)

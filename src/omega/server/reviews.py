@@ -2,12 +2,22 @@
 background work in the computer players' worker pool, stored, and served to everyone.
 
 A request stores a ``review`` row of due work for the table (its key is the table, so at
-most one review of a table is ever waiting or running); the scheduler of one process claims
-it and :meth:`Reviews.run` searches the game's positions in the workers (each position is
-one piece of work, waiting for a worker like a computer's turn; all reviews together take
-one place in the workers' rotation, so they never hold up games), sends its progress to the
-table's sockets, then stores the review and says so.  While ``Limits.review_queue`` reviews
-wait or run site-wide, a new request is refused with ``busy``.
+most one review of a table is ever waiting or running); the scheduler of one process with
+computer players (``omega serve``, or ``omega worker`` beside servers started with
+``--no-workers``) claims it and :meth:`Reviews.run` searches the game's positions in the
+workers (each position is one piece of work, waiting for a worker like a computer's turn; all
+reviews together take one place in the workers' rotation, so they never hold up games),
+sends its progress to the table's sockets, then stores the review and says so.  While
+``Limits.review_queue`` reviews wait or run site-wide, a new request is refused with ``busy``.
+
+Progress reaches the sockets of every server process: the process making the review gives
+it to its own sockets and notes it for the others (PostgreSQL NOTIFY ``'server:table:v…'``,
+:func:`review_tag`), which rebuild the same message from the note alone.
+
+>>> review_tag("running", 3, 7), parse_review_tag("v3.7")
+('v3.7', ('running', 3, 7))
+>>> review_tag("done"), parse_review_tag("vd"), parse_review_tag("c12")
+('vd', ('done', 0, 0), None)
 
 Everything about a review's content is :mod:`omega.ai.review`'s; this module only moves it.
 """
@@ -28,17 +38,22 @@ from omega.server.computers import ComputerPlayers
 from omega.server.core import TableCore
 from omega.server.errors import ApiError
 from omega.server.identity import Identity
-from omega.server.pubsub import Notice
+from omega.server.pubsub import WORK_TAG, Notice
 from omega.server.scheduler import Scheduler
 from omega.server.storage import Due
 from omega.server.thinking import Searched, assemble_review, search
 
-__all__ = ["Reviews", "ReviewBudget", "review_routes", "REVIEW", "REVIEW_OWNER", "IN_FLIGHT"]
+__all__ = ["Reviews", "ReviewBudget", "review_routes", "install_reviews", "review_message", "review_tag",
+           "parse_review_tag", "REVIEW", "REVIEW_OWNER", "REVIEW_TAG", "IN_FLIGHT"]
 
 log = logging.getLogger("omega.server")
 
 #: The kind of due work of a review.
 REVIEW = "review"
+#: The first letter of a review's note to other server processes (``review_tag``).
+REVIEW_TAG = "v"
+#: A review's status letters in its note (running is ``<done>.<total>``).
+_STATUS_LETTERS = {"queued": "q", "done": "d"}
 #: Reviews run at once by one server process (the others wait in the database).
 RUNNING_PER_PROCESS = 1
 #: Positions of one review searched at once (each in a worker of its own).
@@ -50,6 +65,40 @@ REVIEW_OWNER = "(reviews)"
 ReviewBudget = tuple[int, float]
 
 
+def review_message(status: str, done: int = 0, total: int = 0) -> str:
+    """The socket message of where a table's review stands (docs/server-api.md).
+
+    >>> review_message("running", 2, 7)
+    '{"type":"review","status":"running","done":2,"total":7}'
+    >>> review_message("done")
+    '{"type":"review","status":"done"}'
+    """
+    message: dict[str, Any] = {"type": "review", "status": status}
+    if status == "running":
+        message |= {"done": done, "total": total}
+    return json.dumps(message, separators=(",", ":"))
+
+
+def review_tag(status: str, done: int = 0, total: int = 0) -> str:
+    """The note for other processes of a review's ``status`` (a few bytes: every server
+    process hears every note)."""
+    return REVIEW_TAG + (f"{done}.{total}" if status == "running" else _STATUS_LETTERS[status])
+
+
+def parse_review_tag(tag: str) -> tuple[str, int, int] | None:
+    """``(status, done, total)`` of a review's note; None if ``tag`` is not one."""
+    if not tag.startswith(REVIEW_TAG):
+        return None
+    rest = tag[len(REVIEW_TAG):]
+    for status, letter in _STATUS_LETTERS.items():
+        if rest == letter:
+            return status, 0, 0
+    done, dot, total = rest.partition(".")
+    if dot and all(p.isascii() and p.isdigit() and len(p) < 7 for p in (done, total)):
+        return "running", int(done), int(total)
+    return None
+
+
 def _default_budget() -> ReviewBudget:
     # Read from the review module only when a review runs: the server process does not
     # load the search (NumPy, Numba) otherwise.
@@ -59,7 +108,11 @@ def _default_budget() -> ReviewBudget:
 
 
 class Reviews:
-    """The reviews of one server process: requests, the background work and its progress."""
+    """The reviews of one server process: requests, the background work and its progress.
+
+    ``computers`` is None in a process without computer players: it still takes requests
+    (the review is made by a process that has them) on PostgreSQL, and refuses them
+    (``unavailable``) on SQLite, where no other process could make it."""
 
     def __init__(self, core: TableCore, computers: ComputerPlayers | None, queue: int,
                  budget: ReviewBudget | None = None) -> None:
@@ -68,24 +121,55 @@ class Reviews:
         #: Reviews waiting or running site-wide past which a request is refused (``busy``).
         self.queue = queue
         self.budget = budget
-        #: (positions searched, positions in all) of the reviews this process is making.
+        #: (positions searched, positions in all) of the reviews running: the ones this
+        #: process makes, and the ones other processes noted.
         self.progress: dict[str, tuple[int, int]] = {}
+        self._making: set[str] = set()
+        # Notes leave in the order they were told (asyncio's locks are first come, first
+        # served), so other processes see the progress count up as this one does.
+        self._noting = asyncio.Lock()
 
-    def _tell(self, table_id: str, message: dict[str, Any]) -> None:
-        text = json.dumps({"type": "review", **message}, separators=(",", ":"))
+    def make_in(self, scheduler: Scheduler) -> None:
+        """Make reviews in this process (it has computer players): handle ``review`` work."""
+        scheduler.handle(REVIEW, self.run, capacity=RUNNING_PER_PROCESS)
+
+    async def _tell(self, table_id: str, status: str, done: int = 0, total: int = 0) -> None:
+        text = review_message(status, done, total)
         self.core.hub.deliver_notice(table_id, Notice(lambda _who: text))
+        async with self._noting:
+            await self.core.note(table_id, review_tag(status, done, total))
+
+    def remote(self, table_id: str, tag: str) -> bool:
+        """A note from another process (PostgreSQL NOTIFY): if it is about a review, give it
+        to this process's sockets of the table and say True."""
+        parsed = parse_review_tag(tag)
+        if parsed is None:
+            return False
+        status, done, total = parsed
+        if table_id not in self._making:
+            if status == "running":
+                self.progress[table_id] = (done, total)
+            else:
+                self.progress.pop(table_id, None)
+        text = review_message(status, done, total)
+        self.core.hub.deliver_notice(table_id, Notice(lambda _who: text))
+        return True
 
     async def status(self, table_id: str) -> dict[str, Any]:
         """Where the table's review stands: ``done`` (with the review), ``running`` (with
-        progress, when this process makes it), ``queued`` or ``none``."""
+        progress, when this process makes it or heard from the one that does), ``queued``
+        or ``none``."""
         repo = self.core.repo
         stored = await self.core.db(repo.review, table_id)
         if stored is not None:
+            self.progress.pop(table_id, None)
             return {"status": "done", "review": json.loads(stored)}
-        if table_id in self.progress:
+        due = await self.core.db(repo.due_version, REVIEW, table_id)
+        if table_id in self.progress and (due is not None or table_id in self._making):
             done, total = self.progress[table_id]
             return {"status": "running", "done": done, "total": total}
-        if await self.core.db(repo.due_version, REVIEW, table_id) is not None:
+        self.progress.pop(table_id, None)  # heard of, but no longer due (its maker gave up)
+        if due is not None:
             return {"status": "queued"}
         return {"status": "none"}
 
@@ -96,7 +180,7 @@ class Reviews:
             raise ApiError("conflict", "the game is not over yet: a review is made once it has ended")
         if not cached.state.game.history:
             raise ApiError("conflict", "nothing to review: the game ended before its first turn")
-        if self.computers is None:
+        if self.computers is None and not self.core.repo.is_postgres:
             raise ApiError("unavailable", "this server has no computer players to review games")
         current = await self.status(table_id)
         if current["status"] != "none":
@@ -107,7 +191,8 @@ class Reviews:
             raise ApiError("busy", f"the computer is busy reviewing {waiting} games; try again in a minute")
         await self.core.db(repo.keep_due, REVIEW, table_id, cached.state.version, self.core.clock.now())
         self.core.on_due()
-        self._tell(table_id, {"status": "queued"})
+        await self.core.note(table_id, WORK_TAG)  # a worker elsewhere may be the one to make it
+        await self._tell(table_id, "queued")
         return {"status": "queued"}
 
     async def run(self, due: Due) -> None:
@@ -129,8 +214,8 @@ class Reviews:
         seed = zlib.crc32(f"review:{table_id}".encode())
         found: list[Searched | None] = [None] * total
         done = 0
+        self._making.add(table_id)
         self.progress[table_id] = (0, total)
-        self._tell(table_id, {"status": "running", "done": 0, "total": total})
         gate = asyncio.Semaphore(IN_FLIGHT)
 
         async def one(k: int) -> None:
@@ -139,13 +224,15 @@ class Reviews:
                 found[k] = await computers.work(REVIEW_OWNER, search, positions[k], iterations, seconds, seed + k)
             done += 1
             self.progress[table_id] = (done, total)
-            self._tell(table_id, {"status": "running", "done": done, "total": total})
+            await self._tell(table_id, "running", done, total)
 
         try:
+            await self._tell(table_id, "running", 0, total)
             await asyncio.gather(*(one(k) for k in range(total)))
             searched = [f for f in found if f is not None]
             data = await computers.work(REVIEW_OWNER, assemble_review, game, searched, iterations, seconds)
         finally:
+            self._making.discard(table_id)
             self.progress.pop(table_id, None)
         await self._store(table_id, cached.state.version, data)
         return None
@@ -153,7 +240,7 @@ class Reviews:
     async def _store(self, table_id: str, version: int, data: dict[str, Any]) -> None:
         text = json.dumps(data, separators=(",", ":"))
         await self.core.db(self.core.repo.store_review, table_id, version, text, self.core.clock.now())
-        self._tell(table_id, {"status": "done"})
+        await self._tell(table_id, "done")
         log.info("review of table %s stored", table_id)
 
 
@@ -180,7 +267,7 @@ def install_reviews(app: FastAPI, core: TableCore, scheduler: Scheduler, compute
     """Wire reviews into the app: their routes, and their due work in the scheduler."""
     reviews = Reviews(core, computers, queue, budget)
     if computers is not None:
-        scheduler.handle(REVIEW, reviews.run, capacity=RUNNING_PER_PROCESS)
+        reviews.make_in(scheduler)
     review_routes(app, reviews, reader, charged)
     app.state.reviews = reviews
     return reviews
