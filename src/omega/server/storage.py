@@ -94,6 +94,9 @@ class TableRow(Base):
     time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
     #: Whether the players may ask for hints (the creator's choice).
     hints: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The seat whose player created the table (revision ``0009``), the one that may make new
+    #: links; NULL for a rematch's table and tables whose log does not say.
+    creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),)
 
 
@@ -326,6 +329,8 @@ class StoredTable:
     presence: dict[int, int]
     #: Who opened the table ("" when unknown: tables opened before it was recorded).
     owner: str = ""
+    #: The seat that created the table (None: a rematch's table, or not known).
+    creator: int | None = None
 
 
 class Writer:
@@ -375,6 +380,21 @@ class Writer:
         """This table has no ``kind`` work due any more."""
         self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
 
+    def keys(self) -> TableKeys:
+        """The table's key digests as this transaction sees them."""
+        keys = _table_keys(self.conn, self.table_id)
+        assert keys is not None  # the writer holds the table's row
+        return keys
+
+    def replace_keys(self, seat_hashes: dict[int, str], spectator_hash: str | None) -> None:
+        """Store new digests for ``seat_hashes``' seats and, unless None, the spectator key."""
+        for seat, digest in seat_hashes.items():
+            self.conn.execute(update(SeatRow).where(SeatRow.table_id == self.table_id, SeatRow.idx == seat)
+                              .values(token_hash=digest))
+        if spectator_hash is not None:
+            self.conn.execute(update(TableRow).where(TableRow.id == self.table_id)
+                              .values(spectator_hash=spectator_hash))
+
     def notify(self, payload: str) -> None:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
@@ -400,15 +420,17 @@ _TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
 def insert_table(conn: Connection, config: TableConfig, keys: TableKeys,
-                 due: Sequence[tuple[str, datetime]] = (), owner: str = "") -> None:
+                 due: Sequence[tuple[str, datetime]] = (), owner: str = "", creator: int | None = None) -> None:
     """The rows of a new table at version 0, inside the caller's transaction (a rematch
-    stores its new table in the same commit as its start)."""
+    stores its new table in the same commit as its start); ``creator``: the seat that
+    created it (None for a rematch's table)."""
     created = datetime.fromisoformat(config.created_at)
     conn.execute(insert(TableRow).values(
         id=config.id, created_at=created, players=config.players,
         size=config.size, pie_rule=config.pie_rule, spectator_hash=keys.spectator_hash, version=0,
         status="playing", to_move_seat=0, owner=owner, updated_at=created,
         time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
+        creator_seat=creator,
     ))
     for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
         conn.execute(insert(SeatRow).values(
@@ -416,6 +438,15 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys,
             user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
     for kind, due_at in due:
         _keep_due(conn, kind, config.id, 0, due_at)
+
+
+def _table_keys(conn: Connection, table_id: str) -> TableKeys | None:
+    spectator = conn.execute(select(TableRow.spectator_hash).where(TableRow.id == table_id)).scalar_one_or_none()
+    if spectator is None:
+        return None
+    seats = conn.execute(select(SeatRow.token_hash, SeatRow.user_id).where(SeatRow.table_id == table_id)
+                         .order_by(SeatRow.idx)).all()
+    return TableKeys(tuple(s.token_hash for s in seats), spectator, tuple(s.user_id for s in seats))
 
 
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
@@ -500,11 +531,12 @@ class Repository:
     # -- tables ---------------------------------------------------------------------------
 
     def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
-                     owner: str = "") -> None:
-        """Store a new table at version 0, opened by ``owner``, with the work due for it from
-        the start (``(kind, due_at)`` pairs, for version 0)."""
+                     owner: str = "", creator: int | None = None) -> None:
+        """Store a new table at version 0, opened by ``owner`` and created by the player of
+        seat ``creator``, with the work due for it from the start (``(kind, due_at)`` pairs,
+        for version 0)."""
         with self._writing() as conn:
-            insert_table(conn, config, keys, due, owner)
+            insert_table(conn, config, keys, due, owner, creator)
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
@@ -524,7 +556,13 @@ class Repository:
             time_control=TimeControl.parse(row.time_control), hints=bool(row.hints),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
-        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
+        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "",
+                           row.creator_seat)
+
+    def keys(self, table_id: str) -> TableKeys | None:
+        """The table's key digests as stored now (None: no such table)."""
+        with self.engine.connect() as conn, conn.begin():
+            return _table_keys(conn, table_id)
 
     def seat_users(self, table_id: str) -> tuple[int | None, ...]:
         """The account holding each seat of ``table_id`` (None: a guest's seat)."""
