@@ -53,6 +53,7 @@ from omega.server.passwords import Passwords
 from omega.server.presence import Presence
 from omega.server.pubsub import PgListener
 from omega.server.records import Records
+from omega.server.relink import link_routes
 from omega.server.reviews import ReviewBudget, install_reviews
 from omega.server.scheduler import ABANDON, Scheduler
 from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
@@ -413,6 +414,7 @@ def create_app(
     add_account_routes(app)
     reviews = install_reviews(app, core, scheduler, computers, reader, charged, limits.review_queue, review_budget)
     hints = install_hints(app, core, scheduler, computers, actor, charged, limits.computer_queue)
+    link_routes(app, core, reader, actor, charged, limits)
     lobby = add_lobby(app, core, accounts, scheduler, limits)
 
     def on_note(table_id: str, tag: str) -> None:

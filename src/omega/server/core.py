@@ -42,7 +42,7 @@ from omega.server.clock import Clock, stamp
 from omega.server.commits import Commits
 from omega.server.config import Settings
 from omega.server.errors import ApiError
-from omega.server.events import Event, Joined, Renamed, TimedOut
+from omega.server.events import Event, Joined, LinksRenewed, Renamed, TimedOut
 from omega.server.identity import (
     Authenticator,
     ComputerPlayer,
@@ -94,6 +94,8 @@ class Cached:
     keys: TableKeys
     #: Who opened the table (computer turns are queued fairly by it).
     owner: str = ""
+    #: The seat that created the table, the one that may make new links (None: nobody).
+    creator: int | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: The last events sent to sockets, consecutive versions (a reconnecting socket is
     #: served from here instead of rebuilding the table from the database).
@@ -247,7 +249,7 @@ class TableCore:
                 for e in stored.events:
                     state.apply(e)
                 state.set_presence(stored.presence)
-                cached = Cached(state, stored.keys, stored.owner)
+                cached = Cached(state, stored.keys, stored.owner, stored.creator)
                 self._remember(table_id, cached)
         self._loading.pop(table_id, None)
         return cached
@@ -281,6 +283,10 @@ class TableCore:
         (whoever catches up delivers, so no event is applied without being delivered).
         The caller holds ``cached.lock``."""
         events = await self.db(self.repo.events_after, table_id, cached.state.version)
+        if _renews_keys(events):
+            # Read after the events: keys at least as new as them, taken before they are applied.
+            keys: TableKeys | None = await self.db(self.repo.keys, table_id)
+            cached.keys = keys or cached.keys
         out = []
         for e in events:
             cached.state.apply(e)
@@ -327,6 +333,12 @@ class TableCore:
         """Who ``credentials`` prove the caller is at ``table_id`` (``fresh`` catches the
         cached table up with other processes first, for reads)."""
         cached = await (self.fresh(table_id) if fresh else self.get(table_id))
+        if not fresh:
+            # A seat nobody has joined may have had its invite replaced in another process
+            # (a joined seat's token never changes): its first action looks at the latest keys.
+            who = self._try_identify(credentials, cached.keys)
+            if isinstance(who, SeatHolder) and not cached.state.joined[who.seat]:
+                cached = await self.fresh(table_id)
         try:
             return self.authenticator.identify(credentials, cached.keys)
         except ApiError:
@@ -346,12 +358,26 @@ class TableCore:
                 return Spectator()
             raise
 
+    def _try_identify(self, credentials: Credentials, keys: TableKeys) -> Identity | None:
+        try:
+            return self.authenticator.identify(credentials, keys)
+        except ApiError:
+            return None
+
     async def visit(self, table_id: str, who: Identity) -> None:
         """A seat's first visit is recorded as a ``join``."""
         if not isinstance(who, SeatHolder) or (await self.get(table_id)).state.joined[who.seat]:
             return
         seat = who.seat
-        await self.write(table_id, lambda st, w, now: [] if st.joined[seat] else [Event(Joined(seat), at=now)])
+        seen = self._cache[table_id].state.version
+
+        def decision(st: TableState, w: Writer, now: datetime) -> list[Event]:
+            if st.joined[seat]:
+                return []
+            _refuse_replaced(st, seat, seen)
+            return [Event(Joined(seat), at=now)]
+
+        await self.write(table_id, decision)
 
     # -- the action path ----------------------------------------------------------------------
 
@@ -365,6 +391,11 @@ class TableCore:
             # Events applied to the cache, to be pushed to sockets whatever the decision says:
             # a refused action may still have caught the cache up with other processes' events.
             applied: list[Delivery] = []
+            # The keys after a ``links`` event: caught up (committed by another process) and
+            # this write's own (in force once committed).
+            caught_keys: list[TableKeys] = []
+            own_keys: list[TableKeys] = []
+            in_force: list[bool] = []
 
             def transaction(w: Writer | None) -> list[Event]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
@@ -375,7 +406,10 @@ class TableCore:
                 # races it are decided one after the other on the same clock.
                 now = self.clock.now()
                 if w.version != state.version:  # another process wrote: catch up first
-                    for e in w.events_after(state.version):
+                    caught = w.events_after(state.version)
+                    if _renews_keys(caught):
+                        caught_keys.append(w.keys())
+                    for e in caught:
                         state.apply(e)
                         applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
                 events = decision(state, w, now)
@@ -389,6 +423,8 @@ class TableCore:
                 stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
                 if self.on_end is not None and trial.over and not state.over:
                     self.on_end(w, trial, stored)
+                if _renews_keys(stored):
+                    own_keys.append(w.keys())
                 due_before, due = state.due_work(), trial.due_work()
                 for kind in DUE_KINDS:
                     if kind in due:
@@ -407,6 +443,9 @@ class TableCore:
             def committed(stored: list[Event]) -> None:
                 # Stored for good: now the cache may move on (and the views are made only for
                 # a table some socket of this process watches).
+                if own_keys:
+                    cached.keys = own_keys[-1]
+                    in_force.append(True)
                 watched = self.hub.has(table_id)
                 for e in stored:
                     state.apply(e)
@@ -418,6 +457,8 @@ class TableCore:
             try:
                 stored = await self.commits.run(table_id, transaction, committed)
             finally:
+                if caught_keys and not in_force:
+                    cached.keys = caught_keys[-1]
                 cached.delivered(applied)
                 self.hub.deliver(table_id, applied)
         if stored and cached.state.due_work():
@@ -435,6 +476,9 @@ class TableCore:
         """
         seat = seat_of(who)
         fingerprint = action_fingerprint(action)
+        # The version the caller was identified at (the table is cached by then).
+        known = self._cache.get(table_id)
+        seen = known.state.version if known is not None else None
         first_answer: list[int] = []
         too_late: list[ApiError] = []
         flags: list[datetime | None] = []
@@ -466,6 +510,7 @@ class TableCore:
                               fingerprint=fingerprint if request_id is not None else None)
             # A seat's first action joins it in the same transaction.
             if seat is not None and not state.joined[seat]:
+                _refuse_replaced(state, seat, seen)
                 events.insert(0, Event(Joined(seat), at=now))
             return events
 
@@ -530,12 +575,13 @@ class TableCore:
                                  new.time_control, new.hints, open=new.open, rated=new.rated)
             state = TableState(config)
             try:
-                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner)
+                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner,
+                              new.creator_seat)
                 break
             except IntegrityError:
                 if attempt == 4:
                     raise
-        cached = Cached(state, keys, owner)
+        cached = Cached(state, keys, owner, new.creator_seat)
         self._remember(config.id, cached)
         # The creator has joined (and named their seat) by creating the table.
         creator = new.creator_seat
@@ -632,6 +678,18 @@ class TableCore:
 
         _, stored = await self.write(table_id, decision)
         return bool(stored)
+
+
+def _renews_keys(events: list[Event]) -> bool:
+    """Whether ``events`` replace some of the table's secrets (the keys must be read again)."""
+    return any(isinstance(e.payload, LinksRenewed) for e in events)
+
+
+def _refuse_replaced(state: TableState, seat: int, seen: int | None) -> None:
+    """An invite replaced after the caller was identified (at version ``seen``) is refused,
+    even if the request was let in just before the replacement."""
+    if seen is not None and state.renewed_at.get(seat, 0) > seen:
+        raise ApiError("forbidden", "this invite link was replaced by a newer one")
 
 
 def _log_timeout(table_id: str, flag: datetime | None, stored: list[Event]) -> None:

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged", "TimedOut",
-    "HintUsed", "Cancelled", "Payload", "Event", "PLAY_EVENTS", "payload_from",
+    "HintUsed", "Cancelled", "LinksRenewed", "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
 
@@ -131,6 +131,19 @@ class Cancelled:
 
 
 @dataclass(frozen=True)
+class LinksRenewed:
+    """The table's creator (``seat``) made new secret links: new invite tokens for
+    ``seats`` (human seats nobody had joined) and, if ``spectator``, a new spectator key.
+    The old ones open nothing any more.  The event holds no secret and no digest: it tells
+    every server process to read the table's keys again.  Not a change of the play."""
+
+    kind: ClassVar[str] = "links"
+    seat: int
+    seats: tuple[int, ...]
+    spectator: bool
+
+
+@dataclass(frozen=True)
 class PresenceChanged:
     """How many sockets a seat had open.  Only in logs written before presence became live
     state (``omega.server.presence``); read, never written."""
@@ -142,11 +155,11 @@ class PresenceChanged:
 
 
 Payload = (TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
-           | HintUsed | Cancelled)
+           | HintUsed | Cancelled | LinksRenewed)
 
 _BY_KIND: dict[str, type[Payload]] = {
     cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
-                              TimedOut, HintUsed, Cancelled)
+                              TimedOut, HintUsed, Cancelled, LinksRenewed)
 }
 
 #: The events that change the play; the others (join, name, presence) only the seats' look.
@@ -188,7 +201,8 @@ class Event:
 
     @property
     def kind(self) -> str:
-        """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``timeout``, ``over``, ``presence``."""
+        """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``timeout``, ``over``, ``hint``,
+        ``links``, ``presence``."""
         return self.payload.kind
 
     @property

@@ -57,6 +57,9 @@ class Limits:
     login_burst: int = 20
     login_user_rate: float = 1 / 60
     login_user_burst: int = 10
+    #: New secret links (``POST /api/tables/{id}/links``) per table: a minute refills one.
+    relink_rate: float = 1 / 60
+    relink_burst: int = 5
     #: New accounts per client address, and attempts per username asked for.
     register_rate: float = 1 / 60
     register_burst: int = 10

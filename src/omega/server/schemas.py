@@ -34,7 +34,7 @@ from omega.server.timecontrol import TimeControl
 
 __all__ = [
     "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage", "ChatMessage",
-    "RematchMessage",
+    "RematchMessage", "LinksBody", "parse_links",
     "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
     "LoginBody", "PasswordChange", "SeatLink", "Claim", "parse_login", "parse_password_change", "parse_claim",
 ]
@@ -107,6 +107,13 @@ class NameBody(_Strict):
 
     name: str
     _name = field_validator("name")(check_name)
+
+
+class LinksBody(_Strict):
+    """``POST /api/tables/{id}/links``: which secrets to make anew (at least one)."""
+
+    invites: bool = False
+    spectator: bool = False
 
 
 class _TurnInner(_Strict):
@@ -187,6 +194,7 @@ class Claim(_Strict):
 _create = TypeAdapter(CreateTable)
 _action = TypeAdapter(ActionBody)
 _name_body = TypeAdapter(NameBody)
+_links_body = TypeAdapter(LinksBody)
 _client = TypeAdapter(ClientMessage)
 _login = TypeAdapter(LoginBody)
 _password_change = TypeAdapter(PasswordChange)
@@ -239,6 +247,21 @@ def parse_name(body: bytes) -> str:
         return _name_body.validate_json(body).name
     except ValidationError as e:
         raise _bad(e) from None
+
+
+def parse_links(body: bytes) -> LinksBody:
+    """``POST /api/tables/{id}/links``: what to make anew.
+
+    >>> parse_links(b'{"spectator": true}')
+    LinksBody(invites=False, spectator=True)
+    """
+    try:
+        req = _links_body.validate_json(body)
+    except ValidationError as e:
+        raise _bad(e) from None
+    if not (req.invites or req.spectator):
+        raise ApiError("bad_request", "bad request: ask for new invites, a new spectator link, or both")
+    return req
 
 
 def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage | RematchMessage:

@@ -97,6 +97,9 @@ class TableRow(Base):
     #: Listed in the lobby (``TableConfig.open``), and rated (``TableConfig.rated``).
     open: Mapped[bool] = mapped_column(Boolean, default=False)
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: The seat whose player created the table (revision ``0009``), the one that may make new
+    #: links; NULL for a rematch's table and tables whose log does not say.
+    creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
                       Index("ix_tables_open_status", "open", "status"))
 
@@ -330,6 +333,8 @@ class StoredTable:
     presence: dict[int, int]
     #: Who opened the table ("" when unknown: tables opened before it was recorded).
     owner: str = ""
+    #: The seat that created the table (None: a rematch's table, or not known).
+    creator: int | None = None
 
 
 class Writer:
@@ -379,6 +384,21 @@ class Writer:
         """This table has no ``kind`` work due any more."""
         self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
 
+    def keys(self) -> TableKeys:
+        """The table's key digests as this transaction sees them."""
+        keys = _table_keys(self.conn, self.table_id)
+        assert keys is not None  # the writer holds the table's row
+        return keys
+
+    def replace_keys(self, seat_hashes: dict[int, str], spectator_hash: str | None) -> None:
+        """Store new digests for ``seat_hashes``' seats and, unless None, the spectator key."""
+        for seat, digest in seat_hashes.items():
+            self.conn.execute(update(SeatRow).where(SeatRow.table_id == self.table_id, SeatRow.idx == seat)
+                              .values(token_hash=digest))
+        if spectator_hash is not None:
+            self.conn.execute(update(TableRow).where(TableRow.id == self.table_id)
+                              .values(spectator_hash=spectator_hash))
+
     def notify(self, payload: str) -> None:
         """Tell other server processes (PostgreSQL NOTIFY, sent when the transaction commits)."""
         if self._notify:
@@ -404,9 +424,10 @@ _TABLE_VERSION_FOR_UPDATE = _TABLE_VERSION.with_for_update()
 
 
 def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
-                 owner: str = "") -> None:
+                 owner: str = "", creator: int | None = None) -> None:
     """:meth:`Repository.create_table` inside a transaction the caller holds (a new table
-    stored together with other rows: a rematch's with its start, the quick-play queue's match)."""
+    stored together with other rows: a rematch's with its start, the quick-play queue's
+    match); ``creator``: the seat that created it (None for a rematch's table)."""
     created = datetime.fromisoformat(config.created_at)
     conn.execute(insert(TableRow).values(
         id=config.id, created_at=created, players=config.players,
@@ -414,6 +435,7 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Se
         status="waiting" if config.open else "playing", to_move_seat=None if config.open else 0, owner=owner,
         updated_at=created, open=config.open, rated=config.rated,
         time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
+        creator_seat=creator,
     ))
     for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
         conn.execute(insert(SeatRow).values(
@@ -421,6 +443,15 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Se
             user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
     for kind, due_at in due:
         _keep_due(conn, kind, config.id, 0, due_at)
+
+
+def _table_keys(conn: Connection, table_id: str) -> TableKeys | None:
+    spectator = conn.execute(select(TableRow.spectator_hash).where(TableRow.id == table_id)).scalar_one_or_none()
+    if spectator is None:
+        return None
+    seats = conn.execute(select(SeatRow.token_hash, SeatRow.user_id).where(SeatRow.table_id == table_id)
+                         .order_by(SeatRow.idx)).all()
+    return TableKeys(tuple(s.token_hash for s in seats), spectator, tuple(s.user_id for s in seats))
 
 
 def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
@@ -505,11 +536,12 @@ class Repository:
     # -- tables ---------------------------------------------------------------------------
 
     def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
-                     owner: str = "") -> None:
-        """Store a new table at version 0, opened by ``owner``, with the work due for it from
-        the start (``(kind, due_at)`` pairs, for version 0)."""
+                     owner: str = "", creator: int | None = None) -> None:
+        """Store a new table at version 0, opened by ``owner`` and created by the player of
+        seat ``creator``, with the work due for it from the start (``(kind, due_at)`` pairs,
+        for version 0)."""
         with self._writing() as conn:
-            insert_table(conn, config, keys, due, owner)
+            insert_table(conn, config, keys, due, owner, creator)
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
@@ -530,7 +562,13 @@ class Repository:
             rated=bool(row.rated),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
-        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "")
+        return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "",
+                           row.creator_seat)
+
+    def keys(self, table_id: str) -> TableKeys | None:
+        """The table's key digests as stored now (None: no such table)."""
+        with self.engine.connect() as conn, conn.begin():
+            return _table_keys(conn, table_id)
 
     def seat_users(self, table_id: str) -> tuple[int | None, ...]:
         """The account holding each seat of ``table_id`` (None: a guest's seat)."""

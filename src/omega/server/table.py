@@ -40,6 +40,7 @@ from omega.server.events import (
     GameEnded,
     HintUsed,
     Joined,
+    LinksRenewed,
     Payload,
     PresenceChanged,
     Renamed,
@@ -138,6 +139,8 @@ class TableState:
     #: When the turn now on began for the clocks: the last turn or swap, or before the first
     #: one the moment every person had joined (None: not yet; a clock does not run).
     turn_since: datetime | None = None
+    #: Per seat whose invite was replaced (``links`` events): the version of the last one.
+    renewed_at: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         c = self.config
@@ -175,6 +178,7 @@ class TableState:
         other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
         other.hints = list(self.hints)
         other.cancelled, other.host = self.cancelled, self.host
+        other.renewed_at = dict(self.renewed_at)
         return other
 
     def _clock_step(self, event: Event) -> None:
@@ -436,6 +440,12 @@ def _hint(t: TableState, e: HintUsed) -> None:
     t.hints.append((e.seat, e.color, e.turn))
 
 
+def _links(t: TableState, e: LinksRenewed) -> None:
+    # Applied just before ``version`` moves on to this event's.
+    for seat in e.seats:
+        t.renewed_at[seat] = t.version + 1
+
+
 def _presence(t: TableState, e: PresenceChanged) -> None:
     # Logs written before presence left the log hold these; presence is live state now
     # (TableState.set_presence), so an old count says nothing about who is there today.
@@ -445,7 +455,7 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
     Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
-    HintUsed: _hint, Cancelled: _cancel,
+    HintUsed: _hint, Cancelled: _cancel, LinksRenewed: _links,
 }
 
 

@@ -109,11 +109,26 @@ export function findTable(id, token) {
 }
 
 /**
- * Any remembered entry of a table that holds its invite links (the creator's).
+ * Any remembered entry of a table that holds its invite or spectator links (the creator's).
  * @param {string} id
  */
 export function invitesFor(id) {
-  return tables().find((t) => t.id === id && t.invites) || null;
+  return tables().find((t) => t.id === id && (t.invites || t.spectator_key)) || null;
+}
+
+/**
+ * Keep new links the creator made on this device (those not made anew stay as they were).
+ * @param {TableEntry} entry the table's entry for this device's link
+ * @param {Record<string, string>} invites new invite tokens by seat
+ * @param {string | null} spectatorKey the new spectator key, if one was made
+ */
+export function keepLinks(entry, invites, spectatorKey) {
+  const before = findTable(entry.id, entry.token || entry.watch || "") || entry;
+  /** @type {TableEntry} */
+  const next = { ...entry, invites: { ...(before.invites || {}), ...invites } };
+  if (spectatorKey) next.spectator_key = spectatorKey;
+  else if (before.spectator_key) next.spectator_key = before.spectator_key;
+  return rememberTable(next);
 }
 
 /** The name this device plays under. */

@@ -118,7 +118,8 @@ export function startTable(root, tableId) {
   const turnAlert = new TurnAlert(tableId);
   const reviewView = new ReviewView({ onAsk: () => askReview(), onGo: (k) => goReplay(k) });
   const hintButton = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: () => askHint() }, "Hint");
-  const links = new LinksView(tableId, { onRename: (name) => rename(name) });
+  const links = new LinksView(tableId, { onRename: (name) => rename(name), onRenew: (what) => renewLinks(what) });
+  links.changed = render;
   const options = new OptionsView(prefs, {
     onSetting: (name, value) => {
       prefs[name] = value;
@@ -323,6 +324,7 @@ export function startTable(root, tableId) {
     if (seat === null) role = "watch";
     const firstVisit = !store.findTable(tableId, secret);
     invites = store.invitesFor(tableId);
+    if (seat !== null) lookForCreator();
     set(T.loaded(M, state, store.stagedFor(tableId, state.game.history.length)));
     if (T.isLoaded(M) && T.isOver(M) && !reviewLooked) lookForReview();
     if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
@@ -375,6 +377,43 @@ export function startTable(root, tableId) {
     if (before && M.state && before.status !== M.state.status) remember();
     saveStaged();
     if (!reviewLooked && T.isLoaded(M) && T.isOver(M)) lookForReview();
+  }
+
+  // -- new links, made by the table's creator on a device that has none --------------------
+  /** Which seat created the table: its player may make new links anywhere. */
+  async function lookForCreator() {
+    try {
+      /** @type {{creator_seat: number | null}} */
+      const answer = await api("GET", `${path}/links`, { token: secret || null });
+      links.creator = answer.creator_seat;
+      render();
+    } catch {
+      // Without the answer the Links box offers nothing new: the links stay where they are.
+    }
+  }
+
+  /** @param {import("./views/links.js").Renewal} what */
+  async function renewLinks(what) {
+    if (!T.isLoaded(M) || links.busy) return;
+    links.busy = true;
+    render();
+    try {
+      /** @type {{invites: Record<string, string>, spectator_key: string | null, state: TableState}} */
+      const answer = await api("POST", `${path}/links`, {
+        token: secret || null, body: { invites: what === "invites", spectator: what === "spectator" },
+      });
+      if (secret) store.keepLinks({ id: tableId, token: secret }, answer.invites, answer.spectator_key);
+      invites = { invites: { ...(invites?.invites || {}), ...answer.invites },
+        spectator_key: answer.spectator_key || invites?.spectator_key };
+      links.asking = null;
+      takeState(answer.state);
+      set(T.note(M, "info", what === "invites" ? "New invite links made: send them to your friends." : "New spectator link made."));
+    } catch (err) {
+      set(T.note(M, "error", describe(err), codeOf(err)));
+    } finally {
+      links.busy = false;
+      render();
+    }
   }
 
   // -- hints -----------------------------------------------------------------------------

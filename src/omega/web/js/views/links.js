@@ -1,7 +1,9 @@
 // @ts-check
 // Invite and spectator links and the rename form. While a person's seat is still empty,
 // the table's creator sees an invite card at the top (above the board on a phone), so
-// inviting is the obvious next step; the Links box keeps every link for later.
+// inviting is the obvious next step; the Links box keeps every link for later. The server
+// keeps only digests of the secrets, so on another device the creator is offered new links
+// instead (the old ones then stop working: the page says so before they confirm).
 
 import { copyButton, fill, h, keyed, swatch } from "../dom.js";
 import { awaited, mySeat, seatLabel } from "../tablestate.js";
@@ -12,6 +14,14 @@ import { awaited, mySeat, seatLabel } from "../tablestate.js";
  * The links this device keeps for a table it created.
  * @typedef {{invites?: Record<string, string>, spectator_key?: string}} SavedLinks
  */
+
+/** @typedef {"invites" | "spectator"} Renewal what the creator may make anew */
+
+/** What making new links does, said before the creator confirms. */
+export const RENEWAL_TEXT = {
+  invites: "The invite links sent before stop working: send the new ones instead. Players who have already joined keep their seats.",
+  spectator: "The old spectator link stops working for anyone who opens it from now on; people watching now keep watching until they leave or lose the connection.",
+};
 
 /**
  * A link shared the way the device offers (the share sheet on a phone), else copied.
@@ -28,11 +38,16 @@ function shareButton(url, title) {
 export class LinksView {
   /**
    * @param {string} tableId
-   * @param {{onRename: (name: string) => void}} handlers
+   * @param {{onRename: (name: string) => void, onRenew: (what: Renewal) => void}} handlers
    */
   constructor(tableId, handlers) {
     this.tableId = tableId;
     this.handlers = handlers;
+    /** @type {number | null} the seat that created the table, once the server has said */
+    this.creator = null;
+    /** @type {Renewal | null} the renewal waiting for the creator's confirmation */
+    this.asking = null;
+    this.busy = false;
     this.list = h("div");
     this.form = h("div");
     this.el = h("section", { class: "links", "aria-label": "Links" }, this.list, this.form);
@@ -48,7 +63,8 @@ export class LinksView {
     const seat = mySeat(m);
     // Seats' colours and names change (a swap, a rename): every line naming them follows.
     const seats = m.state.seats.map((s) => [s.color, s.name, s.joined]);
-    keyed(this.list, JSON.stringify([saved && saved.invites, seats, m.seat]), () => this.drawLinks(m, saved));
+    const offer = [this.creator, this.asking, this.busy];
+    keyed(this.list, JSON.stringify([saved, seats, m.seat, offer]), () => this.drawLinks(m, saved));
     keyed(this.form, JSON.stringify([seat && seat.kind, seat && seat.name, nameMax]), () => this.drawRename(m, nameMax));
     this.el.hidden = !this.list.childElementCount && !this.form.childElementCount;
     const waiting = saved && saved.invites ? awaited(m).filter((s) => saved.invites && saved.invites[String(s.index)]) : [];
@@ -82,24 +98,64 @@ export class LinksView {
     const seat = mySeat(m);
     const base = `${location.origin}/t/${this.tableId}`;
     const parts = [];
-    if (saved && saved.invites) {
-      const rows = Object.entries(saved.invites)
-        .filter(([i]) => Number(i) !== m.seat)
-        .map(([i, tok]) => {
-          const s = m.state.seats[Number(i)];
-          return h("li", {}, s ? swatch(s.color) : null, ` Invite for seat ${Number(i) + 1}${s ? ` (${s.color}, ${seatLabel(s)})` : ""} `, copyButton(`${base}#seat=${tok}`, "Copy link"));
-        });
-      if (saved.spectator_key) {
-        rows.push(h("li", {}, "Spectator link ", copyButton(`${base}#watch=${saved.spectator_key}`, "Copy link")));
-      }
-      if (rows.length) parts.push(h("h2", {}, "Links"), h("ul", { class: "invites" }, rows));
-    } else if (seat) {
+    const rows = Object.entries((saved && saved.invites) || {})
+      .filter(([i]) => Number(i) !== m.seat)
+      .map(([i, tok]) => {
+        const s = m.state.seats[Number(i)];
+        return h("li", {}, s ? swatch(s.color) : null, ` Invite for seat ${Number(i) + 1}${s ? ` (${s.color}, ${seatLabel(s)})` : ""} `, copyButton(`${base}#seat=${tok}`, "Copy link"));
+      });
+    if (saved && saved.spectator_key) {
+      rows.push(h("li", {}, "Spectator link ", copyButton(`${base}#watch=${saved.spectator_key}`, "Copy link")));
+    }
+    if (rows.length) parts.push(h("h2", {}, "Links"), h("ul", { class: "invites" }, rows));
+    const creator = seat !== null && this.creator !== null && this.creator === m.seat;
+    // Seats still waiting for their player whose invite this device does not hold.
+    const waiting = m.state.seats.filter((s) => s.kind === "human" && !s.joined && s.index !== m.seat
+      && !(saved && saved.invites && saved.invites[String(s.index)]));
+    /** @type {Renewal[]} */
+    const offers = [];
+    if (creator && waiting.length) offers.push("invites");
+    if (creator && !(saved && saved.spectator_key)) offers.push("spectator");
+    if (!rows.length && seat && !saved) {
       // The server gives the links out once, to the device that created the table.
       parts.push(h("h2", {}, "Links"), h("p", { class: "muted no-links" },
-        "Invite and spectator links are kept on the device that created this table."));
+        "Invite and spectator links are kept on the device that created this table.",
+        offers.length ? " You created it: you can make new ones here." : ""));
+    } else if (offers.length && !rows.length) {
+      parts.push(h("h2", {}, "Links"));
     }
+    if (offers.length) parts.push(h("div", { class: "renew" }, offers.map((what) => this.drawOffer(what))));
     fill(this.list, parts);
   }
+
+  /**
+   * A button that makes new links of one kind, confirmed after the consequence is shown.
+   * @param {Renewal} what
+   */
+  drawOffer(what) {
+    const label = what === "invites" ? "Make new invite links" : "New spectator link";
+    if (this.asking !== what) {
+      return h("p", { class: "renew-offer", "data-renew": what },
+        h("button", { type: "button", class: "btn small", disabled: this.busy, onclick: () => this.ask(what) }, label));
+    }
+    return h("div", { class: "renew-confirm", role: "group", "aria-label": label, "data-renew": what },
+      h("p", {}, RENEWAL_TEXT[what]),
+      h("p", { class: "row" },
+        h("button", {
+          type: "button", class: "btn small confirm", disabled: this.busy,
+          onclick: () => this.handlers.onRenew(what),
+        }, what === "invites" ? "Make them" : "Make it"),
+        h("button", { type: "button", class: "btn small", disabled: this.busy, onclick: () => this.ask(null) }, "Cancel")));
+  }
+
+  /** @param {Renewal | null} what */
+  ask(what) {
+    this.asking = what;
+    this.changed();
+  }
+
+  /** Redraw on the next update (set by the controller). */
+  changed() {}
 
   /**
    * @param {Loaded} m
