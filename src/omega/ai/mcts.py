@@ -114,6 +114,9 @@ STAGE_PEAK = 0.35
 
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
+#: An iteration budget smaller than this is searched on one tree whatever ``threads``
+#: says: split in two, a small budget loses more strength than the time it saves.
+MIN_SPLIT = 100_000
 
 
 class _Tree(NamedTuple):
@@ -395,13 +398,16 @@ class SearchResult:
     values: list[float] = field(default_factory=list)
     #: Simulations already in the tree when the search started (kept from earlier turns).
     reused: int = 0
+    #: Most edges in use in the pools at once, and how many times they were recycled.
+    edges: int = 0
+    recycled: int = 0
 
 
 def stage_weights(turns: int, weight: float = STAGE_WEIGHT, peak: float = STAGE_PEAK) -> list[float]:
     """The budget factors of a player's ``turns`` turns of a game, averaging one.
 
     >>> [round(w, 2) for w in stage_weights(5)]
-    [0.61, 1.3, 1.17, 0.96, 0.75]
+    [0.97, 1.31, 1.24, 0.91, 0.58]
     >>> stage_weights(3, weight=0.0)
     [1.0, 1.0, 1.0]
     """
@@ -429,7 +435,7 @@ class MctsBot:
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, name: str = "mcts") -> None:
+                 max_edges: int = MAX_EDGES, keep: float = 1.0, name: str = "mcts") -> None:
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
@@ -443,11 +449,13 @@ class MctsBot:
         self.c = c
         self.rave = rave
         self.expand = expand
-        self.threads = max(1, threads)
+        small = iterations is not None and iterations < MIN_SPLIT
+        self.threads = 1 if small else max(1, threads)
         self.reuse = reuse
         self.manage = manage
         self.recycle = recycle
         self.max_edges = max_edges
+        self.keep = keep
         parts = [f"level={level}"] if level is not None else []
         if iterations is not None and level is None:
             parts.append(f"iterations={iterations}")
@@ -464,6 +472,22 @@ class MctsBot:
         self._bank = 0.0
         self._cancel = threading.Event()
         self.last: SearchResult | None = None
+
+    def take_tree(self, other: object) -> None:
+        """Continue from the trees ``other`` (an earlier bot of the same kind) kept, if
+        its settings match; the next :meth:`choose` uses them only if its game continues
+        the position ``other`` last searched, and starts afresh otherwise.
+
+        >>> from omega import Game
+        >>> first, then = MctsBot(iterations=300, seed=1), MctsBot(iterations=300, seed=2)
+        >>> g = Game(players=2, size=4); g.play(first.choose(g))
+        >>> then.take_tree(first); g.play(then.choose(g)); then.last.reused > 0
+        True
+        """
+        if (isinstance(other, MctsBot) and other is not self and other.threads == self.threads
+                and other.max_edges == self.max_edges and self.reuse):
+            self._trees, self._kept, self._bank = other._trees, other._kept, other._bank
+            other._trees, other._kept = [], None
 
     def cancel(self) -> None:
         """Stop the running search (from another thread) after its current chunk, or the
@@ -523,6 +547,11 @@ class MctsBot:
                 _reset(tree)
             else:
                 _compact(tree, node, 0.0)
+                if self.keep < 1.0:
+                    nodes, used = int(tree.meta[0]), int(tree.meta[1])
+                    tree.node_n[:nodes] *= self.keep
+                    for stats in (tree.e_n, tree.e_w, tree.e_an, tree.e_aw):
+                        stats[:used] *= np.float32(self.keep)
         return True
 
     def _budget_share(self, state: KernelState) -> tuple[float, float]:
@@ -560,6 +589,8 @@ class MctsBot:
         deadline = start + seconds if seconds is not None else math.inf
         per_thread = budget if budget is not None else 2**62
         done = 0
+        edges = 0
+        recycled = 0
         # Iteration budgets check the clock and the settled test on a fixed schedule, so a
         # seeded search does the same work on any machine (unless its time cap ends it).
         fixed = budget is not None
@@ -579,6 +610,7 @@ class MctsBot:
                 for future in others:
                     future.result()
                 done += n
+                edges = max(edges, sum(int(t.meta[1]) for t in trees))
                 now = _time.perf_counter()
                 if now >= deadline:
                     break
@@ -586,6 +618,7 @@ class MctsBot:
                     for tree in trees:
                         if tree.fill > RECYCLE_AT:
                             _recycle(tree)
+                            recycled += 1
                 rate = n / max(now - t0, 1e-6)
                 if not fixed:
                     # Chunks of about 20 ms: the clock and cancel() are checked often enough.
@@ -610,7 +643,8 @@ class MctsBot:
         values = [float(sum(t.root_w[c] for t in trees)) / total if total else 1.0 / state.players
                   for c in range(state.players)]
         self.last = SearchResult(cells=cells, value=value, iterations=total, seconds=elapsed,
-                                 turn_value=turn_value, values=values, reused=reused)
+                                 turn_value=turn_value, values=values, reused=reused,
+                                 edges=edges, recycled=recycled)
         return self.last
 
     def _trees_for(self, n_empty: int, per_thread: int | None) -> list[_Tree]:
@@ -703,13 +737,13 @@ def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) 
         if total < 8:
             continue
         reply = _Ply(trees, children)
-        for g in np.flatnonzero(reply.n >= max(4.0, 0.05 * total)):
-            key = (abs(float(reply.q[g]) - 0.5), -float(reply.n[g]))
+        for at in np.flatnonzero(reply.n >= max(4.0, 0.05 * total)):
+            key = (abs(float(reply.q[at]) - 0.5), -float(reply.n[at]))
             if best is None or key < (best[0], best[1]):
-                best = (key[0], key[1], i, children, int(g), reply)
+                best = (key[0], key[1], i, children, int(at), reply)
     if best is None:
         return [0] * len(trees), 0, None
-    _, _, i, children, g, reply = best
+    _, _, i, _, g, reply = best
     cells[order[0]] = int(root.cells[i])
     cells[order[1]] = int(reply.cells[g])
     return reply.children(g), 2, float(reply.q[g])
@@ -764,11 +798,13 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     threads = 1 if v1 else int_option(options, "threads", DEFAULT_THREADS, 1, 64)
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
+    keep = 1.0 if v1 else float_option(options, "keep", 1.0, 0.0, 1.0)
     no_more_options(name, options)
+    assert keep is not None
     assert c is not None and rave is not None and expand is not None and threads is not None
     if not v1:
         return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
-                       threads=threads, reuse=reuse, manage=manage, recycle=recycle)
+                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds
