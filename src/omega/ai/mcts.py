@@ -112,6 +112,9 @@ RECYCLE_TO = 0.5
 STAGE_WEIGHT = 0.6
 STAGE_PEAK = 0.35
 
+#: No turn gets more than this many times the per-turn budget, banked seconds included.
+MAX_SHARE = 2.0
+
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
@@ -266,7 +269,7 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
                     if use_rave and an > 0.0:
                         beta = an / (n + an + rave_b * n * an)
                         q = (1.0 - beta) * q + beta * e_aw[f] / an
-                    v = q + explore / math.sqrt(n + 1.0)
+                    v = q + explore / math.sqrt(n + 1.0) if explore > 0.0 else q
                 if v > best_v:
                     best_v = v
                     best = f
@@ -585,7 +588,7 @@ class MctsBot:
                 _new_node(tree, empties, len(empties))
         rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in trees]
         start = _time.perf_counter()
-        seconds = None if self.time is None else self.time * scale + bonus
+        seconds = None if self.time is None else min(self.time * scale + bonus, MAX_SHARE * self.time)
         deadline = start + seconds if seconds is not None else math.inf
         per_thread = budget if budget is not None else 2**62
         done = 0
@@ -635,7 +638,9 @@ class MctsBot:
             if pool is not None:
                 pool.shutdown()
         elapsed = _time.perf_counter() - start
-        if seconds is not None and self.manage and elapsed < seconds and not self._cancel.is_set():
+        if seconds is not None and budget is None and self.manage and elapsed < seconds and not self._cancel.is_set():
+            # Only a search bounded by time alone saves time by stopping early; an iteration
+            # budget's time is a cap, not an allowance.
             self._bank += seconds - elapsed
         self._cancel.clear()
         cells, value, turn_value = self._pick(state, trees, balanced)
