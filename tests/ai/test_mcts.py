@@ -69,10 +69,10 @@ def test_root_values_are_each_colours_mean_reward() -> None:
     assert sum(three.values) == pytest.approx(1.0, abs=0.05)  # the margin's shares need not add to 0.05
 
 
-def test_two_trees_are_reproducible_and_share_the_budget() -> None:
+def test_root_parallel_trees_are_reproducible_and_share_the_budget() -> None:
     def moves(seed: int) -> list[SearchResult]:
         game = Game(players=2, size=5)
-        bot = MctsBot(iterations=MIN_SPLIT, threads=2, seed=seed, manage=False)
+        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel="root", seed=seed, manage=False)
         found = []
         for _ in range(2):
             game.apply(bot.choose(game))
@@ -85,6 +85,22 @@ def test_two_trees_are_reproducible_and_share_the_budget() -> None:
     assert [r.values for r in first] == [r.values for r in again]
     assert all(r.iterations == MIN_SPLIT for r in first)
     assert MctsBot(iterations=MIN_SPLIT - 1, threads=2).threads == 1  # small budgets: one tree
+
+
+@pytest.mark.parametrize("parallel", ["tree", "root"])
+def test_two_threads_play_whole_games_in_bounded_pools(parallel: str) -> None:
+    # Pools far too small for the budget, so both threads fill their stretches, the tree
+    # is compacted and recycled many times, and a shared tree is raced on all along.
+    for players, size in ((2, 5), (3, 4)):
+        game = Game(players=players, size=size)
+        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel=parallel, seed=1, max_edges=20_000)
+        recycled = 0
+        while not game.is_over:
+            game.apply(bot.choose(game))  # IllegalMove would fail the test
+            assert bot.last is not None and bot.last.edges <= 20_000
+            assert len(bot.last.values) == players
+            recycled += bot.last.recycled
+        assert recycled > 0
 
 
 def test_the_tree_is_kept_through_the_turns_in_between() -> None:

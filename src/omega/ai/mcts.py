@@ -117,6 +117,10 @@ MAX_SHARE = 2.0
 
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
+#: The ways to use several threads: ``tree``, all threads on one shared tree with virtual
+#: losses; ``root``, one tree per thread, their statistics added at the end.
+PARALLEL = ("tree", "root")
+
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
 #: says: split in two, a small budget loses more strength than the time it saves.
 MIN_SPLIT = 100_000
@@ -127,11 +131,11 @@ class _Tree(NamedTuple):
     arrays is one value the compiled search takes whole.
 
     Node ``i`` owns the edges ``node_first[i]`` to ``node_first[i] + node_count[i] - 1``
-    and has been visited ``node_n[i]`` times; a child node always has a larger index than
-    its parent.  An edge is one stone: its cell, its child node (-1 until expanded),
-    visits and reward sum, and the same for its AMAF (RAVE) statistics.  ``meta`` holds
-    the numbers of nodes and edges in use; ``root_w`` each colour's reward summed over the
-    current search's simulations.
+    and has been visited ``node_n[i]`` times.  An edge is one stone: its cell, its child
+    node (-1 until expanded), visits and reward sum, and the same for its AMAF (RAVE)
+    statistics.  ``meta`` holds the ends of the node and edge pools in use and the root
+    node.  Node indices and edge positions are in the same order (threads sharing a tree
+    each allocate from their own stretch of both pools, the stretches in the same order).
     """
 
     node_first: Int32Array
@@ -144,7 +148,6 @@ class _Tree(NamedTuple):
     e_an: Float32Array
     e_aw: Float32Array
     meta: Int64Array
-    root_w: Float64Array
 
     @classmethod
     def allocate(cls, edges: int) -> _Tree:
@@ -159,8 +162,7 @@ class _Tree(NamedTuple):
             e_w=np.zeros(edges, dtype=np.float32),
             e_an=np.zeros(edges, dtype=np.float32),
             e_aw=np.zeros(edges, dtype=np.float32),
-            meta=np.zeros(2, dtype=np.int64),
-            root_w=np.zeros(MAX_COLORS, dtype=np.float64),
+            meta=np.zeros(3, dtype=np.int64),
         )
 
     def grown(self, edges: int) -> _Tree:
@@ -179,9 +181,40 @@ class _Tree(NamedTuple):
         return len(self.e_cell)
 
     @property
+    def root(self) -> int:
+        return int(self.meta[2])
+
+    @property
     def fill(self) -> float:
         """The larger of the shares of nodes and of edges in use."""
         return max(float(self.meta[0]) / len(self.node_n), float(self.meta[1]) / len(self.e_cell))
+
+    def stretches(self, k: int) -> list[Int64Array]:
+        """The free part of the pools cut into ``k`` stretches, in pool order, one for each
+        thread that adds nodes to this tree: ``[next node, end, next edge, end, first
+        edge]``."""
+        n0, e0 = int(self.meta[0]), int(self.meta[1])
+        n, e = len(self.node_n), len(self.e_cell)
+        return [np.array([n0 + (n - n0) * t // k, n0 + (n - n0) * (t + 1) // k, e0 + (e - e0) * t // k,
+                          e0 + (e - e0) * (t + 1) // k, e0 + (e - e0) * t // k], dtype=np.int64)
+                for t in range(k)]
+
+    @staticmethod
+    def edges_used(stretches: Sequence[Int64Array]) -> int:
+        """Edges in use: those before the first stretch and those taken from each."""
+        return int(stretches[0][4]) + sum(int(a[2] - a[4]) for a in stretches)
+
+    def used_to(self, stretches: Sequence[Int64Array]) -> None:
+        """Record what the threads allocated from ``stretches`` (the last one ends highest)."""
+        self.meta[0] = max(int(a[0]) for a in stretches)
+        self.meta[1] = max(int(a[2]) for a in stretches)
+
+    def start(self, cells: Int32Array) -> None:
+        """Empty the tree and give it a root whose edges are ``cells``."""
+        self.meta[:] = 0
+        whole = self.stretches(1)[0]
+        _new_node(self, whole, cells, len(cells))
+        self.used_to([whole])
 
     def edges(self, node: int) -> slice:
         first = int(self.node_first[node])
@@ -198,10 +231,11 @@ class _Tree(NamedTuple):
 # The compiled search.
 
 @njit(cache=True, nogil=True)
-def _new_node(tree: _Tree, cells: Int32Array, ncur: int) -> int:
-    """Append a node whose edges are the cells ``cells[:ncur]``; -1 if the pools are full."""
-    node, edge = tree.meta[0], tree.meta[1]
-    if node >= tree.node_first.shape[0] or edge + ncur > tree.e_cell.shape[0]:
+def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> int:
+    """Add a node whose edges are the cells ``cells[:ncur]`` in the stretch of the pools
+    ``alloc`` (next node, end, next edge, end); -1 if it is full."""
+    node, edge = alloc[0], alloc[2]
+    if node >= alloc[1] or edge + ncur > alloc[3]:
         return -1
     tree.node_first[node] = edge
     tree.node_count[node] = ncur
@@ -214,20 +248,29 @@ def _new_node(tree: _Tree, cells: Int32Array, ncur: int) -> int:
         tree.e_w[f] = 0.0
         tree.e_an[f] = 0.0
         tree.e_aw[f] = 0.0
-    tree.meta[0] = node + 1
-    tree.meta[1] = edge + ncur
+    alloc[0] = node + 1
+    alloc[2] = edge + ncur
     return int(node)
 
 
 @njit(cache=True, nogil=True)
-def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int, root_turn: int, players: int,
-            back: Int32Array, logt: Float64Array, rng: UInt64Array, iterations: int, c_uct: float, rave_b: float,
-            expand_after: float) -> None:
-    """Run ``iterations`` MCTS iterations on ``tree`` from its root (node 0, at the start
-    of ``root_turn``'s turn)."""
+def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
+            n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
+            iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float) -> None:
+    """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
+    ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
+    rewards to ``root_w``.
+
+    Threads may share the tree: each counts ``vloss`` visits of no reward on the edges of
+    its path as it descends (a virtual loss that steers the others elsewhere) and turns
+    them into the real visit in the backup.  Their updates of the same statistics may
+    race; a lost update costs one simulation's worth of information, never a wrong tree:
+    a node is written whole before its parent edge points to it, and two threads adding a
+    child to one edge at once only waste one of the two nodes.
+    """
     node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
     e_cell, e_child, e_n, e_w, e_an, e_aw = tree.e_cell, tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw
-    root_w = tree.root_w
+    root = tree.meta[2]
     ncell = board0.shape[0]
     board = np.empty(ncell, dtype=np.int8)
     cells = np.empty(ncell, dtype=np.int32)
@@ -251,7 +294,7 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
             cells[i] = empties0[i]
             pos[empties0[i]] = i
         turn, step, k, terminal = next_stone(players, root_turn, 0, ncur)
-        node = 0
+        node = root
         depth = 0
         while True:
             first = node_first[node]
@@ -285,14 +328,17 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
             path_mover[depth] = turn
             path_color[depth] = k
             depth += 1
+            e_n[best] += vloss
+            node_n[node] += vloss
             turn, step, k, terminal = next_stone(players, turn, step + 1, ncur)
             if terminal:
                 break
             child = e_child[best]
             if child < 0:
-                if e_n[best] + 1.0 >= expand_after:
-                    child = _new_node(tree, cells, ncur)
-                    e_child[best] = child
+                if e_n[best] - vloss + 1.0 >= expand_after:
+                    child = _new_node(tree, alloc, cells, ncur)
+                    if child >= 0:
+                        e_child[best] = child
                 break
             node = child
         length = 0 if terminal else fill_sequence(players, turn, step, ncur, seq)
@@ -310,9 +356,9 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
             node = path_node[d]
             f = path_edge[d]
             r = reward[path_mover[d]]
-            e_n[f] += 1.0
+            e_n[f] += 1.0 - vloss
             e_w[f] += r
-            node_n[node] += 1.0
+            node_n[node] += 1.0 - vloss
             if use_rave:
                 k = path_color[d]
                 first = node_first[node]
@@ -324,13 +370,12 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
 
 @njit(cache=True, nogil=True)
 def _compact(tree: _Tree, root: int, min_visits: float) -> None:
-    """Make node ``root`` the root (node 0) of a compacted tree: keep its subtree, less the
-    nodes visited fewer than ``min_visits`` times (and theirs), and move what is kept to
-    the front of the pools, in the same order.
+    """Make node ``root`` the root of a compacted tree: keep its subtree, less the nodes
+    visited fewer than ``min_visits`` times (and theirs), and move what is kept to the
+    front of the pools, in the same order.
 
-    Children have larger indices than their parents and a node's edges follow those of
-    every node before it, so copying the kept nodes in index order never overwrites one
-    not yet copied.
+    A node's edges follow those of every node with a smaller index, so copying the kept
+    nodes in index order never overwrites one not yet copied.
     """
     nodes = tree.meta[0]
     node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
@@ -350,12 +395,12 @@ def _compact(tree: _Tree, root: int, min_visits: float) -> None:
                 stack[top] = child
                 top += 1
     kept = 0
-    for old in range(root, nodes):
+    for old in range(nodes):
         if remap[old] >= 0:
             remap[old] = kept
             kept += 1
     edge = 0
-    for old in range(root, nodes):
+    for old in range(nodes):
         new = remap[old]
         if new < 0:
             continue
@@ -375,6 +420,7 @@ def _compact(tree: _Tree, root: int, min_visits: float) -> None:
         edge += count
     tree.meta[0] = kept
     tree.meta[1] = edge
+    tree.meta[2] = remap[root]
 
 
 # ---------------------------------------------------------------------------------------
@@ -438,7 +484,8 @@ class MctsBot:
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, keep: float = 1.0, name: str = "mcts") -> None:
+                 max_edges: int = MAX_EDGES, keep: float = 1.0, parallel: str = "tree",
+                 name: str = "mcts") -> None:
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
@@ -459,6 +506,9 @@ class MctsBot:
         self.recycle = recycle
         self.max_edges = max_edges
         self.keep = keep
+        if parallel not in PARALLEL:
+            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
+        self.parallel = parallel
         parts = [f"level={level}"] if level is not None else []
         if iterations is not None and level is None:
             parts.append(f"iterations={iterations}")
@@ -488,7 +538,7 @@ class MctsBot:
         True
         """
         if (isinstance(other, MctsBot) and other is not self and other.threads == self.threads
-                and other.max_edges == self.max_edges and self.reuse):
+                and other.parallel == self.parallel and other.max_edges == self.max_edges and self.reuse):
             self._trees, self._kept, self._bank = other._trees, other._kept, other._bank
             other._trees, other._kept = [], None
 
@@ -543,7 +593,7 @@ class MctsBot:
             plies += [index(action[(turn + j) % players]) for j in range(players)]
             turn = (turn + 1) % players
         for tree in self._trees:
-            node = 0
+            node = tree.root
             for cell in plies:
                 node = tree.child(node, cell) if node >= 0 else -1
             if node < 0:
@@ -581,12 +631,17 @@ class MctsBot:
         threads = self.threads
         budget = None if self.iterations is None else max(1, math.ceil(self.iterations * scale / threads))
         trees = self._trees_for(len(empties), budget)
-        reused = int(sum(float(t.node_n[0]) for t in trees if t.meta[0] > 0))
+        reused = int(sum(float(t.node_n[t.root]) for t in trees if t.meta[0] > 0))
         for tree in trees:
-            tree.root_w[:] = 0.0
             if tree.meta[0] == 0:
-                _new_node(tree, empties, len(empties))
-        rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in trees]
+                tree.start(empties)
+        # Each thread: the tree it searches and its stretch of that tree's pools.
+        share = threads // len(trees)
+        stretches = [tree.stretches(share) for tree in trees]
+        work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
+        root_w = [np.zeros(MAX_COLORS, dtype=np.float64) for _ in range(threads)]
+        rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in range(threads)]
+        vloss = 1.0 if share > 1 else 0.0
         start = _time.perf_counter()
         seconds = None if self.time is None else min(self.time * scale + bonus, MAX_SHARE * self.time)
         deadline = start + seconds if seconds is not None else math.inf
@@ -600,8 +655,9 @@ class MctsBot:
         chunk = max(16, per_thread // 64) if fixed else 32
 
         def run(i: int, n: int) -> None:
-            _search(trees[i], state.board, empties, len(empties), state.turn, state.players, a.back, a.logt,
-                    rngs[i], n, self.c, self.rave, float(self.expand))
+            tree, alloc = work[i]
+            _search(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
@@ -613,15 +669,22 @@ class MctsBot:
                 for future in others:
                     future.result()
                 done += n
-                edges = max(edges, sum(int(t.meta[1]) for t in trees))
+                for tree, own in zip(trees, stretches, strict=True):
+                    tree.used_to(own)
+                edges = max(edges, sum(_Tree.edges_used(own) for own in stretches))
                 now = _time.perf_counter()
                 if now >= deadline:
                     break
                 if self.recycle:
-                    for tree in trees:
-                        if tree.fill > RECYCLE_AT:
-                            _recycle(tree)
-                            recycled += 1
+                    for i, tree in enumerate(trees):
+                        if any(_nearly_full(tree, alloc, share) for alloc in stretches[i]):
+                            if share > 1:
+                                _compact(tree, tree.root, 0.0)  # close the gaps between stretches
+                            if tree.fill > RECYCLE_AT:
+                                _recycle(tree)
+                                recycled += 1
+                            stretches[i][:] = tree.stretches(share)
+                    work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
                 rate = n / max(now - t0, 1e-6)
                 if not fixed:
                     # Chunks of about 20 ms: the clock and cancel() are checked often enough.
@@ -644,8 +707,8 @@ class MctsBot:
             self._bank += seconds - elapsed
         self._cancel.clear()
         cells, value, turn_value = self._pick(state, trees, balanced)
-        total = done * len(trees)
-        values = [float(sum(t.root_w[c] for t in trees)) / total if total else 1.0 / state.players
+        total = done * threads
+        values = [float(sum(w[c] for w in root_w)) / total if total else 1.0 / state.players
                   for c in range(state.players)]
         self.last = SearchResult(cells=cells, value=value, iterations=total, seconds=elapsed,
                                  turn_value=turn_value, values=values, reused=reused,
@@ -653,15 +716,17 @@ class MctsBot:
         return self.last
 
     def _trees_for(self, n_empty: int, per_thread: int | None) -> list[_Tree]:
-        cap = max(n_empty * 8, self.max_edges // self.threads)
+        count = self.threads if self.parallel == "root" else 1
+        share = self.threads // count
+        cap = max(n_empty * 8 * share, self.max_edges // count)
         if per_thread is not None:
-            want = max(n_empty * 64, per_thread * n_empty // max(1, self.expand))
+            want = max(n_empty * 64, per_thread * share * n_empty // max(1, self.expand))
         else:
             want = cap
-        want = min(cap, max(want, n_empty * 8))
-        trees = self._trees[:self.threads]
+        want = min(cap, max(want, n_empty * 8 * share))
+        trees = self._trees[:count]
         trees = [tree if tree.capacity >= want else tree.grown(want) for tree in trees]
-        trees += [_Tree.allocate(want) for _ in range(self.threads - len(trees))]
+        trees += [_Tree.allocate(want) for _ in range(count - len(trees))]
         self._trees = trees
         return trees
 
@@ -670,9 +735,9 @@ class MctsBot:
         players = state.players
         order = state.turn_colors()
         cells = [-1] * players
-        nodes = [0] * len(trees)
-        root_n = sum(float(t.e_n[t.edges(0)].sum()) for t in trees)
-        root_w = sum(float(t.e_w[t.edges(0)].sum()) for t in trees)
+        nodes = [t.root for t in trees]
+        root_n = sum(float(t.e_n[t.edges(t.root)].sum()) for t in trees)
+        root_w = sum(float(t.e_w[t.edges(t.root)].sum()) for t in trees)
         # No iteration at all (cancelled at once): no opinion, so no swap.
         value = root_w / root_n if root_n > 0 else 0.5
         j = 0
@@ -735,7 +800,7 @@ def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) 
                                                                                         float | None]:
     """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
     best: tuple[float, float, int, list[int], int, _Ply] | None = None
-    root = _Ply(trees, [0] * len(trees))
+    root = _Ply(trees, [t.root for t in trees])
     for i in range(len(root.cells)):
         children = root.children(i)
         total = root.visits(children)
@@ -747,7 +812,7 @@ def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) 
             if best is None or key < (best[0], best[1]):
                 best = (key[0], key[1], i, children, int(at), reply)
     if best is None:
-        return [0] * len(trees), 0, None
+        return [t.root for t in trees], 0, None
     _, _, i, _, g, reply = best
     cells[order[0]] = int(root.cells[i])
     cells[order[1]] = int(reply.cells[g])
@@ -772,13 +837,21 @@ def _recycle(tree: _Tree) -> None:
     nodes_at = np.cumsum(np.bincount(bucket)[::-1])[::-1]
     fits = (edges_at <= RECYCLE_TO * tree.capacity) & (nodes_at <= RECYCLE_TO * len(tree.node_n))
     b = int(np.argmax(fits)) if fits.any() else len(fits)
-    _compact(tree, 0, float(2**b))
+    _compact(tree, tree.root, float(2**b))
+
+
+def _nearly_full(tree: _Tree, alloc: Int64Array, share: int) -> bool:
+    """True if the stretch ``alloc`` of ``tree``'s pools, one of ``share``, has less room
+    left than a share of the whole pools that recycling would leave free."""
+    room = 1.0 - RECYCLE_AT
+    return bool(alloc[1] - alloc[0] < room * len(tree.node_n) / share
+                or alloc[3] - alloc[2] < room * tree.capacity / share)
 
 
 def _settled(trees: Sequence[_Tree], left: int) -> bool:
     """True if the first stone can no longer change: its lead in visits over the runner-up
     is more than the ``left`` simulations still to run."""
-    root = _Ply(trees, [0] * len(trees))
+    root = _Ply(trees, [t.root for t in trees])
     if len(root.n) < 2:
         return True
     top = np.partition(root.n, len(root.n) - 2)[-2:]
@@ -804,12 +877,15 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
     keep = 1.0 if v1 else float_option(options, "keep", 1.0, 0.0, 1.0)
+    parallel = "tree" if v1 else options.pop("parallel", "tree")
+    if parallel not in PARALLEL:
+        raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
     no_more_options(name, options)
     assert keep is not None
     assert c is not None and rave is not None and expand is not None and threads is not None
     if not v1:
         return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
-                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep)
+                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds
