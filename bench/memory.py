@@ -1,11 +1,12 @@
 """Peak memory of one long MCTS search: the pools stay bounded at any thinking time.
 
-Searches the empty board for ``--seconds`` in a
-fresh process and prints, as JSON, the search's figures (iterations, edges in use at most,
+Searches the empty board for ``--iterations`` simulations (or ``--seconds``) in a fresh
+process and prints, as JSON, the search's figures (iterations, edges in use at most,
 how often the pools were recycled) and the process's peak resident memory before and after
 the search.  Usage::
 
-    .venv/bin/python bench/memory.py [--size 10] [--players 2] [--seconds 10] [--spec mcts]
+    .venv/bin/python bench/memory.py [--size 10] [--players 2] [--iterations 400000 | --seconds 10]
+        [--spec mcts]
 """
 
 from __future__ import annotations
@@ -29,13 +30,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10)
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--iterations", type=int, default=400_000, help="ignored with --seconds")
     parser.add_argument("--spec", default="mcts", help="a bot spec without time (mcts, mcts-v1, mcts:threads=1)")
     args = parser.parse_args()
     game = Game(players=args.players, size=args.size)
     make_bot(f"{args.spec}:iterations=64,seed=0").choose(game)  # load the kernels first
     before = peak_mb()
-    bot = make_bot(f"{args.spec}:time={args.seconds},seed=1")
+    budget = f"time={args.seconds}" if args.seconds is not None else f"iterations={args.iterations},time=3600"
+    bot = make_bot(f"{args.spec}:{budget},seed=1")
     assert isinstance(bot, MctsBot)
     result = bot.search(KernelState.from_game(game))
     print(json.dumps({

@@ -117,9 +117,13 @@ MAX_SHARE = 2.0
 
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
-#: The ways to use several threads: ``tree``, all threads on one shared tree with virtual
-#: losses; ``root``, one tree per thread, their statistics added at the end.
-PARALLEL = ("tree", "root")
+#: The ways to use several threads: ``root``, one tree per thread, their statistics added
+#: at the end (the default); ``tree``, all threads on one shared tree with virtual losses.
+PARALLEL = ("root", "tree")
+
+#: Share of a kept tree's statistics carried into the next turn's search: kept whole,
+#: they made the bot weaker (a stale favourite is hard to overturn with c = 0).
+KEEP = 0.3
 
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
 #: says: split in two, a small budget loses more strength than the time it saves.
@@ -484,7 +488,7 @@ class MctsBot:
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, keep: float = 1.0, parallel: str = "tree",
+                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = "root",
                  name: str = "mcts") -> None:
         if level is not None:
             budget = levels.level(level)
@@ -523,6 +527,8 @@ class MctsBot:
         self._kept: tuple[tuple[int, int, bool], tuple[Action, ...]] | None = None
         #: Seconds saved by early stops, to spend on later turns of the same game.
         self._bank = 0.0
+        #: Simulations in the subtrees kept for the next search (before scaling by ``keep``).
+        self._reused = 0
         self._cancel = threading.Event()
         self.last: SearchResult | None = None
 
@@ -570,6 +576,7 @@ class MctsBot:
         for tree in self._trees:
             _reset(tree)
         self._kept = None
+        self._reused = 0
         return self._run(state, balanced, 1.0, 0.0)
 
     # -- between turns ------------------------------------------------------------------
@@ -600,6 +607,7 @@ class MctsBot:
                 _reset(tree)
             else:
                 _compact(tree, node, 0.0)
+                self._reused += int(tree.node_n[tree.root])
                 if self.keep < 1.0:
                     nodes, used = int(tree.meta[0]), int(tree.meta[1])
                     tree.node_n[:nodes] *= self.keep
@@ -631,7 +639,7 @@ class MctsBot:
         threads = self.threads
         budget = None if self.iterations is None else max(1, math.ceil(self.iterations * scale / threads))
         trees = self._trees_for(len(empties), budget)
-        reused = int(sum(float(t.node_n[t.root]) for t in trees if t.meta[0] > 0))
+        reused, self._reused = self._reused, 0
         for tree in trees:
             if tree.meta[0] == 0:
                 tree.start(empties)
@@ -876,8 +884,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     threads = 1 if v1 else int_option(options, "threads", DEFAULT_THREADS, 1, 64)
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
-    keep = 1.0 if v1 else float_option(options, "keep", 1.0, 0.0, 1.0)
-    parallel = "tree" if v1 else options.pop("parallel", "tree")
+    keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
+    parallel = "root" if v1 else options.pop("parallel", "root")
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
     no_more_options(name, options)
