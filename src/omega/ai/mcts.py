@@ -34,9 +34,9 @@ Bounded memory
 Time
     A turn's budget (seconds and/or iterations) is the per-turn figure weighted by the
     stage of the game (:data:`STAGE_WEIGHT`: the weights average one over the bot's turns
-    of a game).  A search stops early once no remaining simulation could change the first
-    stone (the leader's visit lead is larger than the simulations left); seconds saved that
-    way are banked and spent on the following turns of the same game.
+    of a game).  A search stops early once no remaining simulation could change the turn
+    (at each of its plies the leader's visit lead is larger than the simulations left);
+    seconds saved that way are banked and spent on the following turns of the same game.
 Pie rule
     As Black's player after turn 1, the bot searches the position and swaps when Black's
     value is below one half (White is ahead, so taking White is better).  As White's
@@ -703,7 +703,7 @@ class MctsBot:
                     left = per_thread - done
                     if not fixed:
                         left = int(done / max(now - start, 1e-6) * (deadline - now)) + 1
-                    if _settled(trees, left * threads):
+                    if _settled(trees, left * threads, state.players):
                         break
         finally:
             if pool is not None:
@@ -856,14 +856,21 @@ def _nearly_full(tree: _Tree, alloc: Int64Array, share: int) -> bool:
                 or alloc[3] - alloc[2] < room * tree.capacity / share)
 
 
-def _settled(trees: Sequence[_Tree], left: int) -> bool:
-    """True if the first stone can no longer change: its lead in visits over the runner-up
-    is more than the ``left`` simulations still to run."""
-    root = _Ply(trees, [t.root for t in trees])
-    if len(root.n) < 2:
-        return True
-    top = np.partition(root.n, len(root.n) - 2)[-2:]
-    return bool(top[1] - top[0] > left)
+def _settled(trees: Sequence[_Tree], left: int, stones: int) -> bool:
+    """True if the turn can no longer change: at each of its ``stones`` plies, down the
+    most-visited path, the leader's lead in visits over the runner-up is more than the
+    ``left`` simulations still to run."""
+    nodes = [t.root for t in trees]
+    for _ in range(stones):
+        if all(v < 0 for v in nodes):
+            return False  # not searched this deep yet
+        ply = _Ply(trees, nodes)
+        if len(ply.n) >= 2:
+            top = np.partition(ply.n, len(ply.n) - 2)[-2:]
+            if top[1] - top[0] <= left:
+                return False
+        nodes = ply.children(int(np.lexsort((-ply.q, -ply.n))[0]))
+    return True
 
 
 #: The five levels of the first MCTS bot (``mcts-v1:level=N``): iterations and seconds.
