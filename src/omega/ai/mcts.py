@@ -477,12 +477,18 @@ class MctsBot:
 
     ``iterations`` and ``time`` (seconds) bound each turn's search (whichever comes
     first; ``level`` picks both from :data:`omega.ai.levels.LEVELS`).  ``seed`` makes
-    iteration-bounded searches reproducible.  ``threads`` trees are searched at once
-    (root parallelism); ``reuse`` keeps the tree between turns; ``manage`` weights each
-    turn's budget by the stage of the game and stops a settled search early; ``recycle``
-    frees the least-visited nodes when the pools fill up (otherwise the tree stops
-    growing).  ``c`` (exploration), ``rave`` (RAVE bias constant; negative turns RAVE off)
-    and ``expand`` (visits before an edge becomes a node) are for tuning.
+    iteration-bounded searches reproducible.  ``threads`` threads search at once
+    (``parallel``: ``"root"``, a tree each, or ``"tree"``, one shared tree; budgets below
+    :data:`MIN_SPLIT` use one); ``reuse`` keeps the tree between turns, its statistics
+    scaled by ``keep``; ``manage`` weights each turn's budget by the stage of the game and
+    stops a settled search early; ``recycle`` frees the least-visited nodes when the pools
+    (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
+    ``rave`` (RAVE bias constant; negative turns RAVE off) and ``expand`` (visits before an
+    edge becomes a node) are for tuning.
+
+    >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
+    >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
+    (2, 'root', 1)
     """
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
@@ -559,7 +565,7 @@ class MctsBot:
             raise IllegalMove("the game is over")
         state = KernelState.from_game(game)
         pie_opening = game.pie_rule and game.turns_played == 0
-        if not self._continue(game, state):
+        if not self._continue(game):
             for tree in self._trees:
                 _reset(tree)
             self._bank = 0.0
@@ -581,7 +587,7 @@ class MctsBot:
 
     # -- between turns ------------------------------------------------------------------
 
-    def _continue(self, game: Game, state: KernelState) -> bool:
+    def _continue(self, game: Game) -> bool:
         """Move each kept tree's root to ``game``'s position if ``game`` continues the
         position last searched; False if there is nothing to keep."""
         if self._kept is None or not self.reuse or not self._trees:
