@@ -17,11 +17,14 @@ Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
     a win, 0 for a loss, mixed with a small share (:data:`MARGIN_WEIGHT`) of the log-score
     margin so that among won (or lost) lines the bigger margin is preferred.
-Both cores (root parallelism)
-    ``threads`` independent trees are searched at once, each on its own thread (the
-    kernels release the GIL) with its own random stream; the turn played is chosen from
-    their statistics added together, ply by ply.  Each tree is searched exactly as a
-    single-threaded search would be, so seeded iteration budgets stay reproducible.
+Both cores (tree parallelism)
+    ``threads`` threads (the kernels release the GIL) search one shared tree, each with
+    its own random stream and its own stretch of the pools for new nodes, and a virtual
+    loss on its path steers the others elsewhere.  When the second core is busy with
+    other work, the threads still fill one tree, about as deep as one thread's.  The other
+    way, ``parallel="root"`` (a tree per thread, their statistics added ply by ply at the
+    end), keeps seeded iteration budgets reproducible but splits a busy machine's one core
+    between two shallow trees.
 Tree reuse
     Between turns of one game the bot keeps, in each tree, the subtree under the stones
     actually played since its last search (its own turn and the opponents' turns it sees
@@ -117,9 +120,9 @@ MAX_SHARE = 2.0
 
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
-#: The ways to use several threads: ``root``, one tree per thread, their statistics added
-#: at the end (the default); ``tree``, all threads on one shared tree with virtual losses.
-PARALLEL = ("root", "tree")
+#: The ways to use several threads: ``tree``, all threads on one shared tree with virtual
+#: losses (the default); ``root``, one tree per thread, their statistics added at the end.
+PARALLEL = ("tree", "root")
 
 #: Share of a kept tree's statistics carried into the next turn's search: kept whole,
 #: they made the bot weaker (a stale favourite is hard to overturn with c = 0).
@@ -488,13 +491,13 @@ class MctsBot:
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
     >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
-    (2, 'root', 1)
+    (2, 'tree', 1)
     """
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = "root",
+                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = "tree",
                  name: str = "mcts") -> None:
         if level is not None:
             budget = levels.level(level)
@@ -898,7 +901,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
     keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
-    parallel = "root" if v1 else options.pop("parallel", "root")
+    parallel = "tree" if v1 else options.pop("parallel", "tree")
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
     no_more_options(name, options)
