@@ -816,7 +816,7 @@ class _Ply:
 def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) -> tuple[list[int], int,
                                                                                         float | None]:
     """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
-    best: tuple[float, float, int, list[int], int, _Ply] | None = None
+    best: tuple[float, float, int, int, _Ply] | None = None
     root = _Ply(trees, [t.root for t in trees])
     for i in range(len(root.cells)):
         children = root.children(i)
@@ -827,10 +827,10 @@ def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) 
         for at in np.flatnonzero(reply.n >= max(4.0, 0.05 * total)):
             key = (abs(float(reply.q[at]) - 0.5), -float(reply.n[at]))
             if best is None or key < (best[0], best[1]):
-                best = (key[0], key[1], i, children, int(at), reply)
+                best = (key[0], key[1], i, int(at), reply)
     if best is None:
         return [t.root for t in trees], 0, None
-    _, _, i, _, g, reply = best
+    _, _, i, g, reply = best
     cells[order[0]] = int(root.cells[i])
     cells[order[1]] = int(reply.cells[g])
     return reply.children(g), 2, float(reply.q[g])
