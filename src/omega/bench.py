@@ -56,13 +56,13 @@ def measure_playouts(size: int, players: int, seconds: float) -> float:
 
 
 def measure_mcts(size: int, players: int, seconds: float) -> float:
-    """MCTS iterations per second of a search from the empty board."""
+    """MCTS iterations per second of a one-thread search from the empty board."""
     from omega.ai.mcts import MctsBot
     from omega.kernel import KernelState
 
     state = KernelState(players, size)
     MctsBot(iterations=64, seed=0).search(state)  # compile or load the cache
-    result = MctsBot(time=seconds, seed=1).search(state)
+    result = MctsBot(time=seconds, seed=1, threads=1, manage=False).search(state)
     return result.iterations / result.seconds
 
 

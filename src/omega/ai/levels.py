@@ -39,7 +39,7 @@ LEVELS: tuple[Level, ...] = (
     Level(2, 600, 1.0, "Easy", "looks a little ahead; still easy to outplay"),
     Level(3, 4_000, 2.0, "Medium", "a fair test once you know the rules"),
     Level(4, 25_000, 3.0, "Hard", "searches deeply and punishes loose play"),
-    Level(5, 150_000, 5.0, "Strongest", "searches longest, up to a few seconds a turn"),
+    Level(5, 300_000, 5.0, "Strongest", "thinks longest, on two cores, and remembers its analysis between turns"),
 )
 
 MIN_LEVEL = LEVELS[0].number

@@ -17,6 +17,29 @@ Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
     a win, 0 for a loss, mixed with a small share (:data:`MARGIN_WEIGHT`) of the log-score
     margin so that among won (or lost) lines the bigger margin is preferred.
+Both cores (tree parallelism)
+    ``threads`` threads (the kernels release the GIL) search one shared tree, each with
+    its own random stream and its own stretch of the pools for new nodes, and a virtual
+    loss on its path steers the others elsewhere.  When the second core is busy with
+    other work, the threads still fill one tree, about as deep as one thread's.  The other
+    way, ``parallel="root"`` (a tree per thread, their statistics added ply by ply at the
+    end), keeps seeded iteration budgets reproducible but splits a busy machine's one core
+    between two shallow trees.
+Tree reuse
+    Between turns of one game the bot keeps, in each tree, the subtree under the stones
+    actually played since its last search (its own turn and the opponents' turns it sees
+    through :meth:`MctsBot.choose`), moved to the front of the pools.  A position that
+    does not continue the last one simply starts from an empty tree.
+Bounded memory
+    The pools have a fixed size.  When one is nearly full the search recycles it: the
+    nodes with the fewest visits are cut off (their parent edges keep their statistics)
+    and the rest is compacted, so the tree goes on deepening at any thinking time.
+Time
+    A turn's budget (seconds and/or iterations) is the per-turn figure weighted by the
+    stage of the game (:data:`STAGE_WEIGHT`: the weights average one over the bot's turns
+    of a game).  A search stops early once no remaining simulation could change the turn
+    (at each of its plies the leader's visit lead is larger than the simulations left);
+    seconds saved that way are banked and spent on the following turns of the same game.
 Pie rule
     As Black's player after turn 1, the bot searches the position and swaps when Black's
     value is below one half (White is ahead, so taking White is better).  As White's
@@ -24,8 +47,12 @@ Pie rule
     closest to one half, leaving the opponent nothing to gain by the choice.
 
 The search runs in chunks of iterations; between chunks it checks the clock and
-:meth:`MctsBot.cancel`.  The kernels release the GIL, and the web server runs bots in a
-worker process, so a long search never blocks a caller.
+:meth:`MctsBot.cancel`.  The web server runs bots in worker processes, so a long search
+never blocks a caller.
+
+The first version of this bot (one tree on one core, no reuse, an even split of time, a
+tree that stops growing when full) stays available as the bot ``mcts-v1``, with the budgets
+of its own five levels, to measure the current one against.
 
 >>> from omega import Game
 >>> bot = MctsBot(iterations=200, seed=1)
@@ -38,6 +65,8 @@ from __future__ import annotations
 import math
 import threading
 import time as _time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -47,6 +76,7 @@ from numba import njit
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
+from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import (
     MAX_COLORS,
@@ -66,10 +96,41 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MctsBot", "SearchResult"]
+__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "stage_weights"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
+
+#: Edges in all of one bot's pools together (about 28 bytes each: about 112 MB).
+MAX_EDGES = 4_000_000
+
+#: A pool fuller than this share is recycled between chunks ...
+RECYCLE_AT = 0.9
+#: ... down to at most this share.
+RECYCLE_TO = 0.5
+
+#: Weight of a turn's budget by the stage of the game (the share ``f`` of the bot's turns
+#: already played, 0 to 1): ``1 - STAGE_WEIGHT + STAGE_WEIGHT * tent(f)``, a tent peaking
+#: at :data:`STAGE_PEAK`; the weights are then scaled to average one over the game.
+STAGE_WEIGHT = 0.6
+STAGE_PEAK = 0.35
+
+#: No turn gets more than this many times the per-turn budget, banked seconds included.
+MAX_SHARE = 2.0
+
+#: Threads (trees) by default: both cores of the machine the bot was built for.
+DEFAULT_THREADS = 2
+#: The ways to use several threads: ``tree``, all threads on one shared tree with virtual
+#: losses (the default); ``root``, one tree per thread, their statistics added at the end.
+PARALLEL = ("tree", "root")
+
+#: Share of a kept tree's statistics carried into the next turn's search: kept whole,
+#: they made the bot weaker (a stale favourite is hard to overturn with c = 0).
+KEEP = 0.3
+
+#: An iteration budget smaller than this is searched on one tree whatever ``threads``
+#: says: split in two, a small budget loses more strength than the time it saves.
+MIN_SPLIT = 100_000
 
 
 class _Tree(NamedTuple):
@@ -79,7 +140,9 @@ class _Tree(NamedTuple):
     Node ``i`` owns the edges ``node_first[i]`` to ``node_first[i] + node_count[i] - 1``
     and has been visited ``node_n[i]`` times.  An edge is one stone: its cell, its child
     node (-1 until expanded), visits and reward sum, and the same for its AMAF (RAVE)
-    statistics.  ``meta`` holds the numbers of nodes and edges in use.
+    statistics.  ``meta`` holds the ends of the node and edge pools in use and the root
+    node.  Node indices and edge positions are in the same order (threads sharing a tree
+    each allocate from their own stretch of both pools, the stretches in the same order).
     """
 
     node_first: Int32Array
@@ -92,8 +155,6 @@ class _Tree(NamedTuple):
     e_an: Float32Array
     e_aw: Float32Array
     meta: Int64Array
-    #: Per colour, the sum of the rewards of every simulation through the root.
-    root_w: Float64Array
 
     @classmethod
     def allocate(cls, edges: int) -> _Tree:
@@ -108,27 +169,80 @@ class _Tree(NamedTuple):
             e_w=np.zeros(edges, dtype=np.float32),
             e_an=np.zeros(edges, dtype=np.float32),
             e_aw=np.zeros(edges, dtype=np.float32),
-            meta=np.zeros(2, dtype=np.int64),
-            root_w=np.zeros(MAX_COLORS, dtype=np.float64),
+            meta=np.zeros(3, dtype=np.int64),
         )
+
+    def grown(self, edges: int) -> _Tree:
+        """A larger tree holding this one's nodes and edges."""
+        bigger = _Tree.allocate(edges)
+        nodes, used = int(self.meta[0]), int(self.meta[1])
+        for name in ("node_first", "node_count", "node_n"):
+            getattr(bigger, name)[:nodes] = getattr(self, name)[:nodes]
+        for name in ("e_cell", "e_child", "e_n", "e_w", "e_an", "e_aw"):
+            getattr(bigger, name)[:used] = getattr(self, name)[:used]
+        bigger.meta[:] = self.meta
+        return bigger
 
     @property
     def capacity(self) -> int:
         return len(self.e_cell)
 
+    @property
+    def root(self) -> int:
+        return int(self.meta[2])
+
+    @property
+    def fill(self) -> float:
+        """The larger of the shares of nodes and of edges in use."""
+        return max(float(self.meta[0]) / len(self.node_n), float(self.meta[1]) / len(self.e_cell))
+
+    def stretches(self, k: int) -> list[Int64Array]:
+        """The free part of the pools cut into ``k`` stretches, in pool order, one for each
+        thread that adds nodes to this tree: ``[next node, end, next edge, end, first
+        edge]``."""
+        n0, e0 = int(self.meta[0]), int(self.meta[1])
+        n, e = len(self.node_n), len(self.e_cell)
+        return [np.array([n0 + (n - n0) * t // k, n0 + (n - n0) * (t + 1) // k, e0 + (e - e0) * t // k,
+                          e0 + (e - e0) * (t + 1) // k, e0 + (e - e0) * t // k], dtype=np.int64)
+                for t in range(k)]
+
+    @staticmethod
+    def edges_used(stretches: Sequence[Int64Array]) -> int:
+        """Edges in use: those before the first stretch and those taken from each."""
+        return int(stretches[0][4]) + sum(int(a[2] - a[4]) for a in stretches)
+
+    def used_to(self, stretches: Sequence[Int64Array]) -> None:
+        """Record what the threads allocated from ``stretches`` (the last one ends highest)."""
+        self.meta[0] = max(int(a[0]) for a in stretches)
+        self.meta[1] = max(int(a[2]) for a in stretches)
+
+    def start(self, cells: Int32Array) -> None:
+        """Empty the tree and give it a root whose edges are ``cells``."""
+        self.meta[:] = 0
+        whole = self.stretches(1)[0]
+        _new_node(self, whole, cells, len(cells))
+        self.used_to([whole])
+
     def edges(self, node: int) -> slice:
         first = int(self.node_first[node])
         return slice(first, first + int(self.node_count[node]))
+
+    def child(self, node: int, cell: int) -> int:
+        """The child node of ``node`` reached by a stone on ``cell`` (-1: none)."""
+        edges = self.edges(node)
+        found = np.flatnonzero(self.e_cell[edges] == cell)
+        return int(self.e_child[edges.start + int(found[0])]) if len(found) else -1
 
 
 # ---------------------------------------------------------------------------------------
 # The compiled search.
 
 @njit(cache=True, nogil=True)
-def _new_node(tree: _Tree, cells: Int32Array, ncur: int) -> int:
-    """Append a node whose edges are the cells ``cells[:ncur]``; -1 if the pools are full."""
-    node, edge = tree.meta[0], tree.meta[1]
-    if node >= tree.node_first.shape[0] or edge + ncur > tree.e_cell.shape[0]:
+def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> int:
+    """Add a node whose edges are the cells ``cells[:ncur]`` in the stretch of the pools
+    ``alloc`` (next node, end, next edge, end); -1 if it is full."""
+    node, edge = alloc[0], alloc[2]
+    if node >= alloc[1] or edge + ncur > alloc[3]:
         return -1
     tree.node_first[node] = edge
     tree.node_count[node] = ncur
@@ -141,19 +255,29 @@ def _new_node(tree: _Tree, cells: Int32Array, ncur: int) -> int:
         tree.e_w[f] = 0.0
         tree.e_an[f] = 0.0
         tree.e_aw[f] = 0.0
-    tree.meta[0] = node + 1
-    tree.meta[1] = edge + ncur
+    alloc[0] = node + 1
+    alloc[2] = edge + ncur
     return int(node)
 
 
 @njit(cache=True, nogil=True)
-def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int, root_turn: int, players: int,
-            back: Int32Array, logt: Float64Array, rng: UInt64Array, iterations: int, c_uct: float, rave_b: float,
-            expand_after: float) -> None:
-    """Run ``iterations`` MCTS iterations on ``tree`` from its root (node 0, at the start
-    of ``root_turn``'s turn)."""
+def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
+            n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
+            iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float) -> None:
+    """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
+    ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
+    rewards to ``root_w``.
+
+    Threads may share the tree: each counts ``vloss`` visits of no reward on the edges of
+    its path as it descends (a virtual loss that steers the others elsewhere) and turns
+    them into the real visit in the backup.  Their updates of the same statistics may
+    race; a lost update costs one simulation's worth of information, never a wrong tree:
+    a node is written whole before its parent edge points to it, and two threads adding a
+    child to one edge at once only waste one of the two nodes.
+    """
     node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
     e_cell, e_child, e_n, e_w, e_an, e_aw = tree.e_cell, tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw
+    root = tree.meta[2]
     ncell = board0.shape[0]
     board = np.empty(ncell, dtype=np.int8)
     cells = np.empty(ncell, dtype=np.int32)
@@ -177,7 +301,7 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
             cells[i] = empties0[i]
             pos[empties0[i]] = i
         turn, step, k, terminal = next_stone(players, root_turn, 0, ncur)
-        node = 0
+        node = root
         depth = 0
         while True:
             first = node_first[node]
@@ -195,7 +319,7 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
                     if use_rave and an > 0.0:
                         beta = an / (n + an + rave_b * n * an)
                         q = (1.0 - beta) * q + beta * e_aw[f] / an
-                    v = q + explore / math.sqrt(n + 1.0)
+                    v = q + explore / math.sqrt(n + 1.0) if explore > 0.0 else q
                 if v > best_v:
                     best_v = v
                     best = f
@@ -211,14 +335,17 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
             path_mover[depth] = turn
             path_color[depth] = k
             depth += 1
+            e_n[best] += vloss
+            node_n[node] += vloss
             turn, step, k, terminal = next_stone(players, turn, step + 1, ncur)
             if terminal:
                 break
             child = e_child[best]
             if child < 0:
-                if e_n[best] + 1.0 >= expand_after:
-                    child = _new_node(tree, cells, ncur)
-                    e_child[best] = child
+                if e_n[best] - vloss + 1.0 >= expand_after:
+                    child = _new_node(tree, alloc, cells, ncur)
+                    if child >= 0:
+                        e_child[best] = child
                 break
             node = child
         length = 0 if terminal else fill_sequence(players, turn, step, ncur, seq)
@@ -231,14 +358,14 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
                 if d != c and logs[c] - logs[d] < margin:
                     margin = logs[c] - logs[d]
             reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
-            tree.root_w[c] += reward[c]
+            root_w[c] += reward[c]
         for d in range(depth):
             node = path_node[d]
             f = path_edge[d]
             r = reward[path_mover[d]]
-            e_n[f] += 1.0
+            e_n[f] += 1.0 - vloss
             e_w[f] += r
-            node_n[node] += 1.0
+            node_n[node] += 1.0 - vloss
             if use_rave:
                 k = path_color[d]
                 first = node_first[node]
@@ -248,6 +375,61 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
                         e_aw[g] += r
 
 
+@njit(cache=True, nogil=True)
+def _compact(tree: _Tree, root: int, min_visits: float) -> None:
+    """Make node ``root`` the root of a compacted tree: keep its subtree, less the nodes
+    visited fewer than ``min_visits`` times (and theirs), and move what is kept to the
+    front of the pools, in the same order.
+
+    A node's edges follow those of every node with a smaller index, so copying the kept
+    nodes in index order never overwrites one not yet copied.
+    """
+    nodes = tree.meta[0]
+    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
+    e_child = tree.e_child
+    remap = np.full(nodes, -1, dtype=np.int32)
+    stack = np.empty(nodes, dtype=np.int32)
+    remap[root] = 0
+    stack[0] = root
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        for f in range(node_first[node], node_first[node] + node_count[node]):
+            child = e_child[f]
+            if child >= 0 and node_n[child] >= min_visits and remap[child] < 0:
+                remap[child] = 0
+                stack[top] = child
+                top += 1
+    kept = 0
+    for old in range(nodes):
+        if remap[old] >= 0:
+            remap[old] = kept
+            kept += 1
+    edge = 0
+    for old in range(nodes):
+        new = remap[old]
+        if new < 0:
+            continue
+        first, count, visits = node_first[old], node_count[old], node_n[old]
+        node_first[new] = edge
+        node_count[new] = count
+        node_n[new] = visits
+        for i in range(count):
+            src, dst = first + i, edge + i
+            child = e_child[src]
+            tree.e_cell[dst] = tree.e_cell[src]
+            e_child[dst] = remap[child] if child >= 0 else -1
+            tree.e_n[dst] = tree.e_n[src]
+            tree.e_w[dst] = tree.e_w[src]
+            tree.e_an[dst] = tree.e_an[src]
+            tree.e_aw[dst] = tree.e_aw[src]
+        edge += count
+    tree.meta[0] = kept
+    tree.meta[1] = edge
+    tree.meta[2] = remap[root]
+
+
 # ---------------------------------------------------------------------------------------
 # The Python face.
 
@@ -255,7 +437,12 @@ def _search(tree: _Tree, board0: Int8Array, empties0: Int32Array, n_empty0: int,
 @dataclass
 class SearchResult:
     """What a search found: the turn (cells by colour index), the root value for the
-    mover, the iterations run and the time taken."""
+    mover, the iterations run and the time taken.
+
+    ``values`` holds each colour's mean reward at the root over this search's simulations
+    (colour order; about the colour's chance of winning, the margin adding at most
+    :data:`MARGIN_WEIGHT`).
+    """
 
     cells: list[int]
     value: float
@@ -264,9 +451,28 @@ class SearchResult:
     #: The mover's mean reward over the simulations through the chosen turn's deepest
     #: searched stone (None when the tree did not reach it).
     turn_value: float | None = None
-    #: Each colour's mean reward over every simulation of the search (colour order; one
-    #: equal share each when no simulation ran).
     values: list[float] = field(default_factory=list)
+    #: Simulations already in the tree when the search started (kept from earlier turns).
+    reused: int = 0
+    #: Most edges in use in the pools at once, and how many times they were recycled.
+    edges: int = 0
+    recycled: int = 0
+
+
+def stage_weights(turns: int, weight: float = STAGE_WEIGHT, peak: float = STAGE_PEAK) -> list[float]:
+    """The budget factors of a player's ``turns`` turns of a game, averaging one.
+
+    >>> [round(w, 2) for w in stage_weights(5)]
+    [0.97, 1.31, 1.24, 0.91, 0.58]
+    >>> stage_weights(3, weight=0.0)
+    [1.0, 1.0, 1.0]
+    """
+    if turns <= 1:
+        return [1.0] * max(turns, 0)
+    span = max(peak, 1.0 - peak)
+    raw = [1.0 - weight + weight * (1.0 - abs(k / (turns - 1) - peak) / span) for k in range(turns)]
+    mean = sum(raw) / turns
+    return [w / mean for w in raw]
 
 
 class MctsBot:
@@ -274,17 +480,25 @@ class MctsBot:
 
     ``iterations`` and ``time`` (seconds) bound each turn's search (whichever comes
     first; ``level`` picks both from :data:`omega.ai.levels.LEVELS`).  ``seed`` makes
-    iteration-bounded searches reproducible.  ``c`` (exploration), ``rave`` (RAVE bias
-    constant; negative turns RAVE off) and ``expand`` (visits before an edge becomes a
-    node) are for tuning.
+    iteration-bounded searches reproducible.  ``threads`` threads search at once
+    (``parallel``: ``"root"``, a tree each, or ``"tree"``, one shared tree; budgets below
+    :data:`MIN_SPLIT` use one); ``reuse`` keeps the tree between turns, its statistics
+    scaled by ``keep``; ``manage`` weights each turn's budget by the stage of the game and
+    stops a settled search early; ``recycle`` frees the least-visited nodes when the pools
+    (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
+    ``rave`` (RAVE bias constant; negative turns RAVE off) and ``expand`` (visits before an
+    edge becomes a node) are for tuning.
+
+    >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
+    >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
+    (2, 'tree', 1)
     """
 
-    #: Edge pool size: about 100 MB at most; when it is full the tree stops growing and
-    #: iterations continue from the leaves.
-    MAX_EDGES = 4_000_000
-
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
-                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2) -> None:
+                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
+                 threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
+                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = "tree",
+                 name: str = "mcts") -> None:
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
@@ -298,6 +512,16 @@ class MctsBot:
         self.c = c
         self.rave = rave
         self.expand = expand
+        small = iterations is not None and iterations < MIN_SPLIT
+        self.threads = 1 if small else max(1, threads)
+        self.reuse = reuse
+        self.manage = manage
+        self.recycle = recycle
+        self.max_edges = max_edges
+        self.keep = keep
+        if parallel not in PARALLEL:
+            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
+        self.parallel = parallel
         parts = [f"level={level}"] if level is not None else []
         if iterations is not None and level is None:
             parts.append(f"iterations={iterations}")
@@ -305,11 +529,33 @@ class MctsBot:
             parts.append(f"time={time:g}")
         if seed is not None:
             parts.append(f"seed={seed}")
-        self.name = "mcts" + (":" + ",".join(parts) if parts else "")
+        self.name = name + (":" + ",".join(parts) if parts else "")
         self._rng = np.random.default_rng(seed)
-        self._tree: _Tree | None = None
+        self._trees: list[_Tree] = []
+        #: The game (settings and history) at the root of the kept trees; None: nothing kept.
+        self._kept: tuple[tuple[int, int, bool], tuple[Action, ...]] | None = None
+        #: Seconds saved by early stops, to spend on later turns of the same game.
+        self._bank = 0.0
+        #: Simulations in the subtrees kept for the next search (before scaling by ``keep``).
+        self._reused = 0
         self._cancel = threading.Event()
         self.last: SearchResult | None = None
+
+    def take_tree(self, other: object) -> None:
+        """Continue from the trees ``other`` (an earlier bot of the same kind) kept, if
+        its settings match; the next :meth:`choose` uses them only if its game continues
+        the position ``other`` last searched, and starts afresh otherwise.
+
+        >>> from omega import Game
+        >>> first, then = MctsBot(iterations=300, seed=1), MctsBot(iterations=300, seed=2)
+        >>> g = Game(players=2, size=4); g.play(first.choose(g))
+        >>> then.take_tree(first); g.play(then.choose(g)); then.last.reused > 0
+        True
+        """
+        if (isinstance(other, MctsBot) and other is not self and other.threads == self.threads
+                and other.parallel == self.parallel and other.max_edges == self.max_edges and self.reuse):
+            self._trees, self._kept, self._bank = other._trees, other._kept, other._bank
+            other._trees, other._kept = [], None
 
     def cancel(self) -> None:
         """Stop the running search (from another thread) after its current chunk, or the
@@ -322,80 +568,205 @@ class MctsBot:
             raise IllegalMove("the game is over")
         state = KernelState.from_game(game)
         pie_opening = game.pie_rule and game.turns_played == 0
-        result = self.search(state, balanced=pie_opening)
+        if not self._continue(game):
+            for tree in self._trees:
+                _reset(tree)
+            self._bank = 0.0
+        scale, bonus = self._budget_share(state)
+        result = self._run(state, pie_opening, scale, bonus)
+        self._kept = ((game.players, game.size, game.pie_rule), game.history) if self.reuse else None
         if game.can_swap and result.value < 0.5:
             return SWAP
         return tuple(game.cells[i] for i in result.cells)
 
     def search(self, state: KernelState, balanced: bool = False) -> SearchResult:
-        """Search ``state`` (at the start of a turn) and return the chosen turn."""
+        """Search ``state`` (at the start of a turn) from an empty tree and return the
+        chosen turn (the whole per-turn budget, without weighting by the stage)."""
+        for tree in self._trees:
+            _reset(tree)
+        self._kept = None
+        self._reused = 0
+        return self._run(state, balanced, 1.0, 0.0)
+
+    # -- between turns ------------------------------------------------------------------
+
+    def _continue(self, game: Game) -> bool:
+        """Move each kept tree's root to ``game``'s position if ``game`` continues the
+        position last searched; False if there is nothing to keep."""
+        if self._kept is None or not self.reuse or not self._trees:
+            return False
+        settings, history = self._kept
+        if settings != (game.players, game.size, game.pie_rule) or game.history[:len(history)] != history:
+            return False
+        index = game.board.index
+        players = game.players
+        # The kept root is at the start of the turn of the colour to move back then.
+        turn = sum(1 for a in history if a != SWAP) % players
+        plies = []
+        for action in game.history[len(history):]:
+            if action == SWAP:
+                continue  # a swap changes who holds a colour, not the position
+            plies += [index(action[(turn + j) % players]) for j in range(players)]
+            turn = (turn + 1) % players
+        for tree in self._trees:
+            node = tree.root
+            for cell in plies:
+                node = tree.child(node, cell) if node >= 0 else -1
+            if node < 0:
+                _reset(tree)
+            else:
+                _compact(tree, node, 0.0)
+                self._reused += int(tree.node_n[tree.root])
+                if self.keep < 1.0:
+                    nodes, used = int(tree.meta[0]), int(tree.meta[1])
+                    tree.node_n[:nodes] *= self.keep
+                    for stats in (tree.e_n, tree.e_w, tree.e_an, tree.e_aw):
+                        stats[:used] *= np.float32(self.keep)
+        return True
+
+    def _budget_share(self, state: KernelState) -> tuple[float, float]:
+        """This turn's factor on the per-turn budget, and the banked seconds it may add."""
+        if not self.manage:
+            return 1.0, 0.0
+        square = state.players * state.players
+        turns = cell_count(state.size) // square  # each player's turns in a game
+        played = (cell_count(state.size) - state.empty) // square
+        if turns <= 0:
+            return 1.0, 0.0
+        k = min(played, turns - 1)
+        bonus = self._bank / (turns - k)
+        self._bank -= bonus
+        return stage_weights(turns)[k], bonus
+
+    # -- the search ---------------------------------------------------------------------
+
+    def _run(self, state: KernelState, balanced: bool, scale: float, bonus: float) -> SearchResult:
         if state.over or state.step != 0:
             raise ValueError("search starts at the start of a turn of a game in progress")
         a = state.arrays
         empties = state.empties()
-        tree = self._tree_for(len(empties))
-        tree.meta[:] = 0
-        tree.root_w[:] = 0.0
-        _new_node(tree, empties, len(empties))
-        rng = seed_state(int(self._rng.integers(0, 2**62)))
+        threads = self.threads
+        budget = None if self.iterations is None else max(1, math.ceil(self.iterations * scale / threads))
+        trees = self._trees_for(len(empties), budget)
+        reused, self._reused = self._reused, 0
+        for tree in trees:
+            if tree.meta[0] == 0:
+                tree.start(empties)
+        # Each thread: the tree it searches and its stretch of that tree's pools.
+        share = threads // len(trees)
+        stretches = [tree.stretches(share) for tree in trees]
+        work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
+        root_w = [np.zeros(MAX_COLORS, dtype=np.float64) for _ in range(threads)]
+        rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in range(threads)]
+        vloss = 1.0 if share > 1 else 0.0
         start = _time.perf_counter()
-        deadline = start + self.time if self.time is not None else math.inf
-        budget = self.iterations if self.iterations is not None else 2**62
+        seconds = None if self.time is None else min(self.time * scale + bonus, MAX_SHARE * self.time)
+        deadline = start + seconds if seconds is not None else math.inf
+        per_thread = budget if budget is not None else 2**62
         done = 0
-        chunk = 32
-        while done < budget and not self._cancel.is_set():
-            n = min(chunk, budget - done)
-            t0 = _time.perf_counter()
-            _search(tree, state.board, empties, len(empties), state.turn, state.players, a.back, a.logt, rng, n,
-                    self.c, self.rave, float(self.expand))
-            done += n
-            now = _time.perf_counter()
-            if now >= deadline:
-                break
-            # Chunks of about 20 ms: the clock and cancel() are checked often enough.
-            rate = n / max(now - t0, 1e-6)
-            chunk = max(16, min(chunk * 2, int(rate * 0.02)))
-            if self.time is not None:
-                chunk = max(16, min(chunk, int(rate * (deadline - now))))
-        seconds = _time.perf_counter() - start
+        edges = 0
+        recycled = 0
+        # Iteration budgets check the clock and the settled test on a fixed schedule, so a
+        # seeded search does the same work on any machine (unless its time cap ends it).
+        fixed = budget is not None
+        chunk = max(16, per_thread // 64) if fixed else 32
+
+        def run(i: int, n: int) -> None:
+            tree, alloc = work[i]
+            _search(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss)
+
+        pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
+        try:
+            while done < per_thread and not self._cancel.is_set():
+                n = min(chunk, per_thread - done)
+                t0 = _time.perf_counter()
+                others = [pool.submit(run, i, n) for i in range(1, threads)] if pool is not None else []
+                run(0, n)
+                for future in others:
+                    future.result()
+                done += n
+                for tree, own in zip(trees, stretches, strict=True):
+                    tree.used_to(own)
+                edges = max(edges, sum(_Tree.edges_used(own) for own in stretches))
+                now = _time.perf_counter()
+                if now >= deadline:
+                    break
+                if self.recycle:
+                    for i, tree in enumerate(trees):
+                        if any(_nearly_full(tree, alloc, share) for alloc in stretches[i]):
+                            if share > 1:
+                                _compact(tree, tree.root, 0.0)  # close the gaps between stretches
+                            if tree.fill > RECYCLE_AT:
+                                _recycle(tree)
+                                recycled += 1
+                            stretches[i][:] = tree.stretches(share)
+                    work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
+                rate = n / max(now - t0, 1e-6)
+                if not fixed:
+                    # Chunks of about 20 ms: the clock and cancel() are checked often enough.
+                    chunk = max(16, min(chunk * 2, int(rate * 0.02)))
+                if seconds is not None:
+                    chunk = max(16, min(chunk, int(rate * (deadline - now))))
+                if self.manage:
+                    left = per_thread - done
+                    if not fixed:
+                        left = int(done / max(now - start, 1e-6) * (deadline - now)) + 1
+                    if _settled(trees, left * threads, state.players):
+                        break
+        finally:
+            if pool is not None:
+                pool.shutdown()
+        elapsed = _time.perf_counter() - start
+        if seconds is not None and budget is None and self.manage and elapsed < seconds and not self._cancel.is_set():
+            # Only a search bounded by time alone saves time by stopping early; an iteration
+            # budget's time is a cap, not an allowance.
+            self._bank += seconds - elapsed
         self._cancel.clear()
-        cells, value, turn_value = self._pick(state, tree, balanced)
-        values = [float(w) / done if done else 1.0 / state.players for w in tree.root_w[:state.players]]
-        self.last = SearchResult(cells=cells, value=value, iterations=done, seconds=seconds,
-                                 turn_value=turn_value, values=values)
+        cells, value, turn_value = self._pick(state, trees, balanced)
+        total = done * threads
+        values = [float(sum(w[c] for w in root_w)) / total if total else 1.0 / state.players
+                  for c in range(state.players)]
+        self.last = SearchResult(cells=cells, value=value, iterations=total, seconds=elapsed,
+                                 turn_value=turn_value, values=values, reused=reused,
+                                 edges=edges, recycled=recycled)
         return self.last
 
-    def _tree_for(self, n_empty: int) -> _Tree:
-        if self.iterations is not None:
-            want = max(n_empty * 64, self.iterations * n_empty // max(1, self.expand))
+    def _trees_for(self, n_empty: int, per_thread: int | None) -> list[_Tree]:
+        count = self.threads if self.parallel == "root" else 1
+        share = self.threads // count
+        cap = max(n_empty * 8 * share, self.max_edges // count)
+        if per_thread is not None:
+            want = max(n_empty * 64, per_thread * share * n_empty // max(1, self.expand))
         else:
-            want = self.MAX_EDGES
-        want = min(self.MAX_EDGES, max(want, n_empty * 8))
-        if self._tree is None or self._tree.capacity < want:
-            self._tree = _Tree.allocate(want)
-        return self._tree
+            want = cap
+        want = min(cap, max(want, n_empty * 8 * share))
+        trees = self._trees[:count]
+        trees = [tree if tree.capacity >= want else tree.grown(want) for tree in trees]
+        trees += [_Tree.allocate(want) for _ in range(count - len(trees))]
+        self._trees = trees
+        return trees
 
-    def _pick(self, state: KernelState, tree: _Tree, balanced: bool) -> tuple[list[int], float, float | None]:
+    def _pick(self, state: KernelState, trees: Sequence[_Tree], balanced: bool) -> tuple[list[int], float,
+                                                                                       float | None]:
         players = state.players
         order = state.turn_colors()
         cells = [-1] * players
-        root = tree.edges(0)
-        visits = tree.e_n[root]
+        nodes = [t.root for t in trees]
+        root_n = sum(float(t.e_n[t.edges(t.root)].sum()) for t in trees)
+        root_w = sum(float(t.e_w[t.edges(t.root)].sum()) for t in trees)
         # No iteration at all (cancelled at once): no opinion, so no swap.
-        value = float(tree.e_w[root].sum() / float(visits.sum())) if visits.sum() > 0 else 0.5
-        node = 0
+        value = root_w / root_n if root_n > 0 else 0.5
         j = 0
         turn_value = None
         if balanced:
-            node, j, turn_value = self._balanced_first(tree, cells, order)
-        while j < players and node >= 0 and tree.node_n[node] >= 8:
-            edges = tree.edges(node)
-            n = tree.e_n[edges]
-            q = tree.e_w[edges] / np.maximum(n, 1.0)
-            f = edges.start + int(np.lexsort((-q, -n))[0])  # most visits, then best mean
-            cells[order[j]] = int(tree.e_cell[f])
-            turn_value = float(tree.e_w[f] / max(1.0, float(tree.e_n[f])))
-            node = int(tree.e_child[f])
+            nodes, j, turn_value = _balanced_first(trees, cells, order)
+        while j < players and sum(float(t.node_n[v]) for t, v in zip(trees, nodes, strict=True) if v >= 0) >= 8:
+            ply = _Ply(trees, nodes)
+            best = int(np.lexsort((-ply.q, -ply.n))[0])  # most visits, then best mean
+            cells[order[j]] = int(ply.cells[best])
+            turn_value = float(ply.w[best] / max(1.0, float(ply.n[best])))
+            nodes = ply.children(best)
             j += 1
         if j < players:
             # Too few visits this deep (tiny budgets): finish the turn greedily.
@@ -410,40 +781,155 @@ class MctsBot:
                 cells[color] = int(out[color])
         return cells, value, turn_value
 
-    def _balanced_first(self, tree: _Tree, cells: list[int], order: list[int]) -> tuple[int, int, float | None]:
-        """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
-        best: tuple[float, int, int, int] | None = None
-        root = tree.edges(0)
-        for f in range(root.start, root.stop):
-            child = int(tree.e_child[f])
-            if child < 0 or tree.node_n[child] < 8:
-                continue
-            edges = tree.edges(child)
-            n = tree.e_n[edges]
-            ok = np.flatnonzero(n >= max(4.0, 0.05 * float(tree.node_n[child])))
-            for i in ok:
-                g = edges.start + int(i)
-                q = float(tree.e_w[g] / tree.e_n[g])
-                key = (abs(q - 0.5), -float(tree.e_n[g]))
-                if best is None or key < (best[0], -float(tree.e_n[best[3]])):
-                    best = (key[0], f, child, g)
-        if best is None:
-            return 0, 0, None
-        _, f, child, g = best
-        cells[order[0]] = int(tree.e_cell[f])
-        cells[order[1]] = int(tree.e_cell[g])
-        return int(tree.e_child[g]), 2, float(tree.e_w[g] / tree.e_n[g])
+
+class _Ply:
+    """The statistics of one position's edges added over the trees that reached it, in
+    the edge order of the first of them (so one tree reads exactly as its own edges)."""
+
+    def __init__(self, trees: Sequence[_Tree], nodes: Sequence[int]) -> None:
+        self.trees = trees
+        self.nodes = nodes
+        present = [(t, v) for t, v in zip(trees, nodes, strict=True) if v >= 0]
+        first_tree, first_node = present[0]
+        self.cells = first_tree.e_cell[first_tree.edges(first_node)].copy()
+        self.n = first_tree.e_n[first_tree.edges(first_node)].astype(np.float64)
+        self.w = first_tree.e_w[first_tree.edges(first_node)].astype(np.float64)
+        for tree, node in present[1:]:
+            edges = tree.edges(node)
+            where = np.full(int(self.cells.max()) + 1, 0, dtype=np.int64)
+            where[self.cells] = np.arange(len(self.cells))
+            at = where[tree.e_cell[edges]]
+            np.add.at(self.n, at, tree.e_n[edges])
+            np.add.at(self.w, at, tree.e_w[edges])
+        self.q = self.w / np.maximum(self.n, 1.0)
+
+    def children(self, i: int) -> list[int]:
+        """Each tree's node after the stone on ``self.cells[i]`` (-1: not in that tree)."""
+        cell = int(self.cells[i])
+        return [tree.child(node, cell) if node >= 0 else -1 for tree, node in zip(self.trees, self.nodes, strict=True)]
+
+    def visits(self, nodes: Sequence[int]) -> float:
+        """Visits of the position at ``nodes`` over all trees."""
+        return sum(float(t.node_n[v]) for t, v in zip(self.trees, nodes, strict=True) if v >= 0)
 
 
-@register("mcts")
-def _make_mcts(options: dict[str, str]) -> MctsBot:
-    level = int_option(options, "level", None, levels.MIN_LEVEL, levels.MAX_LEVEL)
+def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) -> tuple[list[int], int,
+                                                                                        float | None]:
+    """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
+    best: tuple[float, float, int, int, _Ply] | None = None
+    root = _Ply(trees, [t.root for t in trees])
+    for i in range(len(root.cells)):
+        children = root.children(i)
+        total = root.visits(children)
+        if total < 8:
+            continue
+        reply = _Ply(trees, children)
+        for at in np.flatnonzero(reply.n >= max(4.0, 0.05 * total)):
+            key = (abs(float(reply.q[at]) - 0.5), -float(reply.n[at]))
+            if best is None or key < (best[0], best[1]):
+                best = (key[0], key[1], i, int(at), reply)
+    if best is None:
+        return [t.root for t in trees], 0, None
+    _, _, i, g, reply = best
+    cells[order[0]] = int(root.cells[i])
+    cells[order[1]] = int(reply.cells[g])
+    return reply.children(g), 2, float(reply.q[g])
+
+
+def _reset(tree: _Tree) -> None:
+    """Empty ``tree`` (its pools stay allocated)."""
+    tree.meta[:] = 0
+
+
+def _recycle(tree: _Tree) -> None:
+    """Cut off the least-visited nodes until at most :data:`RECYCLE_TO` of the pools is in
+    use.  A node is visited at most as often as its parent, so cutting every node below
+    a visit count keeps a connected tree."""
+    nodes = int(tree.meta[0])
+    visits = tree.node_n[:nodes]
+    counts = tree.node_count[:nodes].astype(np.int64)
+    # Edges (and nodes) kept by each threshold 2**b: those of nodes with at least 2**b visits.
+    bucket = np.floor(np.log2(np.maximum(visits, 1.0))).astype(np.int64)
+    edges_at = np.cumsum(np.bincount(bucket, weights=counts)[::-1])[::-1]
+    nodes_at = np.cumsum(np.bincount(bucket)[::-1])[::-1]
+    fits = (edges_at <= RECYCLE_TO * tree.capacity) & (nodes_at <= RECYCLE_TO * len(tree.node_n))
+    b = int(np.argmax(fits)) if fits.any() else len(fits)
+    _compact(tree, tree.root, float(2**b))
+
+
+def _nearly_full(tree: _Tree, alloc: Int64Array, share: int) -> bool:
+    """True if the stretch ``alloc`` of ``tree``'s pools, one of ``share``, has less room
+    left than a share of the whole pools that recycling would leave free."""
+    room = 1.0 - RECYCLE_AT
+    return bool(alloc[1] - alloc[0] < room * len(tree.node_n) / share
+                or alloc[3] - alloc[2] < room * tree.capacity / share)
+
+
+def _settled(trees: Sequence[_Tree], left: int, stones: int) -> bool:
+    """True if the turn can no longer change: at each of its ``stones`` plies, down the
+    most-visited path, the leader's lead in visits over the runner-up is more than the
+    ``left`` simulations still to run."""
+    nodes = [t.root for t in trees]
+    for _ in range(stones):
+        if all(v < 0 for v in nodes):
+            return False  # not searched this deep yet
+        ply = _Ply(trees, nodes)
+        if len(ply.n) >= 2:
+            top = np.partition(ply.n, len(ply.n) - 2)[-2:]
+            if top[1] - top[0] <= left:
+                return False
+        nodes = ply.children(int(np.lexsort((-ply.q, -ply.n))[0]))
+    return True
+
+
+#: The five levels of the first MCTS bot (``mcts-v1:level=N``): iterations and seconds.
+V1_LEVELS = {1: (10, 0.5), 2: (600, 1.0), 3: (4_000, 2.0), 4: (25_000, 3.0), 5: (150_000, 5.0)}
+
+
+def _options(name: str, options: dict[str, str]) -> MctsBot:
+    """The bot ``mcts`` or ``mcts-v1`` with the options of a spec."""
+    v1 = name == "mcts-v1"
+    levels_known = sorted(V1_LEVELS) if v1 else [lv.number for lv in levels.LEVELS]
+    level = int_option(options, "level", None, levels_known[0], levels_known[-1])
     iterations = int_option(options, "iterations", None, 1, 10**9)
     seconds = float_option(options, "time", None, 0.001, 3600.0)
     seed = int_option(options, "seed", None, 0, 2**63 - 1)
     c = float_option(options, "c", 0.0, 0.0, 10.0)
     rave = float_option(options, "rave", 0.002, -1.0, 10.0)
     expand = int_option(options, "expand", 2, 1, 1000)
-    no_more_options("mcts", options)
-    assert c is not None and rave is not None and expand is not None
-    return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand)
+    threads = 1 if v1 else int_option(options, "threads", DEFAULT_THREADS, 1, 64)
+    reuse, manage, recycle = ((False, False, False) if v1 else
+                              (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
+    keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
+    parallel = "tree" if v1 else options.pop("parallel", "tree")
+    if parallel not in PARALLEL:
+        raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
+    no_more_options(name, options)
+    assert keep is not None
+    assert c is not None and rave is not None and expand is not None and threads is not None
+    if not v1:
+        return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
+                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel)
+    if level is not None:
+        iterations = V1_LEVELS[level][0] if iterations is None else iterations
+        seconds = V1_LEVELS[level][1] if seconds is None else seconds
+    bot = MctsBot(iterations=iterations, time=seconds, seed=seed, c=c, rave=rave, expand=expand, threads=1,
+                  reuse=False, manage=False, recycle=False, name=name)
+    if level is not None:
+        bot.level = level
+        bot.name = f"{name}:level={level}" + (f",seed={seed}" if seed is not None else "")
+    return bot
+
+
+@register("mcts")
+def _make_mcts(options: dict[str, str]) -> MctsBot:
+    return _options("mcts", options)
+
+
+@register("mcts-v1")
+def _make_mcts_v1(options: dict[str, str]) -> MctsBot:
+    """The first MCTS bot, kept to measure the current one against: one tree on one core,
+    a new tree every turn, the same budget every turn, and a tree that stops growing when
+    its pool is full."""
+    return _options("mcts-v1", options)
+

@@ -72,9 +72,19 @@ def warm_up() -> None:
     make_bot("mcts:iterations=32,seed=0").choose(Game())
 
 
+#: The bot of this worker's last turn: the next bot takes over its search tree, which it
+#: uses if its game continues that turn's (the next turn of the same table in this worker).
+_last: list[Bot] = []
+
+
 def think(factory: BotForLevel, level: int, seed: int, game: Game) -> Action:
     """Runs in a worker: ask the bot for its action in ``game``."""
-    action = factory(level, seed).choose(game)
+    bot = factory(level, seed)
+    take_tree = getattr(bot, "take_tree", None)
+    if take_tree is not None and _last:
+        take_tree(_last.pop())
+    _last[:] = [bot]
+    action = bot.choose(game)
     return SWAP if action == SWAP else tuple(action)
 
 

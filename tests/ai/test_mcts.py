@@ -1,0 +1,176 @@
+"""The MCTS bot's machinery: the first version kept as it was, root values per colour, two
+trees, the tree kept between turns, recycled pools and early stops."""
+
+from __future__ import annotations
+
+import pytest
+
+from omega import Color, Game
+from omega.ai import make_bot
+from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult
+from omega.game import SWAP, Action
+from omega.kernel import KernelState
+
+# Whole games of the first MCTS bot against itself (seats seeded 7, 8, ...), recorded with
+# the bot as it was before root parallelism, tree reuse and time management: ``mcts-v1``
+# must still play exactly these.
+V1_GAMES: dict[tuple[int, int, bool, int], list[Action]] = {
+    (2, 4, False, 300): [
+        ("e7", "d4"), ("f6", "c1"), ("d1", "c5"), ("c4", "b1"), ("a4", "d5"), ("d3", "d6"), ("g6", "c3"),
+        ("b2", "g7"), ("f7", "c2"), ("e4", "b5"), ("a3", "e5"), ("d2", "a2"), ("b3", "f5"), ("f4", "f3"),
+        ("b4", "g5"), ("g4", "e3"), ("e2", "c6"), ("e6", "a1")],
+    (3, 4, False, 300): [
+        ("f6", "c3", "e4"), ("d2", "b2", "a2"), ("a1", "c4", "a3"), ("b4", "c5", "g7"), ("d6", "f7", "b1"),
+        ("c6", "b5", "g6"), ("a4", "b3", "f5"), ("d4", "e7", "d7"), ("f3", "d3", "c1"), ("e5", "d5", "e6"),
+        ("g5", "f4", "e3"), ("d1", "e2", "c2")],
+    (2, 4, True, 400): [
+        ("g5", "e5"), "swap", ("c3", "a3"), ("f7", "d5"), ("e4", "d7"), ("e7", "f5"), ("f4", "e6"), ("a1", "d3"),
+        ("d4", "b1"), ("f3", "c4"), ("b3", "c6"), ("d2", "b4"), ("g6", "c1"), ("e3", "a2"), ("b2", "c2"),
+        ("b5", "f6"), ("g7", "a4"), ("c5", "d6"), ("g4", "d1")],
+}
+
+
+def _self_play(spec: str, players: int, size: int, pie: bool) -> Game:
+    game = Game(players=players, size=size, pie_rule=pie)
+    bots = [make_bot(f"{spec},seed={7 + seat}") for seat in range(players)]
+    while not game.is_over:
+        game.apply(bots[game.current_player].choose(game))  # type: ignore[index]
+    return game
+
+
+@pytest.mark.parametrize(("players", "size", "pie", "iterations"), list(V1_GAMES))
+def test_the_first_version_plays_as_it_always_did(players: int, size: int, pie: bool, iterations: int) -> None:
+    game = _self_play(f"mcts-v1:iterations={iterations}", players, size, pie)
+    assert list(game.history) == V1_GAMES[(players, size, pie, iterations)]
+
+
+def test_the_first_version_keeps_its_own_levels() -> None:
+    bot = make_bot("mcts-v1:level=5,seed=3")
+    assert isinstance(bot, MctsBot)
+    assert (bot.iterations, bot.time, bot.threads, bot.reuse, bot.manage, bot.recycle) == (
+        *V1_LEVELS[5], 1, False, False, False)
+    assert bot.name == "mcts-v1:level=5,seed=3"
+    assert make_bot("mcts-v1:time=1").name == "mcts-v1:time=1"
+    with pytest.raises(ValueError, match="has no option threads"):
+        make_bot("mcts-v1:threads=2")
+
+
+def test_root_values_are_each_colours_mean_reward() -> None:
+    game = Game(players=2, size=5)
+    game.play(["e5", "a1"])
+    result = MctsBot(iterations=3_000, seed=4).search(KernelState.from_game(game))
+    assert len(result.values) == 2 and all(0.0 <= v <= 1.0 for v in result.values)
+    # Two players' rewards add up to one (the winner's 0.95, and the margin's share split).
+    assert sum(result.values) == pytest.approx(1.0)
+    # A fresh tree: the mover's root value is its own mean reward over the same simulations.
+    assert result.value == pytest.approx(result.values[Color.BLACK], abs=1e-4)
+    three = MctsBot(iterations=2_000, seed=4).search(KernelState.from_game(Game(players=3, size=4)))
+    assert len(three.values) == 3 and all(0.0 <= v <= 1.0 for v in three.values)
+    assert sum(three.values) == pytest.approx(1.0, abs=0.05)  # the margin's shares need not add to 0.05
+
+
+def test_root_parallel_trees_are_reproducible_and_share_the_budget() -> None:
+    def moves(seed: int) -> list[SearchResult]:
+        game = Game(players=2, size=5)
+        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel="root", seed=seed, manage=False)
+        found = []
+        for _ in range(2):
+            game.apply(bot.choose(game))
+            assert bot.last is not None
+            found.append(bot.last)
+        return found
+
+    first, again = moves(5), moves(5)
+    assert [r.cells for r in first] == [r.cells for r in again]
+    assert [r.values for r in first] == [r.values for r in again]
+    assert all(r.iterations == MIN_SPLIT for r in first)
+    assert MctsBot(iterations=MIN_SPLIT - 1, threads=2).threads == 1  # small budgets: one tree
+
+
+@pytest.mark.parametrize("parallel", ["tree", "root"])
+def test_two_threads_play_whole_games_in_bounded_pools(parallel: str) -> None:
+    # Pools far too small for the budget, so both threads fill their stretches, the tree
+    # is compacted and recycled many times, and a shared tree is raced on all along.
+    for players, size in ((2, 5), (3, 4)):
+        game = Game(players=players, size=size)
+        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel=parallel, seed=1, max_edges=20_000)
+        recycled = 0
+        while not game.is_over:
+            game.apply(bot.choose(game))  # IllegalMove would fail the test
+            assert bot.last is not None and bot.last.edges <= 20_000
+            assert len(bot.last.values) == players
+            recycled += bot.last.recycled
+        assert recycled > 0
+
+
+def test_the_tree_is_kept_through_the_turns_in_between() -> None:
+    game = Game(players=2, size=4)
+    for turn in (("a1", "g7"), ("d4", "c3")):
+        game.play(turn)
+    bot = MctsBot(iterations=20_000, seed=1, manage=False)
+    other = MctsBot(iterations=2_000, seed=2)
+    game.apply(bot.choose(game))
+    assert bot.last is not None and bot.last.reused == 0
+    game.apply(other.choose(game))  # the opponent's turn, which the bot does not see
+    game.apply(bot.choose(game))
+    assert bot.last.reused > 0
+    assert bot.last.iterations == 20_000  # the budget is on top of what was kept
+    # A position that does not continue the last one starts afresh.
+    bot.choose(Game(players=2, size=4))
+    assert bot.last.reused == 0
+    # So does a fresh bot (a worker process that never saw the game), and it plays legally.
+    fresh = MctsBot(iterations=2_000, seed=1)
+    game.apply(fresh.choose(game))
+    assert fresh.last is not None and fresh.last.reused == 0
+
+
+def test_a_tree_survives_a_swap_and_is_handed_to_the_next_bot() -> None:
+    game = Game(players=2, size=4, pie_rule=True)
+    white = MctsBot(iterations=20_000, seed=1)
+    game.apply(white.choose(game))
+    game.apply(SWAP)
+    game.apply(white.choose(game))  # still the same position, now played by the other player
+    assert white.last is not None and white.last.reused > 0
+    black = MctsBot(iterations=2_000, seed=2)
+    black.take_tree(white)
+    game.apply(black.choose(game))
+    assert black.last is not None and black.last.reused > 0
+    unrelated = MctsBot(iterations=2_000, seed=3, threads=1, reuse=False)
+    unrelated.take_tree(black)  # a bot that does not keep trees takes nothing
+    unrelated.choose(game)
+    assert unrelated.last is not None and unrelated.last.reused == 0
+
+
+def test_a_full_pool_is_recycled_and_the_search_goes_on() -> None:
+    # A pool far too small for the budget: without recycling the tree stops growing; with
+    # it the least-visited nodes make room, and either way every iteration is run.
+    game = Game(players=2, size=4)
+    for recycle in (True, False):
+        bot = MctsBot(iterations=20_000, seed=3, max_edges=5_000, recycle=recycle, manage=False)
+        game.copy().apply(bot.choose(game))
+        assert bot.last is not None and bot.last.iterations == 20_000
+        assert bot.last.edges <= 5_000
+        assert (bot.last.recycled > 0) == recycle
+
+
+def test_a_settled_search_stops_early_only_when_managed() -> None:
+    # Black's last turn on side 3 (see test_bots.py): the best turn stands out quickly.
+    game = Game(players=2, size=3)
+    for turn in (("d2", "d3"), ("a1", "e3"), ("b3", "d4"), ("e5", "b2"), ("d5", "a3"), ("c3", "a2"), ("b1", "e4")):
+        game.play(turn)
+    managed = MctsBot(iterations=200_000, seed=1, threads=1)
+    plain = MctsBot(iterations=200_000, seed=1, threads=1, manage=False)
+    assert managed.choose(game) == plain.choose(game)
+    assert managed.last is not None and plain.last is not None
+    assert managed.last.iterations < plain.last.iterations == 200_000
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("mcts:threads=0", "threads must be from 1"),
+    ("mcts:reuse=2", "reuse must be from 0 to 1"),
+    ("mcts:manage=yes", "manage='yes' must be a whole number"),
+    ("mcts-v1:level=6", "level must be from 1 to 5"),
+])
+def test_bad_switches_say_what_is_wrong(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_bot(spec)
