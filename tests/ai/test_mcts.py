@@ -174,3 +174,11 @@ def test_a_settled_search_stops_early_only_when_managed() -> None:
 def test_bad_switches_say_what_is_wrong(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_bot(spec)
+
+
+def test_a_time_cap_stops_a_huge_iteration_budget() -> None:
+    # A hint and a review search "a billion iterations, at most 0.2 s": the cap must end it,
+    # not the end of a first chunk sized from the budget (a 64th of it, 15.6 million).
+    bot = MctsBot(iterations=10**9, time=0.2, seed=1)
+    bot.choose(Game(players=2, size=5))
+    assert bot.last is not None and 0 < bot.last.iterations < 10**9 // 64 // 10

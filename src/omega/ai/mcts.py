@@ -666,9 +666,11 @@ class MctsBot:
         done = 0
         edges = 0
         recycled = 0
-        # Iteration budgets check the clock and the settled test on a fixed schedule, so a
-        # seeded search does the same work on any machine (unless its time cap ends it).
-        fixed = budget is not None
+        # Iteration budgets check the settled test on a fixed schedule, so a seeded search
+        # does the same work on any machine.  A time cap (with or without a budget) needs the
+        # clock looked at every few milliseconds instead: a budget of a billion iterations
+        # "capped at 1 s" must stop at 1 s, not after its first 64th.
+        fixed = budget is not None and seconds is None
         chunk = max(16, per_thread // 64) if fixed else 32
 
         def run(i: int, n: int) -> None:
@@ -710,8 +712,8 @@ class MctsBot:
                     chunk = max(16, min(chunk, int(rate * (deadline - now))))
                 if self.manage:
                     left = per_thread - done
-                    if not fixed:
-                        left = int(done / max(now - start, 1e-6) * (deadline - now)) + 1
+                    if seconds is not None:
+                        left = min(left, int(done / max(now - start, 1e-6) * (deadline - now)) + 1)
                     if _settled(trees, left * threads, state.players):
                         break
         finally:
