@@ -189,6 +189,17 @@ def test_an_open_table_is_listed_live_taken_with_one_click_and_starts_full(site:
     bobs.close()
 
 
+
+def test_an_open_table_keeps_its_clock(site: LiveServer, people: Any) -> None:
+    ann, bob = people("Ann"), people("Bob")
+    table_id = open_table(ann, rated=True, time_control="5+5")["id"]
+    listed = bob.get("/api/lobby").json()["tables"]
+    assert [(t["id"], t["time_control"]) for t in listed] == [(table_id, "5+5")]
+    assert bob.post(f"/api/lobby/tables/{table_id}/take", {}).status_code == 200
+    clock = state_of(bob, table_id)["clock"]
+    assert clock is not None and clock["control"] == "5+5"
+
+
 def test_twenty_players_race_for_the_last_seat(site: LiveServer, people: Any) -> None:
     ann, bob = people("Ann"), people("Bob")
     table_id = open_table(ann, players=3)["id"]
@@ -254,6 +265,8 @@ def test_what_an_open_table_refuses(site: LiveServer, people: Any) -> None:
                          "computer"),
                         ({"players": 2, "rated": "yes"}, "rated"), ({"players": 5}, "players"),
                         ({"players": 2, "name": "X"}, "usernames"),
+                        ({"players": 2, "rated": True, "hints": True}, "hints"),
+                        ({"players": 2, "time_control": "5+99"}, "time"),
                         ({"players": 2, "seats": [{"kind": "human"}, {"kind": "computer", "level": 1}]}, "free seat")]:
         r = ann.post("/api/lobby/tables", body)
         assert r.status_code == 400 and error_code(r) == "bad_request" and words in r.json()["error"]["message"], r.text

@@ -25,6 +25,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,9 +60,9 @@ def seat_summary(index: int, color: str, user: str | None, rating: dict[str, Any
 
 
 def time_control_of(row: Any) -> str | None:
-    """A listed table's time control as text, None for an untimed table (every table until
-    tables carry a time control)."""
-    return getattr(row, "time_control", None)
+    """A listed table's time control as text (``omega.server.timecontrol``), None for an
+    untimed table."""
+    return row.time_control  # type: ignore[no-any-return]
 
 
 def _iso(moment: datetime) -> str:
@@ -188,9 +189,7 @@ class Lobby:
             raise ApiError("bad_request", "bad request: a rated table has no computer seats")
         if all(s.kind == "computer" for i, s in enumerate(new.seats) if i != new.creator_seat):
             raise ApiError("bad_request", "bad request: an open table needs at least one free seat for a person")
-        created = await self.core.create(NewTable(
-            new.players, new.size, new.pie_rule, new.seats, new.creator_seat, user.username,
-            creator_user=user.id, open=True, rated=new.rated), owner=owner)
+        created = await self.core.create(replace(new, name=user.username, creator_user=user.id, open=True), owner=owner)
         await self._notify_outside(created["id"])
         self.feed.changed(created["id"])
         return created

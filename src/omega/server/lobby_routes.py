@@ -37,6 +37,7 @@ from omega.server.ratings import RATED_PLAYERS, RatingStore
 from omega.server.scheduler import Scheduler
 from omega.server.schemas import CreateTable, parse_create
 from omega.server.table import SeatConfig
+from omega.server.timecontrol import TimeControl
 
 __all__ = ["add_lobby", "LobbyParts", "parse_open", "LEADERBOARD_PAGE", "PROFILE_HISTORY", "QUICKPLAY_EVERY"]
 
@@ -96,6 +97,8 @@ def parse_open(raw: bytes) -> tuple[CreateTable, bool]:
         raise ApiError("bad_request", "bad request: rated: Input should be a valid boolean")
     if "name" in data:
         raise ApiError("bad_request", "bad request: name: an open table's players play under their usernames")
+    if rated and data.get("hints"):
+        raise ApiError("bad_request", "bad request: hints: never at a rated table (a rating measures the players)")
     return parse_create(json.dumps(data).encode()), rated
 
 
@@ -173,7 +176,8 @@ def add_lobby(app: FastAPI, core: TableCore, accounts: Accounts, scheduler: Sche
         seats = tuple(SeatConfig(s.kind, getattr(s, "level", None)) for s in req.seats)
         creator = req.creator_seat if req.creator_seat is not None else next(
             i for i, s in enumerate(seats) if s.kind == "human")
-        new = NewTable(req.players, req.size, req.pie_rule, seats, creator, rated=rated)
+        new = NewTable(req.players, req.size, req.pie_rule, seats, creator, rated=rated,
+                       time_control=TimeControl.parse(req.time_control), hints=req.hints)
         return await lobby.open_table(user, new, client_address(request))
 
     @router.post("/api/lobby/tables/{table_id}/take", dependencies=[Charged])

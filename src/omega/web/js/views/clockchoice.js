@@ -9,11 +9,15 @@ import { controlChoices, controlText } from "../timecontrol.js";
 /** @typedef {import("../types.js").TimeControlConfig} TimeControlConfig */
 
 export class ClockChoice {
-  constructor() {
-    this.select = h("select", { id: "clock", "aria-label": "Clock" });
-    this.minutes = h("input", { type: "number", id: "clock-minutes", "aria-label": "Minutes per player", value: "5", class: "num" });
-    this.seconds = h("input", { type: "number", id: "clock-seconds", "aria-label": "Seconds added per move", value: "5", class: "num" });
-    this.reserve = h("select", { id: "clock-reserve", "aria-label": "Reserve" });
+  /**
+   * @param {string} [id] the field's id, and the prefix of its parts' (one page may hold two)
+   * @param {string} [label] its accessible name, told apart from another one's
+   */
+  constructor(id = "clock", label = "Clock") {
+    this.select = h("select", { id, "aria-label": label });
+    this.minutes = h("input", { type: "number", id: `${id}-minutes`, "aria-label": "Minutes per player", value: "5", class: "num" });
+    this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": "Seconds added per move", value: "5", class: "num" });
+    this.reserve = h("select", { id: `${id}-reserve`, "aria-label": "Reserve" });
     this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, " min + ", this.seconds, " s a move");
     this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve);
     this.el = h("span", { class: "clock-choice" }, this.select, " ", this.custom, this.reserveRow);

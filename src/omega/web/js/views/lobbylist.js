@@ -12,6 +12,7 @@ import { onLobby } from "../lobbyfeed.js";
 import { ratingText } from "../ratings.js";
 import { playerCounts, sizeOption } from "../siteconfig.js";
 import * as store from "../store.js";
+import { ClockChoice } from "./clockchoice.js";
 
 /** @typedef {import("../lobbytypes.js").ListedTable} ListedTable */
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
@@ -28,6 +29,7 @@ export class LobbyList {
     this.size = h("select", { "aria-label": "Board side of the open table", class: "open-size" });
     this.pie = h("input", { type: "checkbox", class: "open-pie" });
     this.rated = h("input", { type: "checkbox", class: "open-rated", checked: true });
+    this.clock = new ClockChoice("open-clock", "Clock of the open table");
     this.openBtn = h("button", { type: "submit", class: "btn confirm small" }, "Open table");
     this.players.addEventListener("change", () => this.drawForm());
     this.form = h("form", {
@@ -38,7 +40,7 @@ export class LobbyList {
         this.openTable();
       },
     }, this.players, this.size, h("label", { class: "toggle" }, this.pie, " pie"), h("label", { class: "toggle" }, this.rated, " rated"),
-    this.openBtn);
+    this.clock.el, this.openBtn);
     this.el = h("section", { class: "card lobby-tables" },
       h("h2", {}, "Open tables"),
       h("p", { class: "muted small" }, "Tables waiting for players. Take a free seat; the game starts when every seat is taken."),
@@ -63,6 +65,7 @@ export class LobbyList {
    */
   setConfig(config) {
     fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
+    this.clock.setConfig(config.time_controls);
     fill(this.size, config.sizes.map((s) => {
       const o = sizeOption(s);
       return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
@@ -139,7 +142,8 @@ export class LobbyList {
 
   async openTable() {
     const players = Number(this.players.value);
-    const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked };
+    const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked,
+      time_control: this.clock.value() };
     const t = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
     if (!t) return;
     store.rememberTable({
