@@ -43,10 +43,11 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
         expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
     expect(bob_page.get_by_role("list", name="Open tables")).to_contain_text("No open table")
 
-    # Ann opens a rated table for two (rated is the form's default).
+    # Ann opens a rated table for two (rated is the form's default) with 20 minutes each.
     form = ann_page.get_by_role("form", name="Open a table in the lobby")
     form.get_by_label("Players at the open table").select_option("2")
     expect(form.locator(".open-rated")).to_be_checked()
+    form.get_by_label("Clock of the open table").select_option("20+0")
     form.get_by_role("button", name="Open table").click()
     expect(ann_page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+(#seat=[A-Za-z0-9_-]+)?$"))
     ann = TablePage(ann_page)
@@ -55,7 +56,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
 
     # Bob's lobby shows it without a reload: Ann seated with her provisional rating.
     row = bob_page.locator(f'.open-table[data-open-table="{table_id}"]')
-    expect(row).to_contain_text("2 players · side 5 · rated · untimed")
+    expect(row).to_contain_text("2 players · side 5 · rated · 20+0")
     expect(row).to_contain_text("Ann_lobby 1000?")
     expect(row).to_contain_text("1 free")
     assert severe_violations(bob_page) == []
