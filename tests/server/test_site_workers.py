@@ -260,7 +260,7 @@ def test_a_move_too_late_stores_the_timeout_and_counts_it(sqlite_url: str) -> No
         # scheduler, woken by the move before, stored it first (game_over): on a busy machine
         # either may come first, and either way the timeout is stored and counted once.
         assert r.status_code == 409 and error_code(r) in ("too_late", "game_over"), r.text
-        assert api.state(t["id"], tokens[1])["end_reason"] == "timeout"
+        assert api.state(t["id"], tokens[1])["end_reason"] == "aborted"  # Black never moved
         assert value(scrape(live.url), "omega_clock_timeouts_total") == 1
     finally:
         api.close()
