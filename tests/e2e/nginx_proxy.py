@@ -16,7 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,6 +57,9 @@ MAIN = """\
 worker_processes 1;
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
+# Notices on standard error too: "start worker process" says nginx listens (its sockets are
+# bound before its workers start), which the test waits for instead of polling the port.
+error_log stderr notice;
 worker_rlimit_nofile 16384;
 events {{
     worker_connections 8192;
@@ -99,21 +102,29 @@ class Nginx:
         check = subprocess.run([*command, "-t"], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
         self.proc = subprocess.Popen([*command, "-g", "daemon off;"], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
-        self._wait_listening(host)
+                                     stderr=subprocess.PIPE, text=True, start_new_session=True)
+        self._wait_listening()
 
-    def _wait_listening(self, host: str, timeout: float = 30) -> None:
-        import socket
+    def _wait_listening(self, timeout: float = 30) -> None:
+        """Read nginx's notices until it starts a worker (it listens then), and keep reading
+        them in the background so that its standard error never fills up."""
+        assert self.proc.stderr is not None
+        stderr = self.proc.stderr
+        started = threading.Event()
+        listening: list[bool] = []
 
-        deadline = time.monotonic() + timeout
-        while True:  # poll until nginx accepts, within a deadline
-            if self.proc.poll() is not None:
-                raise RuntimeError("nginx exited:\n" + self.error_log())
-            with contextlib.suppress(OSError), socket.create_connection((host, self.port), timeout=1):
-                return
-            if time.monotonic() > deadline:
-                raise TimeoutError("nginx did not listen:\n" + self.error_log())
-            time.sleep(0.05)  # a poll interval, not a wait for an outcome
+        def read() -> None:
+            for line in stderr:
+                if "start worker process" in line:
+                    listening.append(True)
+                    started.set()
+            started.set()  # nginx exited: stop waiting
+
+        threading.Thread(target=read, daemon=True).start()
+        if not started.wait(timeout):
+            raise TimeoutError("nginx did not listen:\n" + self.error_log())
+        if not listening:
+            raise RuntimeError("nginx exited:\n" + self.error_log())
 
     def error_log(self) -> str:
         path = self.prefix / "error.log"

@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from omega import Game
 from omega.cli import build_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
-from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols
+from server.server_helpers import PgCluster, ServeProcess, free_port, poll_until, subprotocols
 from server.test_metrics import value
 from server.worker_process import WorkerProcess
 
@@ -105,10 +104,8 @@ def _kill_a_worker_mid_turn(site: Site, table_id: str) -> bool:
     turn was still unplayed when it died (it almost always is: a level-5 turn takes about a
     second)."""
     workers = {w.server_id: w for w in site.workers}
-    deadline = time.monotonic() + 120
-    while (due := site.due(table_id)) is None or due[0] not in workers:
-        assert time.monotonic() < deadline, "no worker claimed the computer's turn"
-        time.sleep(0.02)  # a poll interval of the database, not a wait for an outcome
+    due = poll_until(lambda: (d := site.due(table_id)) is not None and d[0] in workers and d,
+                     "no worker claimed the computer's turn", 120)
     victim = workers[str(due[0])]
     victim.kill()
     site.workers.remove(victim)

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,19 @@ from omega.server.thinking import spec_bot
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def poll_until(condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
+    """``condition()``'s first true value, asked again every 20 ms within ``timeout``.
+
+    Only for state of another process that nothing announces (a row of its database, its
+    metrics); whatever a socket or a log line says is waited for on that instead.
+    """
+    deadline = time.monotonic() + timeout
+    while not (seen := condition()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+    return seen
 
 
 def free_port() -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
 
-from .server_helpers import ROOT, Api, LiveServer, Socket, error_code, free_port, make_server
+from .server_helpers import ROOT, Api, LiveServer, Socket, error_code, free_port, make_server, poll_until
 
 
 def scrape(base: str, **headers: str) -> str:
@@ -38,10 +37,7 @@ def value(text: str, name: str, **labels: str) -> float:
 
 def wait_for_metric(base: str, name: str, expected: float, timeout: float = 30, **labels: str) -> None:
     """Scrape until ``name`` shows ``expected`` (a socket closes after its client left)."""
-    deadline = time.monotonic() + timeout
-    while (seen := value(scrape(base), name, **labels)) != expected:
-        assert time.monotonic() < deadline, f"{name} stayed at {seen}, not {expected}"
-        time.sleep(0.05)  # a poll interval, not a wait for an outcome
+    poll_until(lambda: value(scrape(base), name, **labels) == expected, f"{name} never showed {expected}", timeout)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import random
 import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +18,17 @@ from sqlalchemy import create_engine, text
 from omega.server.app import create_app
 from omega.server.config import Settings
 
-from .server_helpers import ROOT, Api, LiveServer, PgCluster, ServeProcess, Socket, free_port, random_turn
+from .server_helpers import (
+    ROOT,
+    Api,
+    LiveServer,
+    PgCluster,
+    ServeProcess,
+    Socket,
+    free_port,
+    poll_until,
+    random_turn,
+)
 from .test_metrics import value
 from .worker_process import WorkerProcess
 
@@ -89,13 +98,6 @@ def _claims(url: str) -> list[tuple[str, str, str | None]]:
         engine.dispose()
 
 
-def _wait_for(condition: object, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)  # a poll interval of the database, not a wait for an outcome
-
-
 @pytest.fixture
 def quick_server(pg_url: str) -> Iterator[LiveServer]:
     """A server without computer players (as ``--no-workers``) that finds a dead process
@@ -120,9 +122,9 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
         try:
             assert watch.recv()["type"] == "sync"
             api.turn(tid, t["token"], ["e5", "a1"])
-            _wait_for(lambda: ("computer", tid, a_id) in _claims(pg_url), 60, "worker A never claimed the turn")
+            poll_until(lambda: ("computer", tid, a_id) in _claims(pg_url), "worker A never claimed the turn", 60)
             # The bot processes start with the first turn: A is thinking once one is there.
-            _wait_for(lambda: _bot_processes(a.proc.pid), 60, "worker A started no bot process")
+            poll_until(lambda: _bot_processes(a.proc.pid), "worker A started no bot process", 60)
             thinking = _children(a.proc.pid)
             # Worker B is there before A dies, and leaves A's claim alone while A lives.
             b = WorkerProcess(pg_url, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
@@ -143,7 +145,7 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
         assert [c for c in _claims(pg_url) if c[1] == tid] == []  # no work left at the table
         # The next computer turn is B's too.
         api.turn(tid, t["token"], random_turn(state, random.Random(2)))
-        _wait_for(lambda: len(api.state(tid, t["token"])["game"]["history"]) == 4, 60, "B did not play again")
+        poll_until(lambda: len(api.state(tid, t["token"])["game"]["history"]) == 4, "B did not play again", 60)
     finally:
         api.close()
         a.kill()
