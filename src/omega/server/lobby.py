@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -38,11 +37,10 @@ from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
 from omega.server.events import Event, Joined, Renamed
 from omega.server.ratings import RatingStore
-from omega.server.storage import EventRow, SeatRow, TableRow, UserRow, Writer
+from omega.server.storage import SeatRow, TableRow, UserRow, Writer
 from omega.server.table import TableState, decide_cancel
 
-__all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary",
-           "time_control_of"]
+__all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary"]
 
 log = logging.getLogger("omega.server")
 
@@ -57,12 +55,6 @@ LISTED_MAX = 100
 def seat_summary(index: int, color: str, user: str | None, rating: dict[str, Any] | None) -> dict[str, Any]:
     """One seat of a listed table: its colour, who holds it (None: free) and their rating."""
     return {"index": index, "color": color, "user": user, "rating": rating}
-
-
-def time_control_of(row: Any) -> str | None:
-    """A listed table's time control as text (``omega.server.timecontrol``), None for an
-    untimed table."""
-    return row.time_control  # type: ignore[no-any-return]
 
 
 def _iso(moment: datetime) -> str:
@@ -283,9 +275,6 @@ class Lobby:
             seats = conn.execute(select(SeatRow.table_id, SeatRow.idx, SeatRow.kind, SeatRow.level, SeatRow.user_id,
                                         UserRow.username).outerjoin(UserRow, UserRow.id == SeatRow.user_id)
                                  .where(SeatRow.table_id.in_(ids)).order_by(SeatRow.table_id, SeatRow.idx)).all()
-            # The creator joined by creating the table: the first event is the creator's join.
-            hosts = {t: d for t, d in conn.execute(select(EventRow.table_id, EventRow.data).where(
-                EventRow.table_id.in_(ids), EventRow.version == 1, EventRow.kind == Joined.kind))}
             conn.rollback()
         by_table: dict[str, list[Any]] = {t: [] for t in ids}
         for s in seats:
@@ -310,19 +299,14 @@ class Lobby:
                     if s.user_id is not None and rating is None:
                         rating = self.ratings.unrated()
                     listed.append(seat_summary(s.idx, color, s.username, rating))
-            host_data = hosts.get(r.id)
             out[r.id] = {
                 "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule, "rated": bool(r.rated),
-                "time_control": time_control_of(r), "created_at": _iso(r.created_at),
-                "host": _seat_in(host_data),
+                "time_control": r.time_control,  # None: untimed "created_at": _iso(r.created_at),
+                "host": r.creator_seat,
                 "free": sum(1 for s in by_table[r.id] if s.kind == "human" and s.user_id is None),
                 "seats": listed,
             }
         return out
-
-
-def _seat_in(data: str | None) -> int | None:
-    return None if data is None else int(json.loads(data)["seat"])
 
 
 def _seat_of(conn: Connection, table_id: str, user_id: int) -> int | None:
