@@ -79,6 +79,10 @@ class Table:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)
+    #: When each of those moves was sent (``time.monotonic()``, one clock for every process).
+    sent_at: list[float] = field(default_factory=list)
+    #: Seconds from opening the first socket to the last socket's sync.
+    connect_s: float = 0.0
     errors: dict[str, int] = field(default_factory=dict)
     #: Seconds from a flag's fall (the server's flag_at) to the timeout event at the stalled seat.
     lateness: list[float] = field(default_factory=list)
@@ -93,6 +97,9 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
     protocols = ["omega.v1", f"omega.token.{table.tokens[seat]}"]
     async with websockets.connect(url, subprotocols=protocols, open_timeout=60,  # type: ignore[arg-type]
                                   max_size=2**22) as ws:
+        # Connected once the table is on screen (its sync came): the moves are timed from
+        # there, and the opening burst is timed apart (``connect_s``).
+        first: list[str | bytes] = [await asyncio.wait_for(ws.recv(), timeout=60)]
         connected.append(seat)
         await ready.wait()
         pending: dict[str, tuple[float, list[str]]] = {}
@@ -125,7 +132,8 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
 
         while not table.done and time.monotonic() < deadline:
             try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
+                raw = first.pop() if first else await asyncio.wait_for(
+                    ws.recv(), timeout=max(0.1, deadline - time.monotonic()))
             except TimeoutError:
                 break
             msg = json.loads(raw)
@@ -133,6 +141,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
             if kind == "ack":
                 sent, turn = pending.pop(msg["request_id"])
                 stats.latencies.append(time.monotonic() - sent)
+                stats.sent_at.append(sent)
                 table.acked.append((msg["version"], turn))
                 continue
             if kind == "error":
@@ -172,12 +181,14 @@ def _clients(base_ws: str, tables: list[Table], args: argparse.Namespace, seed: 
         deadline = time.monotonic() + args.seconds + 60
         # With clocks, one player per table walks away after a few turns of its own.
         stalls = {t.id: (rng.randrange(2), rng.randint(2, 8)) for t in tables} if args.clock else {}
+        opening = time.monotonic()
         tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
                                              random.Random(rng.random()), start, connected, args.think,
                                              stalls[t.id][1] if t.id in stalls and stalls[t.id][0] == seat else None))
                  for t in tables for seat in (0, 1)]
         while len(connected) < len(tasks) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.05)
+        stats.connect_s = time.monotonic() - opening
         await asyncio.get_running_loop().run_in_executor(None, ready.wait)  # every process connected
         await asyncio.get_running_loop().run_in_executor(None, go.wait)
         start.set()
@@ -185,6 +196,17 @@ def _clients(base_ws: str, tables: list[Table], args: argparse.Namespace, seed: 
         return tables, stats, [repr(r) for r in results if isinstance(r, BaseException)][:5]
 
     out.put(asyncio.run(play()))
+
+
+def _slowest_by_second(latencies: list[float], sent_at: list[float], started: float) -> dict[str, int]:
+    """When the slowest 1 % of moves were sent: how many in each second of the run (a tail
+    that is a burst shows as one or two seconds; a steady one spreads over the run)."""
+    ranked = sorted(zip(latencies, sent_at, strict=True), reverse=True)[:max(1, len(latencies) // 100)]
+    counts: dict[str, int] = {}
+    for _, at in ranked:
+        second = str(int(at - started))
+        counts[second] = counts.get(second, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: int(kv[0])))
 
 
 def _cpu_seconds(pid: int | None) -> float | None:
@@ -243,6 +265,7 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
             w.join(30)
         tables = [t for played, _, _ in done for t in played]
         lat = [x for _, stats, _ in done for x in stats.latencies]
+        sent_at = [x for _, stats, _ in done for x in stats.sent_at]
         late = [x for _, stats, _ in done for x in stats.lateness]
         errors: dict[str, int] = {}
         for _, stats, _ in done:
@@ -265,12 +288,14 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
         cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
         return {
             "tables": len(tables), "sockets": 2 * len(tables), "client_processes": procs, "think_s": args.think,
+            "connect_s": round(max(stats.connect_s for _, stats, _ in done), 2),
             "turns": turns, "games_over": sum(1 for t in tables if t.done),
             "seconds": round(elapsed, 2), "turns_per_s": round(turns / elapsed, 1) if elapsed else 0.0,
             "latency_ms": {"p50": round(1000 * _percentile(lat, 0.50), 1),
                            "p95": round(1000 * _percentile(lat, 0.95), 1),
                            "p99": round(1000 * _percentile(lat, 0.99), 1),
                            "mean": round(1000 * statistics.fmean(lat), 1) if lat else None},
+            "slowest_sent_at_s": _slowest_by_second(lat, sent_at, started),
             "server_cpu_ms_per_turn": round(1000 * cpu / turns, 3) if cpu is not None and turns else None,
             **({"clock": args.clock, "timeouts": len(late),
                 "timeout_lateness_ms": {"p50": round(1000 * _percentile(late, 0.50), 1),

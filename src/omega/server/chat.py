@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from sqlalchemy import insert, select, text
+from sqlalchemy import bindparam, insert, select, text
 
 from omega.server.chat_text import check_chat_text
 from omega.server.clock import Clock, stamp
@@ -101,6 +101,10 @@ def _line(row: Any) -> ChatLine:
     return ChatLine(row.id, stamp(at), row.seat, row.name, row.username, row.text)
 
 
+#: A table's latest lines, newest first: built once (every socket that opens reads them).
+_LATEST = select(ChatRow).where(ChatRow.table_id == bindparam("tid")).order_by(ChatRow.id.desc()).limit(CHAT_HISTORY)
+
+
 class Chat:
     """The chat of every table, for one server process."""
 
@@ -113,8 +117,7 @@ class Chat:
         """The table's latest messages, oldest first."""
         def read() -> list[ChatLine]:
             with self.core.repo.engine.connect() as conn:
-                rows = conn.execute(select(ChatRow).where(ChatRow.table_id == table_id)
-                                    .order_by(ChatRow.id.desc()).limit(CHAT_HISTORY)).all()
+                rows = conn.execute(_LATEST, {"tid": table_id}).all()
                 conn.rollback()
             return [_line(r) for r in reversed(rows)]
 

@@ -272,6 +272,10 @@ class TableCore:
     async def fresh(self, table_id: str) -> Cached:
         """The cached table, caught up with events other processes stored."""
         cached = await self.get(table_id)
+        if not self.repo.is_postgres:
+            # One process owns an SQLite database (workers need PostgreSQL): every event of
+            # a cached table went through this cache, so there is nothing to ask.
+            return cached
         version = await self.db(self.repo.version, table_id)
         if version is not None and version > cached.state.version:
             async with cached.lock:

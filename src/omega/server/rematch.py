@@ -153,6 +153,8 @@ class Rematches:
 
     async def message_for(self, table_id: str, who: Identity) -> dict[str, Any] | None:
         """The message a socket that opens gets (None: no rematch was ever proposed)."""
+        if not (await self.core.get(table_id)).state.over:
+            return None  # proposed only once the game is over: nothing to read before
         rematch = await self.current(table_id)
         if rematch is None:
             return None

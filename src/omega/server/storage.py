@@ -454,25 +454,31 @@ def _table_keys(conn: Connection, table_id: str) -> TableKeys | None:
     return TableKeys(tuple(s.token_hash for s in seats), spectator, tuple(s.user_id for s in seats))
 
 
-def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> int:
-    where = (PresenceRow.table_id == table_id, PresenceRow.seat == seat, PresenceRow.server_id == server_id)
-    row = conn.execute(select(PresenceRow.count).where(*where)).scalar_one_or_none()
-    if row is None:
+_PRESENCE_ROW = (PresenceRow.table_id == bindparam("p_tid"), PresenceRow.seat == bindparam("p_seat"),
+                 PresenceRow.server_id == bindparam("p_server"))
+_PRESENCE_COUNT = select(PresenceRow.count).where(*_PRESENCE_ROW)
+_PRESENCE_INSERT = insert(PresenceRow)
+_PRESENCE_DELETE = delete(PresenceRow).where(*_PRESENCE_ROW)
+_PRESENCE_UPDATE = update(PresenceRow).where(*_PRESENCE_ROW).values(count=bindparam("p_count"))
+_PRESENCE_TOTALS = select(PresenceRow.seat, func.sum(PresenceRow.count)).where(
+    PresenceRow.table_id == bindparam("p_tid")).group_by(PresenceRow.seat)
+
+
+def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, delta: int) -> None:
+    # Statements built once: a burst of sockets opening (a restart) runs this hundreds of times.
+    row = {"p_tid": table_id, "p_seat": seat, "p_server": server_id}
+    count = conn.execute(_PRESENCE_COUNT, row).scalar_one_or_none()
+    if count is None:
         if delta > 0:
-            conn.execute(insert(PresenceRow).values(table_id=table_id, seat=seat, server_id=server_id, count=delta))
-    elif row + delta <= 0:
-        conn.execute(delete(PresenceRow).where(*where))
+            conn.execute(_PRESENCE_INSERT, {"table_id": table_id, "seat": seat, "server_id": server_id, "count": delta})
+    elif count + delta <= 0:
+        conn.execute(_PRESENCE_DELETE, row)
     else:
-        conn.execute(update(PresenceRow).where(*where).values(count=row + delta))
-    total = conn.execute(select(func.coalesce(func.sum(PresenceRow.count), 0)).where(
-        PresenceRow.table_id == table_id, PresenceRow.seat == seat)).scalar_one()
-    return int(total)
+        conn.execute(_PRESENCE_UPDATE, {**row, "p_count": count + delta})
 
 
 def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
-    rows = conn.execute(select(PresenceRow.seat, func.sum(PresenceRow.count))
-                        .where(PresenceRow.table_id == table_id).group_by(PresenceRow.seat))
-    return {int(seat): int(total) for seat, total in rows}
+    return {int(seat): int(total) for seat, total in conn.execute(_PRESENCE_TOTALS, {"p_tid": table_id})}
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
