@@ -24,6 +24,7 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 
 _LETTERS = "WBRU"  # Color.letter, in colour order
+_LABELS = ("White", "Black", "Red", "Blue")  # Color.label, in colour order (read for every stone of a view)
 
 
 class Color(IntEnum):
@@ -41,7 +42,7 @@ class Color(IntEnum):
     @property
     def label(self) -> str:
         """The colour's name as players read it: ``White``, ``Black``, ``Red``, ``Blue``."""
-        return self.name.capitalize()
+        return _LABELS[self]
 
     @property
     def letter(self) -> str:
@@ -66,6 +67,9 @@ class Color(IntEnum):
             return cls[key]
         except KeyError:
             raise ValueError(f"{text!r} is not a colour (White, Black, Red or Blue)") from None
+
+
+_COLORS = tuple(Color)  # Color(v) by indexing
 
 
 def check_players(players: object) -> int:
@@ -225,9 +229,8 @@ class Game:
         >>> g = Game(); g.play(["e5", "a1"]); g.stones()
         {'a1': <Color.BLACK: 1>, 'e5': <Color.WHITE: 0>}
         """
-        return {
-            self._board.cells[i]: Color(v) for i, v in enumerate(self._stones) if v != _EMPTY
-        }
+        colors, cells = _COLORS, self._board.cells  # indexing, not Color(v): a server builds this per event
+        return {cells[i]: colors[v] for i, v in enumerate(self._stones) if v != _EMPTY}
 
     def empty_cells(self) -> tuple[str, ...]:
         """The empty cells, in board order."""

@@ -85,6 +85,24 @@ def test_the_log_replays_to_the_same_table_times_included() -> None:
         assert live.updated_at > datetime(2026, 1, 1, tzinfo=UTC)
 
 
+def test_taking_a_trial_is_applying_its_events() -> None:
+    # The action path applies a decided event to a copy (to store the row's derived columns)
+    # and the cache then takes that copy: the same table as applying the event itself.
+    for seed in range(5):
+        log = _play_random(TableState(CONFIG), FakeClock(), random.Random(seed), 12)
+        applied, taken = TableState(CONFIG), TableState(CONFIG)
+        for i, e in enumerate(log):
+            applied.apply(e)
+            taken.set_presence({0: i % 2})  # live counts change apart from the events
+            applied.set_presence({0: i % 2})
+            trial = taken.copy()
+            trial.set_presence({0: 5})  # a stale count in the trial is not taken
+            trial.apply(e)
+            taken.take(trial)
+            assert _picture(taken) == _picture(applied)
+        assert taken.requests == applied.requests and taken.game is not applied.game
+
+
 def test_stored_events_come_back_typed_with_their_times() -> None:
     repo = Repository(make_engine("sqlite://"))
     repo.migrate()

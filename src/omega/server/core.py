@@ -400,6 +400,8 @@ class TableCore:
             caught_keys: list[TableKeys] = []
             own_keys: list[TableKeys] = []
             in_force: list[bool] = []
+            # The table after the decided events, made to store its derived columns.
+            trials: list[TableState] = []
 
             def transaction(w: Writer | None) -> list[Event]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
@@ -424,6 +426,7 @@ class TableCore:
                 trial = state.copy()
                 for i, e in enumerate(events, start=1):
                     trial.apply(e.with_version(state.version + i))
+                trials.append(trial)
                 stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
                 if self.on_end is not None and trial.over and not state.over:
                     self.on_end(w, trial, stored)
@@ -451,10 +454,20 @@ class TableCore:
                     cached.keys = own_keys[-1]
                     in_force.append(True)
                 watched = self.hub.has(table_id)
-                for e in stored:
-                    state.apply(e)
-                    if watched:
-                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                if len(stored) == 1:
+                    # Nearly every write (a turn): the trial is the table after it, so the
+                    # turn is not played again.
+                    state.take(trials[-1])
+                else:
+                    # Each event's delivery carries the table as that event left it.
+                    for e in stored[:-1]:
+                        state.apply(e)
+                        if watched:
+                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                    state.apply(stored[-1])
+                if watched:
+                    last = stored[-1]
+                    applied.append(Delivery(last.version, last.public(), state.view(viewer=False)))
                 if not watched:
                     cached.recent.clear()  # events went by unseen: the memory has a gap
 

@@ -181,6 +181,16 @@ class TableState:
         other.renewed_at = dict(self.renewed_at)
         return other
 
+    def take(self, trial: TableState) -> None:
+        """Become ``trial``, a :meth:`copy` of this state with events applied since: the
+        action path applies a turn once, to decide what to store, and the cache then takes
+        the result instead of applying the events again.  The live counts of sockets are
+        kept (they change apart from events); the trial's request ids are added."""
+        for name, value in vars(trial).items():
+            if name not in _NOT_TAKEN:
+                setattr(self, name, value)
+        self.requests.update(trial.requests)
+
     def _clock_step(self, event: Event) -> None:
         """What an event does to the clocks (they are derived from the log like the rest)."""
         p = event.payload
@@ -389,6 +399,11 @@ class TableState:
             elif reason == "resignation":
                 tags["Outcome"] = resignation_outcome(ranking[0])
         return tags
+
+
+#: What :meth:`TableState.take` leaves as it is: the table's fixed configuration, the live
+#: socket counts, and the request ids (the trial's are added to them).
+_NOT_TAKEN = frozenset({"config", "connections", "requests"})
 
 
 # -- how each event changes a table -------------------------------------------------------
