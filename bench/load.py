@@ -294,6 +294,7 @@ async def _run(args: argparse.Namespace, base: str, server_pid: int | None) -> d
             "latency_ms": {"p50": round(1000 * _percentile(lat, 0.50), 1),
                            "p95": round(1000 * _percentile(lat, 0.95), 1),
                            "p99": round(1000 * _percentile(lat, 0.99), 1),
+                           "max": round(1000 * max(lat), 1) if lat else None,
                            "mean": round(1000 * statistics.fmean(lat), 1) if lat else None},
             "slowest_sent_at_s": _slowest_by_second(lat, sent_at, started),
             "server_cpu_ms_per_turn": round(1000 * cpu / turns, 3) if cpu is not None and turns else None,

@@ -454,6 +454,8 @@ class TableCore:
                     cached.keys = own_keys[-1]
                     in_force.append(True)
                 watched = self.hub.has(table_id)
+                if not stored:
+                    return  # nothing decided (a retry's first answer, a name unchanged)
                 if len(stored) == 1:
                     # Nearly every write (a turn): the trial is the table after it, so the
                     # turn is not played again.
