@@ -45,6 +45,7 @@ import httpx
 import websockets
 
 from omega import Game
+from omega.server.patch import apply as apply_changes
 
 
 def _serve(url: str, port: int, synchronous: str = "FULL") -> None:
@@ -94,7 +95,7 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
     cells = Game(players=2, size=5).cells
     url = f"{base_ws}/ws/tables/{table.id}"
     # The seat token travels as a subprotocol, never in the URL.
-    protocols = ["omega.v1", f"omega.token.{table.tokens[seat]}"]
+    protocols = ["omega.v2", f"omega.token.{table.tokens[seat]}"]
     async with websockets.connect(url, subprotocols=protocols, open_timeout=60,  # type: ignore[arg-type]
                                   max_size=2**22) as ws:
         # Connected once the table is on screen (its sync came): the moves are timed from
@@ -152,6 +153,8 @@ async def _player(base_ws: str, table: Table, seat: int, max_turns: int, deadlin
                 if last_state is not None and last_state["version"] != moved_at:
                     await maybe_move(last_state)
                 continue
+            if kind == "event":  # omega.v2: the changes to the state this client holds
+                msg["state"] = apply_changes(last_state, msg["changes"], in_place=True)
             if "state" in msg:
                 event = msg.get("event") or {}
                 if event.get("kind") == "timeout" and event.get("seat") == seat and flag_at is not None:

@@ -22,6 +22,9 @@ import httpx
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
+from omega.server.patch import PatchError
+from omega.server.patch import apply as apply_changes
+
 from .server_helpers import ROOT, ServeProcess, Socket, subprotocols
 
 API_DOC = ROOT / "docs" / "server-api.md"
@@ -237,6 +240,8 @@ class Wire:
     closed: int | None = None
     #: Answers (ack, error, pong) not yet taken by :meth:`ask`.
     replies: list[dict[str, Any]] = field(default_factory=list)
+    #: The table as this socket holds it (from its sync and every event's changes).
+    state: dict[str, Any] | None = None
     #: Events received, in order.
     events: list[dict[str, Any]] = field(default_factory=list)
 
@@ -308,6 +313,9 @@ class Wire:
         expect(isinstance(msg, dict), f"{self.label}: a message that is not an object: {msg}")
         kind = msg.get("type")
         if self.protocol.presence(msg, self.players, self.computers):
+            if self.state is not None:
+                self.state["seats"] = [{**s, "connected": here} for s, here in zip(self.state["seats"], msg["seats"],
+                                                                                   strict=True)]
             return
         if kind in ("ack", "error", "pong"):
             if kind == "error":
@@ -320,8 +328,13 @@ class Wire:
             return
         expect(kind in ("sync", "event"), f"{self.label}: a message of unknown type: {str(msg)[:300]}")
         version, state = msg.get("version"), msg.get("state")
-        check_state(state, self.players, self.seat, f"{self.label} {kind}")
-        expect(version == state["version"], f"{self.label}: {kind} at version {version} with a state at {state['version']}")
+        if kind == "event" and "changes" in msg:  # omega.v2: the changes to the state held
+            state = msg["state"] = self.changed(msg)
+        if state is not None or kind == "sync":
+            check_state(state, self.players, self.seat, f"{self.label} {kind}")
+            expect(version == state["version"],
+                   f"{self.label}: {kind} at version {version} with a state at {state['version']}")
+            self.state = state
         if kind == "sync":
             expect(self.last is None or version >= self.last,
                    f"{self.label}: sync back to version {version} after version {self.last}")
@@ -335,6 +348,21 @@ class Wire:
                    f"{self.label}: a presence event took version {version}")
             self.events.append(msg)
         self.last = version
+
+
+    def changed(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        """The state after an event's changes (None: this socket holds no state to apply
+        them to, having asked for events since a version without a sync)."""
+        changes = msg.get("changes")
+        expect(isinstance(changes, list) and "state" not in msg, f"{self.label}: bad event {str(msg)[:300]}")
+        if self.state is None:
+            return None
+        expect(self.state["version"] == msg.get("version", 0) - 1,
+               f"{self.label}: changes for version {msg.get('version')} on a state at {self.state['version']}")
+        try:
+            return dict(apply_changes(self.state, changes))
+        except PatchError as e:
+            raise Broken(f"{self.label}: changes that do not apply: {e}") from None
 
 
 def open_wire(protocol: Protocol, contract: Contract, ws_url: str, table_id: str, token: str | None,

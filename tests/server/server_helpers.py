@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import os
 import queue
@@ -27,6 +28,7 @@ from omega.server.app import create_app
 from omega.server.clock import Clock
 from omega.server.config import Settings
 from omega.server.limits import Limits
+from omega.server.patch import apply as apply_changes
 from omega.server.run import uvicorn_options
 from omega.server.thinking import spec_bot
 
@@ -169,26 +171,50 @@ def error_code(r: httpx.Response) -> str:
     return str(r.json()["error"]["code"])
 
 
-def subprotocols(token: str | None) -> list[str]:
+def subprotocols(token: str | None, protocol: str = "omega.v2") -> list[str]:
     """What a client offers when it opens a table's socket with ``token``."""
-    return ["omega.v1", *([f"omega.token.{token}"] if token is not None else [])]
+    return [protocol, *([f"omega.token.{token}"] if token is not None else [])]
 
 
 class Socket:
-    """A WebSocket client that reads JSON messages with a timeout."""
+    """A WebSocket client that reads JSON messages with a timeout.
 
-    def __init__(self, ws_url: str, table_id: str, token: str | None, since: int | None = None) -> None:
+    It speaks ``omega.v2`` unless told otherwise: it holds the table's state (from the sync,
+    or ``base``, the state it resumes from with ``since``), applies each event's changes to
+    it as the page does, checking that the versions follow, and adds the state it now holds
+    to the event message as ``state`` (what ``omega.v1`` sends), so that tests read states
+    the same way over either protocol.
+    """
+
+    def __init__(self, ws_url: str, table_id: str, token: str | None, since: int | None = None, *,
+                 base: dict[str, Any] | None = None, protocol: str = "omega.v2") -> None:
+        if base is not None and since is None:
+            since = base["version"]
         # The secret travels as a subprotocol, never in the URL (docs/server-api.md).
         query = f"?since={since}" if since is not None else ""
         self.conn: ClientConnection = connect(f"{ws_url}/ws/tables/{table_id}{query}",
-                                              subprotocols=subprotocols(token),  # type: ignore[arg-type]
+                                              subprotocols=subprotocols(token, protocol),  # type: ignore[arg-type]
                                               open_timeout=30, max_size=2**22).__enter__()
-
+        #: The table as this client holds it (None before a sync when no base was given).
+        self.state: dict[str, Any] | None = copy.deepcopy(base)
         self.received: list[dict[str, Any]] = []
 
     def recv(self, timeout: float = 20) -> dict[str, Any]:
         """The next message (every message is also kept in ``received``)."""
         msg = dict(json.loads(self.conn.recv(timeout=timeout)))
+        kind = msg.get("type")
+        if kind in ("sync", "event") and "state" in msg:
+            self.state = copy.deepcopy(msg["state"])
+        elif kind == "event":
+            held = self.state
+            assert held is not None, f"changes for version {msg['version']} and no state to apply them to"
+            assert held["version"] == msg["version"] - 1, \
+                f"changes for version {msg['version']} on a state at version {held['version']}"
+            self.state = apply_changes(held, msg["changes"])
+            msg["state"] = copy.deepcopy(self.state)
+        elif kind == "presence" and self.state is not None:
+            for seat, here in zip(self.state["seats"], msg["seats"], strict=True):
+                seat["connected"] = here
         self.received.append(msg)
         return msg
 

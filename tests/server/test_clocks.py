@@ -420,7 +420,7 @@ def test_a_timeout_due_while_the_server_was_down_fires_after_the_restart(tmp_pat
     advance(clock_file, 3 * 60 + 5)        # the flag fell while no server ran
     serve = ClockServe(db, clock_file, port=serve.port)
     serve.ready()
-    watch = Socket(serve.ws_url, tid, spectator, since=state["version"])
+    watch = Socket(serve.ws_url, tid, spectator, base=state)
     try:
         over = watch.until(lambda m: m["type"] in ("event", "sync") and m["state"]["status"] == "over")
         assert over["state"]["end_reason"] == "timeout" and over["state"]["game"]["winner"] == "Black"

@@ -144,7 +144,7 @@ def test_a_token_in_the_socket_url_is_not_read(sqlite_server: LiveServer) -> Non
     sock = Socket(sqlite_server.ws_url, t["id"], t["token"])  # the secret as a subprotocol
     try:
         assert sock.recv()["state"]["you"] == {"seat": 0}
-        assert sock.conn.subprotocol == "omega.v1"
+        assert sock.conn.subprotocol == "omega.v2"
     finally:
         sock.close()
         api.close()

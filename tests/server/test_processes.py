@@ -133,7 +133,7 @@ def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
         live.stop()
     serve = ServeProcess(db)
     serve.ready()
-    watch = Socket(serve.ws_url, t["id"], t["spectator_key"], since=state["version"])
+    watch = Socket(serve.ws_url, t["id"], t["spectator_key"], base=state)
     try:
         ev = watch.until(lambda m: m["type"] in ("event", "sync") and len(m["state"]["game"]["history"]) == 2,
                          timeout=90)

@@ -91,7 +91,7 @@ def test_reconnect_with_since(server: LiveServer, api: Api) -> None:
         token = p0 if state["game"]["current_seat"] == 0 else p1
         state = api.turn(tid, token, random_turn(state, rng))["state"]
     now = api.state(tid, p0)["version"]
-    sock = Socket(server.ws_url, tid, p1, since=seen)
+    sock = Socket(server.ws_url, tid, p1, base=first["state"])  # resumes from what it holds
     try:
         missed = [sock.recv() for _ in range(now - seen)]
         assert [m["type"] for m in missed] == ["event"] * (now - seen)
@@ -107,7 +107,7 @@ def test_reconnect_with_since(server: LiveServer, api: Api) -> None:
         sock.close()
     # Reconnecting already up to date: nothing is replayed, and the next event comes alone
     # (the whole log was sent again from version 1, as if the socket had missed it all).
-    sock = Socket(server.ws_url, tid, p1, since=now)
+    sock = Socket(server.ws_url, tid, p1, base=api.state(tid, p1))
     try:
         sock.until(lambda m: m["type"] == "presence")
         state = api.state(tid, p0)
@@ -252,7 +252,8 @@ def test_every_state_seen_is_consistent_at_the_end(server: LiveServer, api: Api)
         seen = _events(spy, final)
     finally:
         spy.close()
-    replayed = Socket(server.ws_url, tid, t["spectator_key"], since=1)
+    assert t["state"]["version"] == 1
+    replayed = Socket(server.ws_url, tid, t["spectator_key"], base=t["state"])
     try:
         replay = [replayed.recv() for _ in range(final - 1)]
     finally:
@@ -367,7 +368,8 @@ def test_a_client_that_stops_reading_is_closed_4408_and_catches_up_with_since(
         assert messages[0]["type"] == "sync" and versions == list(range(versions[0], versions[-1] + 1))
         assert len(messages) < renames and close[1] == f"too far behind; reconnect with since={versions[-1]}"
         # Reconnecting with since gets every event it missed, gap-free.
-        again = Socket(live.ws_url, tid, t["invites"]["1"], since=versions[-1])
+        held = next(m["state"] for m in reversed(messages) if "state" in m and m["version"] == versions[-1])
+        again = Socket(live.ws_url, tid, t["invites"]["1"], base=held)
         try:
             caught_up = [again.recv() for _ in range(gone - versions[-1])]
             assert [m["version"] for m in caught_up] == list(range(versions[-1] + 1, gone + 1))

@@ -101,6 +101,15 @@ class Cached:
     #: served from here instead of rebuilding the table from the database).
     recent: deque[Delivery] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
 
+    def view_before(self, pending: list[Delivery]) -> dict[str, Any]:
+        """The table's view (no viewer) at its current version, the one the next event's
+        changes are counted from: the last of ``pending`` (deliveries made, not yet sent) or
+        of the events sent, when it is that version; else made now."""
+        last = pending[-1] if pending else self.recent[-1] if self.recent else None
+        if last is not None and last.version == self.state.version:
+            return last.state
+        return self.state.view(viewer=False)
+
     def delivered(self, items: list[Delivery]) -> None:
         """Remember events just sent (forgetting older ones if these do not follow)."""
         for item in items:
@@ -291,10 +300,11 @@ class TableCore:
             # Read after the events: keys at least as new as them, taken before they are applied.
             keys: TableKeys | None = await self.db(self.repo.keys, table_id)
             cached.keys = keys or cached.keys
-        out = []
+        out: list[Delivery] = []
         for e in events:
+            before = cached.view_before(out)
             cached.state.apply(e)
-            out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False)))
+            out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False), before))
         cached.delivered(out)
         self.hub.deliver(table_id, out)
 
@@ -319,6 +329,13 @@ class TableCore:
         cached = self._cache.get(table_id)
         if cached is not None and cached.state.set_presence(totals):
             self.hub.deliver_presence(table_id, PresenceNote(cached.state.version, cached.state.connected()))
+
+    async def presence_now(self, table_id: str) -> PresenceNote:
+        """Who is at the table now, as a presence message says it."""
+        cached = await self.get(table_id)
+        if self.repo.is_postgres:  # other processes' sockets count too (as for a sync)
+            cached.state.set_presence(await self.db(self.repo.presence_totals, table_id))
+        return PresenceNote(cached.state.version, cached.state.connected())
 
     def remote_presence(self, table_id: str) -> None:
         """Another process counted sockets of ``table_id`` (PostgreSQL NOTIFY)."""
@@ -416,8 +433,9 @@ class TableCore:
                     if _renews_keys(caught):
                         caught_keys.append(w.keys())
                     for e in caught:
+                        before = cached.view_before(applied)
                         state.apply(e)
-                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
                 events = decision(state, w, now)
                 if not events:
                     return []
@@ -456,6 +474,7 @@ class TableCore:
                 watched = self.hub.has(table_id)
                 if not stored:
                     return  # nothing decided (a retry's first answer, a name unchanged)
+                before = cached.view_before(applied) if watched else {}
                 if len(stored) == 1:
                     # Nearly every write (a turn): the trial is the table after it, so the
                     # turn is not played again.
@@ -465,11 +484,12 @@ class TableCore:
                     for e in stored[:-1]:
                         state.apply(e)
                         if watched:
-                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False)))
+                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
+                            before = applied[-1].state
                     state.apply(stored[-1])
                 if watched:
                     last = stored[-1]
-                    applied.append(Delivery(last.version, last.public(), state.view(viewer=False)))
+                    applied.append(Delivery(last.version, last.public(), state.view(viewer=False), before))
                 if not watched:
                     cached.recent.clear()  # events went by unseen: the memory has a gap
 
@@ -654,11 +674,15 @@ class TableCore:
             if stored is None:
                 return None
             replay = TableState(stored.config)
-            out = []
+            out: list[Delivery] = []
+            before: dict[str, Any] = {}
             for e in stored.events:
+                if e.version == since + 1:
+                    before = replay.view(viewer=False)  # what the client holds
                 replay.apply(e)
                 if e.version > since:
-                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False)))
+                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False), before))
+                    before = out[-1].state
             return out
 
         return await self.db(rebuild)

@@ -8,7 +8,7 @@ own hub.  A socket never depends on a notification's content, only on the event 
 lost or late notification costs latency, never correctness.
 
 >>> hub = Hub(); sub = hub.add("t1", seat=0)
->>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {})]); sub.queue.qsize()
+>>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {"version": 1}, {"version": 0})]); sub.queue.qsize()
 1
 >>> slow = Subscriber("t1", seat=None, maxsize=1)   # a reader that fell behind
 >>> slow.on_overflow = lambda: print("too far behind")
@@ -28,6 +28,7 @@ from functools import cached_property
 from typing import Any
 
 from omega.server.identity import Identity
+from omega.server.patch import diff
 
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL", "WORK_TAG"]
 
@@ -41,24 +42,37 @@ WORK_TAG = "w"
 
 @dataclass(frozen=True)
 class Delivery:
-    """One event for sockets: its version, the public event and the table state after it
-    (without ``you``, which each socket adds for its viewer).
+    """One event for sockets: its version, the public event, the table state after it and
+    the one before it (both without ``you``, which is the socket's own).  A socket speaking
+    ``omega.v2`` is sent what changed between the two; one speaking ``omega.v1`` the whole
+    state.  Each message is encoded once, whatever the number of sockets.
 
-    >>> Delivery(3, {"kind": "join", "seat": 1}, {"id": "t", "version": 3}).head
+    >>> d = Delivery(3, {"kind": "join", "seat": 1}, {"id": "t", "version": 3}, {"id": "t", "version": 2})
+    >>> d.head
     '{"type":"event","version":3,"event":{"kind":"join","seat":1},"state":{"id":"t","version":3'
+    >>> d.changes_message
+    '{"type":"event","version":3,"event":{"kind":"join","seat":1},"changes":[["replace","/version",3]]}'
     """
 
     version: int
     event: dict[str, Any]
     state: dict[str, Any]
+    #: The state at ``version - 1``, as this process last sent it.
+    before: dict[str, Any]
 
     @cached_property
     def head(self) -> str:
-        """The event message as JSON up to the state's last field, left open for each socket
-        to add its viewer's ``"you"`` and close: encoded once, not once per socket."""
+        """The ``omega.v1`` event message as JSON up to the state's last field, left open for
+        each socket to add its viewer's ``"you"`` and close."""
         message = json.dumps({"type": "event", "version": self.version, "event": self.event, "state": self.state},
                              separators=(",", ":"))
         return message[:-2]  # without the state's and the message's closing braces
+
+    @cached_property
+    def changes_message(self) -> str:
+        """The ``omega.v2`` event message: the state's changes as patch operations."""
+        return json.dumps({"type": "event", "version": self.version, "event": self.event,
+                           "changes": diff(self.before, self.state)}, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,14 @@ connects; then it gets a sync (or the events it missed), every new event in vers
 presence messages, and may send actions, which take the same action path as HTTP ones.
 
 The secret never travels in the URL (URLs end up in proxies' and servers' logs): the client
-offers two subprotocols, ``omega.v1`` and ``omega.token.<seat token or spectator key>``, and
-the server accepts ``omega.v1``.
+offers the protocol, ``omega.v2`` (events carry what changed) or ``omega.v1`` (events carry
+the whole state), and ``omega.token.<seat token or spectator key>``; the server accepts the
+newest protocol offered.
 
->>> token_of(["omega.v1", "omega.token.abc-_1"]), token_of(["chat"])
+>>> token_of(["omega.v2", "omega.token.abc-_1"]), token_of(["chat"])
 ('abc-_1', None)
+>>> protocol_of(["omega.v1", "omega.v2"]), protocol_of(["omega.v1"]), protocol_of([])
+('omega.v2', 'omega.v1', None)
 """
 
 from __future__ import annotations
@@ -34,12 +37,21 @@ from omega.server.schemas import ChatMessage, RematchMessage, parse_client_messa
 from omega.server.social import Social
 from omega.server.timecontrol import stamp_ms
 
-__all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOL", "TOKEN_PREFIX", "token_of"]
+__all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOLS", "CHANGES", "TOKEN_PREFIX", "token_of",
+           "protocol_of"]
 
-#: The subprotocol the server speaks (and accepts when offered).
-SUBPROTOCOL = "omega.v1"
+#: The protocols the server speaks, newest first: ``omega.v2`` sends each event with the
+#: state's changes (patch operations), ``omega.v1`` with the whole state.
+SUBPROTOCOLS = ("omega.v2", "omega.v1")
+#: The protocol whose events carry changes.
+CHANGES = "omega.v2"
 #: The offered subprotocol that carries the caller's secret.
 TOKEN_PREFIX = "omega.token."
+
+
+def protocol_of(subprotocols: list[str]) -> str | None:
+    """The newest protocol a client offered (None: it offered none; it gets whole states)."""
+    return next((p for p in SUBPROTOCOLS if p in subprotocols), None)
 
 
 def token_of(subprotocols: list[str]) -> str | None:
@@ -100,6 +112,8 @@ class TableSocket:
         self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock.monotonic())
         self.writer: asyncio.Task[None] | None = None
         self.closing: asyncio.Task[None] | None = None
+        #: Whether events go out as changes (``omega.v2``) rather than whole states.
+        self.changes = False
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_text(json.dumps(message, separators=(",", ":")))
@@ -141,7 +155,9 @@ class TableSocket:
 
     async def run(self) -> None:
         offered = list(self.ws.scope.get("subprotocols", []))
-        await self.ws.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        protocol = protocol_of(offered)
+        self.changes = protocol == CHANGES
+        await self.ws.accept(subprotocol=protocol)
         params = self.ws.query_params
         credentials = Credentials(token_of(offered))
         if not self.connects.allow(self.address, credentials, self.clock.monotonic()):
@@ -183,6 +199,10 @@ class TableSocket:
             self.writer = asyncio.get_running_loop().create_task(self.pump(sub.queue, who, sub))
             if seat is not None:
                 await self.presence.opened(self.table_id, seat)
+            if replay is not None:
+                # Who is here now, this socket's seat counted: the client's flags are as old
+                # as the state it resumed from (queued, so it follows what is being sent).
+                sub.offer(await self.core.presence_now(self.table_id))
             try:
                 await self.read(who)
             finally:
@@ -211,11 +231,18 @@ class TableSocket:
         self.last = version  # only once sent: a socket closed as too slow names the last one it got
 
     async def send_event(self, item: Delivery, who: Identity) -> None:
-        # The event and the state are encoded once for every socket (Delivery.head); only
-        # the viewer's seat is this socket's own, and it closes the state object.
-        seat = viewer_seat(who)
-        await self.send_text(f'{item.head},"you":{{"seat":{"null" if seat is None else seat}}}}}}}')
+        # Each message is encoded once for every socket (Delivery); a whole state (omega.v1)
+        # ends with the viewer's seat, this socket's own.  Changes (omega.v2) go from the
+        # version before, which this socket has: its events follow each other without gaps.
+        if self.changes:
+            await self.send_text(item.changes_message)
+        else:
+            seat = viewer_seat(who)
+            await self.send_text(f'{item.head},"you":{{"seat":{"null" if seat is None else seat}}}}}}}')
         self.last = item.version
+
+    async def send_presence(self, note: PresenceNote) -> None:
+        await self.send({"type": "presence", "version": note.version, "seats": list(note.seats)})
 
     async def pump(self, queue: asyncio.Queue[Item], who: Identity, sub: Subscriber) -> None:
         """Send queued events in order; a gap is filled from the log, ``resync`` gets a sync.
@@ -232,7 +259,7 @@ class TableSocket:
                     await self.send_sync(who)
                     continue
                 if isinstance(item, PresenceNote):
-                    await self.send({"type": "presence", "version": item.version, "seats": list(item.seats)})
+                    await self.send_presence(item)
                     continue
                 if isinstance(item, Notice):
                     text = item.render(who)

@@ -147,7 +147,7 @@ export class LiveFeed {
     // The secret goes as a subprotocol, never in the URL (proxies and servers log URLs);
     // without one, the browser's session cookie identifies the account's seat.
     const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${query}`,
-      this.token ? ["omega.v1", `omega.token.${this.token}`] : ["omega.v1"]);
+      this.token ? ["omega.v2", `omega.token.${this.token}`] : ["omega.v2"]);
     this.ws = ws;
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
     ws.onopen = () => {

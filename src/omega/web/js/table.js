@@ -272,7 +272,12 @@ export function startTable(root, tableId) {
         M = T.measuredOffset(M, msg.server_time, msg.type === "pong" && pingAt !== null ? pingAt : at, at);
         if (msg.type === "pong") pingAt = null;
       }
-      if (msg.type === "sync" || msg.type === "event") takeState(msg.state);
+      if (msg.type === "sync") takeState(msg.state);
+      else if (msg.type === "event") {
+        const state = T.stateAfter(M.state, msg);
+        if (state) takeState(state);
+        else refresh(); // a version the changes need is missing: the table whole
+      }
       else if (msg.type === "review") reviewNotice(msg);
       else if (msg.type === "chat") chatView.add(msg.messages);
       else if (msg.type === "rematch") rematchArrived(msg.rematch);

@@ -8,6 +8,7 @@
 
 import { ApiError, describe } from "./errors.js";
 import { COLORS, Geometry } from "./geometry.js";
+import { applyChanges } from "./patch.js";
 import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
 import { clockText, serverOffset } from "./timecontrol.js";
 
@@ -18,6 +19,7 @@ import { clockText, serverOffset } from "./timecontrol.js";
 /** @typedef {import("./types.js").GameView} GameView */
 /** @typedef {import("./types.js").TableState} TableState */
 /** @typedef {import("./types.js").ServerMessage} ServerMessage */
+/** @typedef {import("./types.js").EventMessage} EventMessage */
 /** @typedef {import("./api.js").ConnStatus} ConnStatus */
 /** @typedef {import("./score.js").Stones} Stones */
 /** @typedef {import("./score.js").Groups} Groups */
@@ -668,6 +670,28 @@ export function applyPresence(m, seats) {
 }
 
 /**
+ * The table state after a socket event (protocol omega.v2: the event carries the changes
+ * from the version before). `held` when the page already holds that version or a newer one
+ * (an action's answer may come before its event); null when the changes cannot be applied
+ * (a version missing between): the page then fetches the table whole.
+ * @param {TableState | null} held
+ * @param {EventMessage} msg
+ * @returns {TableState | null}
+ */
+export function stateAfter(held, msg) {
+  if (msg.state) return msg.state; // omega.v1: the whole state
+  if (!held || !Array.isArray(msg.changes)) return null;
+  if (msg.version <= held.version) return held;
+  if (msg.version !== held.version + 1) return null;
+  try {
+    const state = applyChanges(held, msg.changes);
+    return state.version === msg.version ? state : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * What a socket message changes: `sync` and `event` bring a state, `presence` who is
  * here, `error` a sentence.
  * @template {Model} M
@@ -676,7 +700,8 @@ export function applyPresence(m, seats) {
  * @returns {M | Loaded}
  */
 export function applyServerMessage(m, msg) {
-  if ((msg.type === "sync" || msg.type === "event") && msg.state) return applyState(m, msg.state);
+  if (msg.type === "sync" && msg.state) return applyState(m, msg.state);
+  if (msg.type === "event") return applyState(m, stateAfter(m.state, msg));
   if (msg.type === "presence") return applyPresence(m, msg.seats);
   if (msg.type === "error" && msg.error) return note(m, "error", describe(new ApiError(msg.error.code, msg.error.message)));
   return m;

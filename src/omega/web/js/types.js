@@ -125,7 +125,12 @@
  */
 
 /** @typedef {{type: "sync", version: number, state: TableState, server_time?: string}} SyncMessage */
-/** @typedef {{type: "event", version: number, event: TableEvent, state: TableState}} EventMessage */
+/**
+ * An event: with the changes from the version before (omega.v2, which the page speaks), or
+ * the whole state after it (omega.v1).
+ * @typedef {{type: "event", version: number, event: TableEvent, changes?: import("./patch.js").Change[],
+ *   state?: TableState}} EventMessage
+ */
 /** @typedef {{type: "ack", request_id: string, version: number}} AckMessage */
 /** @typedef {{type: "error", request_id: string | null, error: ErrorDetail}} ErrorMessage */
 /** @typedef {{type: "pong", server_time?: string}} PongMessage */
