@@ -52,21 +52,22 @@ def diff(old: Any, new: Any, path: str = "") -> list[list[Any]]:
     [['replace', '/a~1b', 2]]
     """
     ops: list[list[Any]] = []
-    _diff(old, new, path, ops)
+    if old != new:
+        _diff(old, new, path, ops)
     return ops
 
 
 def _diff(old: Any, new: Any, path: str, ops: list[list[Any]]) -> None:
-    if old == new:  # compared in C: most of a state is equal and costs next to nothing here
-        return
+    # Called only for values that differ.  Members and items that are equal are skipped
+    # before any path is built: most of a state is equal, and == compares it in C.
     if isinstance(old, dict) and isinstance(new, dict):
-        for key in old:
-            if key not in new:
-                ops.append(["remove", f"{path}/{_escape(key)}"])
+        gone = old.keys() - new.keys()
+        if gone:
+            ops.extend(["remove", f"{path}/{_escape(key)}"] for key in old if key in gone)
         for key, value in new.items():
             if key not in old:
                 ops.append(["add", f"{path}/{_escape(key)}", value])
-            else:
+            elif old[key] != value:
                 _diff(old[key], value, f"{path}/{_escape(key)}", ops)
         return
     if isinstance(old, list) and isinstance(new, list):
@@ -75,7 +76,8 @@ def _diff(old: Any, new: Any, path: str, ops: list[list[Any]]) -> None:
             return
         if len(new) == len(old):
             for i, (a, b) in enumerate(zip(old, new, strict=True)):
-                _diff(a, b, f"{path}/{i}", ops)
+                if a != b:
+                    _diff(a, b, f"{path}/{i}", ops)
             return
     ops.append(["replace", path, new])
 
