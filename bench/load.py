@@ -56,13 +56,14 @@ def _serve(url: str, port: int, synchronous: str = "FULL") -> None:
 
     from omega.server.app import create_app
     from omega.server.limits import Limits
-    from omega.server.run import uvicorn_options
+    from omega.server.run import settle_memory, uvicorn_options
 
     logging.basicConfig(level=logging.WARNING)
     limits = Limits(create_rate=10_000.0, create_burst=10_000, http_rate=10_000.0, http_burst=10_000,
                     ws_connect_rate=10_000.0, ws_connect_burst=10_000)
-    uvicorn.run(create_app(url, bot_factory=None, limits=limits, sqlite_synchronous=synchronous),
-                host="127.0.0.1", port=port,
+    app = create_app(url, bot_factory=None, limits=limits, sqlite_synchronous=synchronous)
+    settle_memory()  # as omega serve does
+    uvicorn.run(app, host="127.0.0.1", port=port,
                 log_level="warning", backlog=2048, **uvicorn_options())  # type: ignore[arg-type]
 
 
