@@ -6,15 +6,18 @@ import random
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
+from sqlalchemy.exc import IntegrityError
 
+from omega.server.events import Event, Renamed
 from omega.server.identity import TableKeys
-from omega.server.storage import Repository, make_engine, schema_head
+from omega.server.storage import Repository, Write, Writer, make_engine, schema_head
 from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig
 
 from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
@@ -70,6 +73,38 @@ def test_claim_computer_turn_once(db_url: str) -> None:
     assert repo.claim_due(loser, now - timedelta(seconds=1), 10, leases) == []  # not due yet then
     repo.forget_server(winners.pop())  # the claimer died: its turn may be taken over
     assert [d.table_id for d in repo.claim_due(loser, now, 10, leases)] == ["claimtbl"]
+    repo.engine.dispose()
+
+
+def test_a_clash_of_keys_in_the_driver_sql_is_sqlalchemys_and_undoes_one_write(db_url: str) -> None:
+    # A turn's statements bypass SQLAlchemy (storage._DriverSql); their errors must still be
+    # SQLAlchemy's (the action path reads IntegrityError as an answer, not a failure).
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    tables = [TableConfig(f"clash{i}", 2, 5, False, "2026-01-01T00:00:00+00:00",
+                          (SeatConfig("human"), SeatConfig("human"))) for i in range(2)]
+    for config in tables:
+        repo.create_table(config, TableKeys((None, None), "s" * 64))
+
+    def named(request_id: str) -> Callable[[Writer | None], list[Event]]:
+        def store(w: Writer | None) -> list[Event]:
+            assert w is not None
+            return w.append([Event(Renamed(0, "Ann"), at=now, seat=0, request_id=request_id)],
+                            status="playing", to_move_seat=0)
+        return store
+
+    repo.write_many([Write("clash0", named("r1"), lambda _: None)])
+    # Alone: the clash of (table, request id) comes out as SQLAlchemy's IntegrityError.
+    with pytest.raises(IntegrityError):
+        repo.write_many([Write("clash0", named("r1"), lambda _: None)])
+    if not repo.is_postgres:
+        # In a batch (SQLite): the clashing write alone is undone; the other one is stored.
+        results = repo.write_many([Write("clash0", named("r1"), lambda _: None),
+                                   Write("clash1", named("r1"), lambda _: None)])
+        assert isinstance(results[0], IntegrityError) and not isinstance(results[1], Exception)
+    assert [len(stored.events) for stored in map(repo.load, ["clash0", "clash1"]) if stored is not None] == \
+        [1, 0 if repo.is_postgres else 1]
     repo.engine.dispose()
 
 
