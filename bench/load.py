@@ -1,5 +1,6 @@
 """Load test of the game server on loopback: many 2-player tables, both seats played by
-simulated people over WebSockets with random legal turns.
+simulated people over WebSockets (protocol ``omega.v2``: each player applies the events'
+changes to the table it holds, as the page does) with random legal turns.
 
 Starts a server process (its own SQLite file in a temporary directory unless ``--db`` is
 given; or plays against a running server with ``--url``), creates ``--tables`` tables, opens
@@ -7,9 +8,12 @@ two sockets per table and plays until every game is over, ``--turns`` turns per 
 played, or ``--seconds`` run out.  The simulated players run in ``--clients`` processes of
 their own, so the load generator's work is not the server's.  Then it checks every table's
 stored history against the acknowledged turns and prints (``--json``: one JSON object) the
-move round-trip latency (send -> ack) percentiles, turns per second, the number of lost and
-duplicated turns, which must both be 0, and (for a server it started) the server process's
-own CPU time per acknowledged turn.
+move round-trip latency (send -> ack) percentiles and maximum, when the slowest 1 % of moves
+were sent (``slowest_sent_at_s``: a count per second of the run, which tells a burst from a
+steady tail), turns per second, the number of lost and duplicated turns, which must both be
+0, and (for a server it started) the server process's own CPU time per acknowledged turn.
+Moves are timed from the moment every player has its table's sync (a person sees the board
+before moving); how long opening every socket took is ``connect_s``.
 
 With ``--clock 3+2`` the tables have that time control and, at each table, one player stops
 moving after a few turns of its own (2 to 8): its clock runs out, and the server must
