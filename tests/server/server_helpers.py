@@ -176,8 +176,32 @@ def subprotocols(token: str | None, protocol: str = "omega.v2") -> list[str]:
     return [protocol, *([f"omega.token.{token}"] if token is not None else [])]
 
 
-class Socket:
-    """A WebSocket client that reads JSON messages with a timeout.
+class JsonSocket:
+    """A WebSocket client that reads JSON messages with a timeout."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
+
+    def recv(self, timeout: float = 20) -> dict[str, Any]:
+        """The next message."""
+        return dict(json.loads(self.conn.recv(timeout=timeout)))
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        self.conn.send(message if isinstance(message, str) else json.dumps(message))
+
+    def until(self, pred: Any, timeout: float = 30) -> dict[str, Any]:
+        """The first message satisfying ``pred`` (earlier ones are dropped)."""
+        while True:
+            msg = self.recv(timeout)
+            if pred(msg):
+                return msg
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class Socket(JsonSocket):
+    """A table's WebSocket client.
 
     It speaks ``omega.v2`` unless told otherwise: it holds the table's state (from the sync,
     or ``base``, the state it resumes from with ``since``), applies each event's changes to
@@ -192,16 +216,16 @@ class Socket:
             since = base["version"]
         # The secret travels as a subprotocol, never in the URL (docs/server-api.md).
         query = f"?since={since}" if since is not None else ""
-        self.conn: ClientConnection = connect(f"{ws_url}/ws/tables/{table_id}{query}",
-                                              subprotocols=subprotocols(token, protocol),  # type: ignore[arg-type]
-                                              open_timeout=30, max_size=2**22).__enter__()
+        super().__init__(connect(f"{ws_url}/ws/tables/{table_id}{query}",
+                                 subprotocols=subprotocols(token, protocol),  # type: ignore[arg-type]
+                                 open_timeout=30, max_size=2**22).__enter__())
         #: The table as this client holds it (None before a sync when no base was given).
         self.state: dict[str, Any] | None = copy.deepcopy(base)
         self.received: list[dict[str, Any]] = []
 
     def recv(self, timeout: float = 20) -> dict[str, Any]:
         """The next message (every message is also kept in ``received``)."""
-        msg = dict(json.loads(self.conn.recv(timeout=timeout)))
+        msg = super().recv(timeout)
         kind = msg.get("type")
         if kind in ("sync", "event") and "state" in msg:
             self.state = copy.deepcopy(msg["state"])
@@ -217,19 +241,6 @@ class Socket:
                 seat["connected"] = here
         self.received.append(msg)
         return msg
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        self.conn.send(message if isinstance(message, str) else json.dumps(message))
-
-    def until(self, pred: Any, timeout: float = 30) -> dict[str, Any]:
-        """The first message satisfying ``pred`` (earlier ones are dropped)."""
-        while True:
-            msg = self.recv(timeout)
-            if pred(msg):
-                return msg
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def random_turn(state: dict[str, Any], rng: Any) -> list[str]:

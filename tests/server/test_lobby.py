@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from sqlalchemy import create_engine, select, text
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from observe import observable_state
 from omega import Game
@@ -27,7 +27,7 @@ from omega.server.quickplay import WINDOW, WINDOW_GROWTH
 from omega.server.ratings import MODEL, NOT_RATED, RatingRow, _ratable, display
 from omega.server.table import SeatConfig, TableConfig, TableState
 
-from .server_helpers import ROOT, LiveServer, error_code, make_server
+from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server
 from .test_accounts import CHEAP, Browser
 
 #: Registrations are limited per address; these tests register dozens of players from one.
@@ -65,27 +65,15 @@ def people(site: LiveServer) -> Iterator[Any]:
         b.close()
 
 
-class LobbySocket:
+class LobbySocket(JsonSocket):
     """The lobby's WebSocket as a logged-in browser (or a guest) opens it."""
 
     def __init__(self, server: LiveServer, browser: Browser | None = None) -> None:
         headers = {"origin": server.url}
         if browser is not None and browser.session:
             headers["cookie"] = f"omega_session={browser.session}"
-        self.conn: ClientConnection = connect(f"{server.ws_url}/ws/lobby", subprotocols=["omega.v1"],  # type: ignore[list-item]
-                                              additional_headers=headers, open_timeout=30).__enter__()
-
-    def recv(self, timeout: float = 20) -> dict[str, Any]:
-        return dict(json.loads(self.conn.recv(timeout=timeout)))
-
-    def until(self, pred: Any, timeout: float = 30) -> dict[str, Any]:
-        while True:
-            msg = self.recv(timeout)
-            if pred(msg):
-                return msg
-
-    def close(self) -> None:
-        self.conn.close()
+        super().__init__(connect(f"{server.ws_url}/ws/lobby", subprotocols=["omega.v1"],  # type: ignore[list-item]
+                                 additional_headers=headers, open_timeout=30).__enter__())
 
 
 def open_table(b: Browser, **body: Any) -> dict[str, Any]:

@@ -144,8 +144,13 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
         assert state["game"]["current_seat"] == 0
         assert [c for c in _claims(pg_url) if c[1] == tid] == []  # no work left at the table
         # The next computer turn is B's too.
-        api.turn(tid, t["token"], random_turn(state, random.Random(2)))
-        poll_until(lambda: len(api.state(tid, t["token"])["game"]["history"]) == 4, "B did not play again", 60)
+        watch = Socket(quick_server.ws_url, tid, t["spectator_key"], base=state)
+        try:
+            api.turn(tid, t["token"], random_turn(state, random.Random(2)))
+            again = watch.until(computer_turn, timeout=60)
+            assert len(again["state"]["game"]["history"]) == 4, "B did not play again"
+        finally:
+            watch.close()
     finally:
         api.close()
         a.kill()
