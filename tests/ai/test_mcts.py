@@ -165,6 +165,25 @@ def test_a_settled_search_stops_early_only_when_managed() -> None:
     assert managed.last.iterations < plain.last.iterations == 200_000
 
 
+def test_a_time_cap_never_reached_changes_nothing_in_a_seeded_search() -> None:
+    # The review's promise: the same seed and iteration budget give the same values, with a
+    # time cap out of the way.  The capped search looks at the clock in chunks sized by its
+    # speed; the settled test must still run at the same counts, or the early stop (and so
+    # the values) would depend on how fast the machine happened to be.
+    game = Game(players=2, size=3)
+    for turn in (("d2", "d3"), ("a1", "e3"), ("b3", "d4"), ("e5", "b2"), ("d5", "a3"), ("c3", "a2"), ("b1", "e4")):
+        game.play(turn)
+    results = []
+    for time in (None, 600.0):
+        bot = MctsBot(iterations=50_000, time=time, seed=1, threads=1)
+        bot.search(KernelState.from_game(game))
+        results.append(bot.last)
+    plain, capped = results
+    assert plain is not None and capped is not None
+    assert plain.iterations < 50_000  # it did stop early, the case that needs the schedule
+    assert (capped.iterations, capped.cells, capped.values) == (plain.iterations, plain.cells, plain.values)
+
+
 @pytest.mark.parametrize(("spec", "message"), [
     ("mcts:threads=0", "threads must be from 1"),
     ("mcts:reuse=2", "reuse must be from 0 to 1"),

@@ -666,12 +666,14 @@ class MctsBot:
         done = 0
         edges = 0
         recycled = 0
-        # Iteration budgets check the settled test on a fixed schedule, so a seeded search
-        # does the same work on any machine.  A time cap (with or without a budget) needs the
-        # clock looked at every few milliseconds instead: a budget of a billion iterations
-        # "capped at 1 s" must stop at 1 s, not after its first 64th.
+        # Iteration budgets check the settled test on a fixed schedule (every ``step``
+        # iterations), so a seeded search does the same work on any machine, time cap or not.
+        # A time cap needs the clock looked at every few milliseconds as well: a budget of a
+        # billion iterations "capped at 1 s" must stop at 1 s, not after its first 64th; its
+        # chunks end on the schedule's marks, so the settled test sees the same counts.
         fixed = budget is not None and seconds is None
-        chunk = max(16, per_thread // 64) if fixed else 32
+        step = max(16, per_thread // 64) if budget is not None else 0
+        chunk = step if fixed else 32
 
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
@@ -682,6 +684,8 @@ class MctsBot:
         try:
             while done < per_thread and not self._cancel.is_set():
                 n = min(chunk, per_thread - done)
+                if step:
+                    n = min(n, step - done % step)  # never across a mark of the schedule
                 t0 = _time.perf_counter()
                 others = [pool.submit(run, i, n) for i in range(1, threads)] if pool is not None else []
                 run(0, n)
@@ -710,7 +714,7 @@ class MctsBot:
                     chunk = max(16, min(chunk * 2, int(rate * 0.02)))
                 if seconds is not None:
                     chunk = max(16, min(chunk, int(rate * (deadline - now))))
-                if self.manage:
+                if self.manage and (not step or done % step == 0):
                     left = per_thread - done
                     if seconds is not None:
                         left = min(left, int(done / max(now - start, 1e-6) * (deadline - now)) + 1)
