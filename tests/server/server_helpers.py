@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
+import io
 import json
 import os
 import queue
@@ -16,6 +18,8 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,12 +115,38 @@ class LiveServer:
         self.ws_url = f"ws://127.0.0.1:{self.port}"
         config = uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options())  # type: ignore[arg-type]
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        #: The server's event loop, once it runs (to show its tasks if it will not stop).
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
+
+    def _run(self) -> None:
+        async def serve() -> None:
+            self.loop = asyncio.get_running_loop()
+            await self.server.serve(sockets=[self.sock])
+
+        # What uvicorn.Server.run does, keeping a hand on the loop.
+        with asyncio.Runner(loop_factory=self.server.config.get_loop_factory()) as runner:
+            runner.run(serve())
 
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(30)
+        if self.thread.is_alive():
+            # Seen once: a server that did not stop, its loops left running to the end of the
+            # session.  Say so, with every thread's stack, so that the next time shows where.
+            # A warning: pytest lists it in the summary even when the test passes.
+            frame = sys._current_frames().get(self.thread.ident or -1)
+            stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no stack)\n"
+            tasks = []
+            if self.loop is not None:
+                with contextlib.suppress(RuntimeError):  # the set may change under us
+                    for task in list(asyncio.all_tasks(self.loop)):
+                        out = io.StringIO()
+                        task.print_stack(file=out)
+                        tasks.append(out.getvalue())
+            warnings.warn(f"the live server on port {self.port} did not stop within 30 s; its thread:\n{stack}"
+                          f"its tasks:\n{''.join(tasks)}", ResourceWarning, stacklevel=2)
         self.sock.close()
 
 
