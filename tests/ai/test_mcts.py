@@ -173,13 +173,8 @@ def test_a_time_cap_never_reached_changes_nothing_in_a_seeded_search() -> None:
     game = Game(players=2, size=3)
     for turn in (("d2", "d3"), ("a1", "e3"), ("b3", "d4"), ("e5", "b2"), ("d5", "a3"), ("c3", "a2"), ("b1", "e4")):
         game.play(turn)
-    results = []
-    for time in (None, 600.0):
-        bot = MctsBot(iterations=50_000, time=time, seed=1, threads=1)
-        bot.search(KernelState.from_game(game))
-        results.append(bot.last)
-    plain, capped = results
-    assert plain is not None and capped is not None
+    plain, capped = (MctsBot(iterations=50_000, time=time, seed=1, threads=1).search(KernelState.from_game(game))
+                     for time in (None, 600.0))
     assert plain.iterations < 50_000  # it did stop early, the case that needs the schedule
     assert (capped.iterations, capped.cells, capped.values) == (plain.iterations, plain.cells, plain.values)
 

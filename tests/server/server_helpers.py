@@ -134,8 +134,8 @@ class LiveServer:
         self.thread.join(30)
         if self.thread.is_alive():
             # Seen once: a server that did not stop, its loops left running to the end of the
-            # session.  Say so, with every thread's stack, so that the next time shows where.
-            # A warning: pytest lists it in the summary even when the test passes.
+            # session.  A warning (pytest lists it even when the test passes) with the server
+            # thread's stack and its loop's tasks, so that the next time shows where it waits.
             frame = sys._current_frames().get(self.thread.ident or -1)
             stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no stack)\n"
             tasks = []

@@ -671,9 +671,8 @@ class MctsBot:
         # A time cap needs the clock looked at every few milliseconds as well: a budget of a
         # billion iterations "capped at 1 s" must stop at 1 s, not after its first 64th; its
         # chunks end on the schedule's marks, so the settled test sees the same counts.
-        fixed = budget is not None and seconds is None
         step = max(16, per_thread // 64) if budget is not None else 0
-        chunk = step if fixed else 32
+        chunk = step if seconds is None else 32  # no time cap: there is a budget, so a step
 
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
@@ -709,11 +708,10 @@ class MctsBot:
                             stretches[i][:] = tree.stretches(share)
                     work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
                 rate = n / max(now - t0, 1e-6)
-                if not fixed:
-                    # Chunks of about 20 ms: the clock and cancel() are checked often enough.
-                    chunk = max(16, min(chunk * 2, int(rate * 0.02)))
                 if seconds is not None:
-                    chunk = max(16, min(chunk, int(rate * (deadline - now))))
+                    # Chunks of about 20 ms (the clock and cancel() are checked often enough),
+                    # none running past the deadline.
+                    chunk = max(16, min(chunk * 2, int(rate * 0.02), int(rate * (deadline - now))))
                 if self.manage and (not step or done % step == 0):
                     left = per_thread - done
                     if seconds is not None:
