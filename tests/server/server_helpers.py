@@ -33,7 +33,7 @@ from omega.server.clock import Clock
 from omega.server.config import Settings
 from omega.server.limits import Limits
 from omega.server.patch import apply as apply_changes
-from omega.server.run import uvicorn_options
+from omega.server.run import SHUTDOWN_GRACE, uvicorn_options
 from omega.server.thinking import spec_bot
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
@@ -100,7 +100,7 @@ class PgCluster:
 class LiveServer:
     """A real uvicorn server on a free 127.0.0.1 port, in a thread of the test process."""
 
-    def __init__(self, app: Any, sndbuf: int | None = None) -> None:
+    def __init__(self, app: Any, sndbuf: int | None = None, grace: float = SHUTDOWN_GRACE) -> None:
         self.app = app
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -113,7 +113,8 @@ class LiveServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", **uvicorn_options())  # type: ignore[arg-type]
+        config = uvicorn.Config(app, log_level="warning", lifespan="on",
+                                **uvicorn_options(grace=grace))  # type: ignore[arg-type]
         self.server = uvicorn.Server(config)
         #: The server's event loop, once it runs (to show its tasks if it will not stop).
         self.loop: asyncio.AbstractEventLoop | None = None

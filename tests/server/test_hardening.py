@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -307,3 +310,28 @@ def test_abandoned_unfinished_tables_are_closed_and_finished_ones_kept(sqlite_ur
     finally:
         api.close()
         live.stop()
+
+
+# -- 10. a stop is never held up by a client ---------------------------------------------------
+
+def test_a_request_whose_body_never_comes_does_not_hold_a_stopping_server(sqlite_url: str) -> None:
+    """A client that sends a request's headers and then only part of its body keeps the
+    handler waiting for the rest; a stopping server (SIGTERM) once waited for it for ever,
+    so one such client could keep a process from leaving.  It now cancels what is still
+    running after its grace (shortened here) and leaves."""
+    app = create_app(sqlite_url, bot_factory=None)
+    entered = threading.Event()
+
+    async def watched(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/api/tables":
+            entered.set()
+        await app(scope, receive, send)
+
+    live = LiveServer(watched, grace=0.2)
+    with socket.create_connection(("127.0.0.1", live.port)) as client:
+        client.sendall(f"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1:{live.port}\r\n"
+                       f"Origin: {live.url}\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 1000\r\n\r\n{".encode())
+        assert entered.wait(30)
+        live.stop()
+        assert not live.thread.is_alive()

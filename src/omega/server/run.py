@@ -17,14 +17,20 @@ import sys
 from omega.server.logs import install_redaction
 from omega.server.storage import default_url
 
-__all__ = ["serve_main", "worker_main", "uvicorn_options", "settle_memory"]
+__all__ = ["SHUTDOWN_GRACE", "serve_main", "worker_main", "uvicorn_options", "settle_memory"]
+
+#: Seconds a stopping server waits for its requests and sockets to finish before it cancels
+#: them; well inside the units' ``TimeoutStopSec`` (30 s, docs/deploy.md), so that a stop
+#: always reaches the shutdown that withdraws the process's presence and its claims.
+SHUTDOWN_GRACE = 5.0
 
 
-def uvicorn_options(forwarded_allow_ips: str | None = None) -> dict[str, object]:
+def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTDOWN_GRACE) -> dict[str, object]:
     """Settings of the transport: the WebSocket frame limit, no per-message compression (on
     these small JSON messages zlib cost more CPU than anything else the server does), a
     protocol that can close a socket whose client stopped reading (``transport``), no
-    ``Server`` banner, and which proxies may say whom they forward.
+    ``Server`` banner, which proxies may say whom they forward, and how long a stop waits
+    for the requests in progress (``grace`` seconds; uvicorn alone would wait for ever).
 
     uvicorn trusts ``X-Forwarded-For`` from 127.0.0.1 unless told otherwise; here nobody is
     trusted unless ``forwarded_allow_ips`` names the proxies: otherwise anyone on the same
@@ -34,12 +40,15 @@ def uvicorn_options(forwarded_allow_ips: str | None = None) -> dict[str, object]
     (False, False)
     >>> uvicorn_options("10.0.0.2")["forwarded_allow_ips"]
     '10.0.0.2'
+    >>> uvicorn_options()["timeout_graceful_shutdown"] == SHUTDOWN_GRACE
+    True
     """
     from omega.server.limits import Limits
 
     options: dict[str, object] = {
         "ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False, "server_header": False,
         "proxy_headers": bool(forwarded_allow_ips), "forwarded_allow_ips": forwarded_allow_ips or "",
+        "timeout_graceful_shutdown": grace,
     }
     try:
         from omega.server.transport import SlowReaderProtocol
