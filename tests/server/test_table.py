@@ -14,7 +14,7 @@ from omega.server.errors import ApiError
 from omega.server.events import Event, Joined, PresenceChanged, Renamed, payload_from
 from omega.server.identity import TableKeys
 from omega.server.storage import Repository, Write, Writer, make_engine
-from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig, TableState, decide
+from omega.server.table import COMPUTER_TURN, PresenceCount, SeatConfig, TableConfig, TableState, decide
 
 CONFIG = TableConfig("tbl1", players=3, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
                      seats=(SeatConfig("human"), SeatConfig("human"), SeatConfig("computer", 2)))
@@ -93,10 +93,10 @@ def test_taking_a_trial_is_applying_its_events() -> None:
         applied, taken = TableState(CONFIG), TableState(CONFIG)
         for i, e in enumerate(log):
             applied.apply(e)
-            taken.set_presence({0: i % 2})  # live counts change apart from the events
-            applied.set_presence({0: i % 2})
+            taken.set_presence(PresenceCount(2 * i + 1, {0: i % 2}))  # live counts change apart from the events
+            applied.set_presence(PresenceCount(2 * i + 1, {0: i % 2}))
             trial = taken.copy()
-            trial.set_presence({0: 5})  # a stale count in the trial is not taken
+            trial.set_presence(PresenceCount(2 * i + 2, {0: 5}))  # a stale count in the trial is not taken
             trial.apply(e)
             taken.take(trial)
             assert _picture(taken) == _picture(applied)
@@ -144,3 +144,16 @@ def test_unknown_or_malformed_stored_events_are_refused() -> None:
         payload_from("teleport", {"seat": 0})
     with pytest.raises(ValueError, match="fields"):
         payload_from("name", {"seat": 0})
+
+
+def test_a_presence_count_read_earlier_changes_nothing_when_it_arrives_later() -> None:
+    # Bob's socket opens just after Ann's; on PostgreSQL the two counts are read in that
+    # order (the table's row is locked) but may come back in either order.  Taking the late
+    # arrival of the earlier count would show Bob absent while his socket is open.
+    state = TableState(CONFIG)
+    ann_opened, bob_opened = PresenceCount(1, {0: 1}), PresenceCount(2, {0: 1, 1: 1})
+    assert state.set_presence(bob_opened)
+    assert not state.set_presence(ann_opened)
+    assert state.connected() == (True, True, True)
+    assert state.set_presence(PresenceCount(3, {1: 1}))  # Ann leaves: newer news is taken
+    assert state.connected() == (False, True, True)

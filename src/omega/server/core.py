@@ -61,6 +61,7 @@ from omega.server.storage import Due, Repository, Writer
 from omega.server.table import (
     COMPUTER_TURN,
     DUE_KINDS,
+    PresenceCount,
     SeatConfig,
     TableConfig,
     TableState,
@@ -323,18 +324,20 @@ class TableCore:
 
     # -- presence (live state, not history) ---------------------------------------------------
 
-    def presence_counted(self, table_id: str, totals: dict[int, int]) -> None:
+    def presence_counted(self, table_id: str, count: PresenceCount) -> None:
         """The open-socket counts of a table changed: tell its sockets here if who is
-        connected changed (a cached table only: one not in memory is read fresh when loaded)."""
+        connected changed (a cached table only: one not in memory is read fresh when loaded).
+        A count older than one already taken (two reads that finished out of order) is
+        passed over."""
         cached = self._cache.get(table_id)
-        if cached is not None and cached.state.set_presence(totals):
+        if cached is not None and cached.state.set_presence(count):
             self.hub.deliver_presence(table_id, PresenceNote(cached.state.version, cached.state.connected()))
 
     async def presence_now(self, table_id: str) -> PresenceNote:
         """Who is at the table now, as a presence message says it."""
         cached = await self.get(table_id)
         if self.repo.is_postgres:  # other processes' sockets count too (as for a sync)
-            cached.state.set_presence(await self.db(self.repo.presence_totals, table_id))
+            cached.state.set_presence(await self.db(self.repo.presence_count, table_id))
         return PresenceNote(cached.state.version, cached.state.connected())
 
     def remote_presence(self, table_id: str) -> None:
@@ -344,7 +347,7 @@ class TableCore:
 
     async def _recount(self, table_id: str) -> None:
         try:
-            self.presence_counted(table_id, await self.db(self.repo.presence_totals, table_id))
+            self.presence_counted(table_id, await self.db(self.repo.presence_count, table_id))
         except Exception:
             log.exception("could not count the sockets of table %s", table_id)
 
@@ -651,7 +654,7 @@ class TableCore:
         if self.repo.is_postgres:
             # Presence changes of other processes arrive as notifications; a sync (after a
             # lost listener, say) counts afresh.
-            cached.state.set_presence(await self.db(self.repo.presence_totals, table_id))
+            cached.state.set_presence(await self.db(self.repo.presence_count, table_id))
         async with cached.lock:
             return cached.state.version, cached.state.view(viewer_seat(who))
 

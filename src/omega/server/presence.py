@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from omega.server.core import TableCore
 from omega.server.storage import Writer
+from omega.server.table import PresenceCount
 
 __all__ = ["Presence"]
 
@@ -42,8 +43,9 @@ class Presence:
         # Through the action path's commits: when hundreds of sockets open at once (a
         # restart, a start of a tournament) their counts share transactions with each other
         # and with the moves, instead of each paying a commit of its own ahead of the moves.
-        def count(w: Writer | None) -> dict[int, int]:
-            return {} if w is None else w.count_sockets(seat, server_id, delta)
+        def count(w: Writer | None) -> PresenceCount:
+            return PresenceCount(0, {}) if w is None else w.count_sockets(seat, server_id, delta)
 
-        totals = await self.core.commits.run(table_id, count, lambda _: None)
-        self.core.presence_counted(table_id, totals)
+        # Two counts of one table may come back in either order (PostgreSQL commits in
+        # several threads): their stamps say which is newer.
+        self.core.presence_counted(table_id, await self.core.commits.run(table_id, count, lambda _: None))

@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import threading
@@ -57,7 +58,7 @@ from sqlalchemy.pool import StaticPool
 
 from omega.server.events import Event, payload_from
 from omega.server.identity import TableKeys
-from omega.server.table import SeatConfig, TableConfig
+from omega.server.table import PresenceCount, SeatConfig, TableConfig
 from omega.server.timecontrol import TimeControl
 
 T = TypeVar("T")
@@ -331,7 +332,7 @@ class StoredTable:
     keys: TableKeys
     events: list[Event]
     #: Open sockets per seat, over all processes (live state, not history).
-    presence: dict[int, int]
+    presence: PresenceCount
     #: Who opened the table ("" when unknown: tables opened before it was recorded).
     owner: str = ""
     #: The seat that created the table (None: a rematch's table, or not known).
@@ -455,13 +456,13 @@ class Writer:
         if self._notify:
             self.conn.execute(text("SELECT pg_notify('omega_events', :p)"), {"p": payload})
 
-    def count_sockets(self, seat: int, server_id: str, delta: int) -> dict[int, int]:
+    def count_sockets(self, seat: int, server_id: str, delta: int) -> PresenceCount:
         """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
         negative ``delta`` clears its count); returns the open sockets per seat over all
         processes.  Other processes are told when the transaction commits."""
         _presence_add(self.conn, self.table_id, seat, server_id, delta)
         self.notify(f"{server_id}:{self.table_id}:p")
-        return _presence_totals(self.conn, self.table_id)
+        return _presence_count(self.conn, self.table_id)  # the writer holds the table's row
 
 
 def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
@@ -518,8 +519,16 @@ def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, de
         conn.execute(_PRESENCE_UPDATE, {**row, "p_count": count + delta})
 
 
-def _presence_totals(conn: Connection, table_id: str) -> dict[int, int]:
-    return {int(seat): int(total) for seat, total in conn.execute(_PRESENCE_TOTALS, {"p_tid": table_id})}
+#: Stamps of this process's presence counts (:class:`PresenceCount`).
+_PRESENCE_STAMPS = itertools.count(1)
+
+
+def _presence_count(conn: Connection, table_id: str) -> PresenceCount:
+    """The table's presence count; the caller holds the table's row (PostgreSQL: FOR UPDATE
+    or FOR SHARE; SQLite has one writer), so that the stamp orders the counts."""
+    stamp = next(_PRESENCE_STAMPS)
+    return PresenceCount(stamp, {int(seat): int(total)
+                                 for seat, total in conn.execute(_PRESENCE_TOTALS, {"p_tid": table_id})})
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
@@ -593,13 +602,16 @@ class Repository:
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
         with self.engine.connect() as conn, conn.begin():
-            row = conn.execute(select(TableRow).where(TableRow.id == table_id)).one_or_none()
+            # FOR SHARE: held to the end, it waits for a write to the table in progress, so
+            # the presence count read below is stamped in the order of the writes.
+            query = select(TableRow).where(TableRow.id == table_id)
+            row = conn.execute(query.with_for_update(read=True) if self.is_postgres else query).one_or_none()
             if row is None:
                 return None
             seats = conn.execute(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.idx)).all()
             events = conn.execute(
                 select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
-            presence = _presence_totals(conn, table_id)
+            presence = _presence_count(conn, table_id)
         created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
@@ -700,10 +712,13 @@ class Repository:
                 query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
             return list(conn.execute(query).scalars())
 
-    def presence_totals(self, table_id: str) -> dict[int, int]:
-        """Open sockets per seat of ``table_id`` over all processes (seats with none left out)."""
+    def presence_count(self, table_id: str) -> PresenceCount:
+        """Open sockets per seat of ``table_id`` over all processes (seats with none left
+        out), read after any write to the table in progress (its row held FOR SHARE)."""
         with self.engine.connect() as conn, conn.begin():
-            return _presence_totals(conn, table_id)
+            if self.is_postgres:
+                conn.execute(text("SELECT 1 FROM tables WHERE id = :tid FOR SHARE"), {"tid": table_id})
+            return _presence_count(conn, table_id)
 
     def presence_of(self, server_id: str) -> list[tuple[str, int]]:
         """(table, seat) pairs where ``server_id`` counted open sockets."""

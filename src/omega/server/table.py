@@ -52,7 +52,7 @@ from omega.server.events import (
 from omega.server.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
 from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
 
-__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "SeatConfig", "TableConfig", "TableState", "decide",
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "PresenceCount", "SeatConfig", "TableConfig", "TableState", "decide",
            "decide_abandon", "decide_timeout", "decide_hint", "decide_cancel", "default_name", "final_ranking",
            "game_view", "hints_text"]
 
@@ -101,6 +101,22 @@ class TableConfig:
         return self.open or self.rated
 
 
+@dataclass(frozen=True)
+class PresenceCount:
+    """A table's open sockets per seat over all server processes (seats with none left
+    out), as one read found them.  ``stamp`` orders one process's reads: each is taken with
+    the table's row locked (every write to the table holds that lock until its commit), so a
+    count with a larger stamp was read later and is never older.  Reads finish in any order
+    (several database threads), so the stamp, not the order of arrival, says which is news.
+
+    >>> PresenceCount(2, {0: 1}).seats
+    {0: 1}
+    """
+
+    stamp: int
+    seats: dict[int, int]
+
+
 @dataclass
 class TableState:
     """A table as its events made it: the game, names, resignations, presence."""
@@ -117,6 +133,8 @@ class TableState:
     names: list[str] = field(init=False)
     joined: list[bool] = field(init=False)
     connections: list[int] = field(init=False)
+    #: The stamp of the presence count ``connections`` was last taken from.
+    presence_stamp: int = 0
     # Seat indices out of play, in the order they left: resigned, or timed out (those are
     # also in ``timed_out``); the computer plays them on and they rank last.
     resigned: list[int] = field(default_factory=list)
@@ -174,6 +192,7 @@ class TableState:
         other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
         other.names, other.joined = list(self.names), list(self.joined)
         other.connections, other.resigned = list(self.connections), list(self.resigned)
+        other.presence_stamp = self.presence_stamp
         other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
         other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
         other.hints = list(self.hints)
@@ -240,11 +259,19 @@ class TableState:
         """The seat to move, None once the table's game is over (or before it starts)."""
         return None if self.over or self.cancelled or self.waiting else self.game.current_player
 
-    def set_presence(self, totals: dict[int, int]) -> bool:
-        """Take the open-socket counts per seat (live state, not from events); True if who is
-        connected changed."""
+    def set_presence(self, count: PresenceCount) -> bool:
+        """Take the open-socket counts per seat (live state, not from events) unless an
+        equally new or newer count was taken already; True if who is connected changed.
+
+        >>> t = TableState(TableConfig("t", 2, 5, False, "2026-01-01T00:00:00Z", (SeatConfig("human"),) * 2))
+        >>> t.set_presence(PresenceCount(2, {0: 1, 1: 1})), t.set_presence(PresenceCount(1, {0: 1})), t.connected()
+        (True, False, (True, True))
+        """
+        if count.stamp <= self.presence_stamp:
+            return False
+        self.presence_stamp = count.stamp
         before = self.connected()
-        self.connections = [totals.get(i, 0) for i in range(self.config.players)]
+        self.connections = [count.seats.get(i, 0) for i in range(self.config.players)]
         return self.connected() != before
 
     def connected(self) -> tuple[bool, ...]:
@@ -403,7 +430,7 @@ class TableState:
 
 #: What :meth:`TableState.take` leaves as it is: the table's fixed configuration, the live
 #: socket counts, and the request ids (the trial's are added to them).
-_NOT_TAKEN = frozenset({"config", "connections", "requests"})
+_NOT_TAKEN = frozenset({"config", "connections", "presence_stamp", "requests"})
 
 
 # -- how each event changes a table -------------------------------------------------------
