@@ -16,6 +16,7 @@ from sqlalchemy import create_engine, text
 
 from omega.server.chat_text import CHAT_MAX
 from omega.server.clock import FakeClock
+from omega.server.identity import SeatHolder
 from omega.server.limits import Limits
 
 from .server_helpers import Api, LiveServer, Socket, make_server
@@ -115,6 +116,30 @@ def test_players_and_spectators_chat_and_the_history_is_stored_beside_the_table(
         assert [m["text"] for m in history(again, t["id"], t["token"])] == ["good luck", "<b>go</b> & win"]
     finally:
         again.stop()
+
+
+def test_a_line_stored_while_a_socket_opens_reaches_it_once(site: LiveServer, client: Api) -> None:
+    """A socket subscribes to the table before it reads the chat history, so that nothing
+    stored meanwhile is lost; a line stored in between is then in both, and goes out once."""
+    t = client.create(players=2, name="Ann")
+    chat_ = site.app.state.social.chat
+    read = chat_.history
+
+    async def history_after_a_line(table_id: str) -> Any:
+        chat_.history = read
+        await chat_.post(table_id, SeatHolder(0), "127.0.0.1", "just in time")  # stored and sent
+        return await read(table_id)
+
+    chat_.history = history_after_a_line
+    sock = Socket(site.ws_url, t["id"], t["invites"]["1"])
+    try:
+        sock.until(lambda m: m["type"] == "sync")
+        sock.send({"type": "ping"})
+        sock.until(lambda m: m["type"] == "pong")
+        lines = [line["text"] for m in sock.received if m["type"] == "chat" for line in m["messages"]]
+        assert lines == ["just in time"]
+    finally:
+        sock.close()
 
 
 def test_bad_messages_get_a_clear_error_and_change_nothing(site: LiveServer, client: Api) -> None:

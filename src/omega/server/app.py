@@ -196,6 +196,7 @@ def create_app(
     app.state.computers = computers
     app.state.limits = limits
     app.state.accounts = accounts
+    app.state.social = social
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> JSONResponse:

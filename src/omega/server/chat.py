@@ -155,12 +155,12 @@ class Chat:
             return ChatLine(new_id, stamp(now), seat, name, username, message)
 
         line = await self.core.db(store)
-        self._deliver(table_id, [line])
+        self._deliver(table_id, line)
         return line
 
-    def _deliver(self, table_id: str, lines: list[ChatLine]) -> None:
-        out = chat_message(lines, history=False)
-        self.core.hub.deliver_notice(table_id, Notice(lambda _who: out))
+    def _deliver(self, table_id: str, line: ChatLine) -> None:
+        out = chat_message([line], history=False)
+        self.core.hub.deliver_notice(table_id, Notice(lambda _who: out, chat_line=line.id))
 
     async def remote(self, table_id: str, message_id: int) -> None:
         """Another process stored message ``message_id``: give it to this process's sockets."""
@@ -176,4 +176,4 @@ class Chat:
 
         line = await self.core.db(read)
         if line is not None:
-            self._deliver(table_id, [line])
+            self._deliver(table_id, line)

@@ -87,9 +87,12 @@ class PresenceNote:
 @dataclass(frozen=True)
 class Notice:
     """A message for a table's sockets that is not an event (a chat message, where a rematch
-    stands): ``render`` gives each socket's text for its viewer (None: nothing for that one)."""
+    stands): ``render`` gives each socket's text for its viewer (None: nothing for that one).
+    ``chat_line``: the id of the chat line it carries, which a socket that opened meanwhile
+    may already have sent in its history (then it sends it no second time)."""
 
     render: Callable[[Identity], str | None]
+    chat_line: int | None = None
 
 
 #: What a socket's queue holds: an event, a presence note, a notice, or None (only wakes

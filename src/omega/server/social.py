@@ -35,6 +35,8 @@ class SocialSocket(Protocol):
 
     table_id: str
     address: str
+    #: The ids of the chat lines sent in the history when the socket opened.
+    chat_sent: frozenset[int]
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message to this socket's client."""
@@ -67,6 +69,9 @@ class Social:
         are any (a table without either sends nothing more than before they existed)."""
         lines = await self.chat.history(sock.table_id)
         if lines:
+            # The socket was subscribed before the history was read (nothing is lost), so a
+            # line stored meanwhile may be in both: the socket skips its live copy.
+            sock.chat_sent = frozenset(line.id for line in lines)
             await sock.send_text(chat_message(lines, history=True))
         await self.rematches.greet(sock.table_id, who, sock.send)
 

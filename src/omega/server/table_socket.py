@@ -109,6 +109,8 @@ class TableSocket:
         self.address = ws.client.host if ws.client else "?"
         self.send_lock = asyncio.Lock()
         self.last = 0
+        #: The chat lines its history held (``Social.opened``): their live copies are skipped.
+        self.chat_sent: frozenset[int] = frozenset()
         self.bucket = TokenBucket(limits.ws_rate, limits.ws_burst, clock.monotonic())
         self.writer: asyncio.Task[None] | None = None
         self.closing: asyncio.Task[None] | None = None
@@ -262,6 +264,8 @@ class TableSocket:
                     await self.send_presence(item)
                     continue
                 if isinstance(item, Notice):
+                    if item.chat_line in self.chat_sent:
+                        continue  # already sent in the history
                     text = item.render(who)
                     if text is not None:
                         await self.send_text(text)
