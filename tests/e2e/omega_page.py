@@ -6,15 +6,14 @@ against the server's record replayed by ``omega.Game``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import queue
 import random
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,9 @@ from typing import Any
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from omega import Color, Game
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
+from server.server_helpers import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -38,12 +40,6 @@ COLORS = ["White", "Black", "Red", "Blue"]
 BOT_WAIT_MS = 60_000
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """``omega serve`` in a subprocess; it can be stopped and started again on the same port and db."""
 
@@ -51,31 +47,34 @@ class Server:
                  program: tuple[str, ...] = (sys.executable, "-m", "omega.cli")) -> None:
         self.program = program
         self.db_path = db_path
-        self.port = port or free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
+        #: None until the first start, which binds a port of the system's choosing.
+        self.port = port
+        self.proc: subprocess.Popen[str] | None = None
         self.log_path = db_path.with_suffix(".log")
 
+    @property
+    def base(self) -> str:
+        assert self.port is not None, "the port is known once the server has started"
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.base.removeprefix("http")
+
     def start(self, timeout: float = 60.0) -> None:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [*self.program, "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--db", f"sqlite:///{self.db_path}"],
-                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-            )
-        deadline = time.monotonic() + timeout
-        while True:  # poll /api/health until it answers, within a deadline
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"omega serve exited with {self.proc.returncode}; see {self.log_path}")
-            try:
-                with urllib.request.urlopen(f"{self.base}/api/health", timeout=1) as r:
-                    if json.load(r).get("ok"):
-                        return
-            except (urllib.error.URLError, OSError, ValueError):
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"omega serve did not become healthy within {timeout} s")
-            time.sleep(0.1)  # a poll interval, not a wait for an outcome
+        """Start the server (again on the same port after the first start) and wait for
+        uvicorn's start-up line (it listens from then on)."""
+        serve = ServeProcess(f"sqlite:///{self.db_path}", self.port, program=self.program,
+                             env={**os.environ, "PYTHONUNBUFFERED": "1"}, log_path=self.log_path)
+        self.proc = serve.proc
+        try:
+            serve.ready(timeout)
+            self.port = serve.port
+        except AssertionError:  # the output ended: the server exited
+            raise RuntimeError(f"omega serve exited with {serve.proc.wait(15)}; see {self.log_path}") from None
+        except queue.Empty:
+            self.stop()
+            raise TimeoutError(f"omega serve did not start within {timeout} s; see {self.log_path}") from None
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -260,13 +259,22 @@ def engine_order(players: int, mover: int) -> list[str]:
 
 def factors(game: Game, color: Color) -> str:
     """The factor text the page shows: sizes largest first joined by ×, then the product
-    (a single group: its size, marked as one group)."""
+    (a single group: its size, marked as one group); past 10 factors, runs of equal sizes
+    as powers (``3 × 2³ × 1⁹``)."""
     sizes = game.group_sizes(color)
     if not sizes:
         return "no stones = 0"
     if len(sizes) == 1:
         return f"{group_digits(sizes[0])} (one group)"
-    return " × ".join(map(str, sizes)) + " = " + group_digits(game.score(color))
+    if len(sizes) <= 10:
+        body = " × ".join(map(str, sizes))
+    else:
+        runs = [(size, len(list(same))) for size, same in itertools.groupby(sizes)]
+        body = " × ".join(f"{size}{str(k).translate(SUPERSCRIPT)}" if k > 1 else str(size) for size, k in runs)
+    return body + " = " + group_digits(game.score(color))
+
+
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def group_digits(n: int) -> str:

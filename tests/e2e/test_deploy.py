@@ -32,9 +32,9 @@ from omega import Game
 from omega.cli import build_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
-from server.server_helpers import PgCluster, ServeProcess, free_port, poll_until, subprotocols
+from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols
 from server.test_metrics import value
-from server.worker_process import WorkerProcess
+from server.worker_process import WorkerProcess, thinking_at
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -103,10 +103,13 @@ def _kill_a_worker_mid_turn(site: Site, table_id: str) -> bool:
     """Wait until a worker has claimed the computer's turn, SIGKILL it, and tell whether the
     turn was still unplayed when it died (it almost always is: a level-5 turn takes about a
     second)."""
-    workers = {w.server_id: w for w in site.workers}
-    due = poll_until(lambda: (d := site.due(table_id)) is not None and d[0] in workers and d,
-                     "no worker claimed the computer's turn", 120)
-    victim = workers[str(due[0])]
+    # The person's turn is stored (the page shows its stones from the server's state), and the
+    # computer's turn due with it, at that turn's version: the lines of the computer's earlier
+    # turns name lower versions, the line of this one that version or a later one.
+    stored = site.due(table_id)
+    assert stored is not None, "no computer turn due after the person's turn"
+    victim, _ = thinking_at(site.workers, table_id, since_version=stored[1], timeout=120)
+    due = (victim.server_id, stored[1])
     victim.kill()
     site.workers.remove(victim)
     return site.due(table_id) == due

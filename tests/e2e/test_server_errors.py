@@ -7,10 +7,14 @@ another device of the same player moved while this page's socket lagged behind.
 from __future__ import annotations
 
 import re
-import time
+from collections.abc import Callable
+from contextlib import closing
+from typing import Any
 
-from omega_page import Contexts, Server, create_table
+from omega_page import Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, WebSocketRoute, expect
+
+from server.server_helpers import Socket, computer_turn
 
 
 class LaggingSocket:
@@ -43,6 +47,21 @@ class LaggingSocket:
             ws.send(message)
         self.held.clear()
         return count
+
+
+def watch(server: Server, table: TablePage) -> Socket:
+    """A spectator's socket on the table (the test's own, apart from the page's), past its sync."""
+    ws = Socket(server.ws_url, table.table_id, table.spectator_link().split("#watch=")[1])
+    assert ws.recv()["type"] == "sync"
+    return ws
+
+
+def wait_for(ws: Socket, pred: Callable[[dict[str, Any]], bool], what: str, timeout: float = 60) -> dict[str, Any]:
+    """The first message on ``ws`` satisfying ``pred``; fails saying ``what`` did not happen."""
+    try:
+        return ws.until(pred, timeout=timeout)
+    except TimeoutError:
+        raise AssertionError(f"{what}: the table's socket went {timeout} s without saying so") from None
 
 
 def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, contexts: Contexts) -> None:
@@ -86,12 +105,11 @@ def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
     lag.hold()
 
     # Another device of the same player plays e5 and the computer answers; this page does not know.
-    own_server.request("POST", f"/api/tables/{table.table_id}/actions", table.token,
-                       {"type": "turn", "cells": ["e5", "a1"], "request_id": "other-device"})
-    deadline = time.monotonic() + 60
-    while own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["game"]["current_seat"] != 0:
-        assert time.monotonic() < deadline, "the computer did not answer"
-        time.sleep(0.1)  # poll interval while waiting for the computer's turn
+    with closing(watch(own_server, table)) as ws:
+        own_server.request("POST", f"/api/tables/{table.table_id}/actions", table.token,
+                           {"type": "turn", "cells": ["e5", "a1"], "request_id": "other-device"})
+        answer = wait_for(ws, computer_turn, "the computer did not answer")
+    assert answer["state"]["game"]["current_seat"] == 0
     game = own_server.game(table.table_id, table.token)
     free = next(c for c in game.empty_cells() if c != "e5")
     assert table.stones() == {}
@@ -123,16 +141,14 @@ def test_turn_sent_on_an_old_version_of_the_same_position_goes_through(
     lag = LaggingSocket(page)
     table = create_table(page, own_server.base, players=2, seats=["human", "human"])
     expect(page.locator(".conn")).to_have_attribute("data-state", "live")
-    version = own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["version"]
     lag.hold()
-    # The second player opens their invite: the table's version moves, the position does not.
-    other = contexts.page()
-    other.goto(table.invite_links()[0])
-    expect(other.locator(".conn")).to_have_attribute("data-state", "live")
-    deadline = time.monotonic() + 30
-    while own_server.request("GET", f"/api/tables/{table.table_id}", table.token)["version"] == version:
-        assert time.monotonic() < deadline, "the second player's arrival did not change the version"
-        time.sleep(0.1)  # poll interval while the server records the presence
+    # The second player opens their invite: a join event moves the table's version, not the position.
+    with closing(watch(own_server, table)) as ws:
+        other = contexts.page()
+        other.goto(table.invite_links()[0])
+        expect(other.locator(".conn")).to_have_attribute("data-state", "live")
+        wait_for(ws, lambda m: m["type"] == "event" and m["event"]["kind"] == "join" and m["event"]["seat"] == 1,
+                 "the second player's arrival was not recorded")
     answers: list[int] = []
     page.on("response", lambda r: answers.append(r.status) if r.url.endswith("/actions") else None)
     table.start_now()  # the socket holds back the second player's arrival

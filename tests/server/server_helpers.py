@@ -10,6 +10,7 @@ import io
 import json
 import os
 import queue
+import re
 import secrets
 import shutil
 import socket
@@ -17,10 +18,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import traceback
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +39,9 @@ PG_BIN = Path("/usr/lib/postgresql/15/bin")
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def poll_until(condition: Callable[[], Any], what: str, timeout: float = 30) -> Any:
-    """``condition()``'s first true value, asked again every 20 ms within ``timeout``.
-
-    Only for state of another process that nothing announces (a row of its database, its
-    metrics); whatever a socket or a log line says is waited for on that instead.
-    """
-    deadline = time.monotonic() + timeout
-    while not (seen := condition()):
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
-    return seen
+def computer_turn(m: dict[str, Any]) -> bool:
+    """Whether a table socket's message is a turn the computer played."""
+    return bool(m["type"] == "event" and m["event"]["kind"] == "turn" and m["event"]["computer"] is True)
 
 
 def free_port() -> int:
@@ -129,6 +120,26 @@ class LiveServer:
         # What uvicorn.Server.run does, keeping a hand on the loop.
         with asyncio.Runner(loop_factory=self.server.config.get_loop_factory()) as runner:
             runner.run(serve())
+
+    def finish_connections(self, timeout: float = 30) -> None:
+        """Wait until the app is done with every connection it handles now: uvicorn's task
+        for each request or socket in progress (``server_state.tasks``) has ended.  Once a
+        client has closed its socket, this is when the app has forgotten it (its inbox, its
+        presence, the count of open sockets), which the closing handshake does not wait for."""
+        loop = self.loop
+        assert loop is not None, "the server is not running"
+
+        async def ended() -> None:
+            running = set(self.server.server_state.tasks)  # read on the server's own loop
+            if running:
+                await asyncio.wait(running)
+
+        done = asyncio.run_coroutine_threadsafe(asyncio.wait_for(ended(), timeout), loop)
+        try:
+            done.result(timeout + 5)
+        except TimeoutError:
+            raise AssertionError(f"the server on port {self.port} still handles connections after "
+                                 f"{timeout:g} s") from None
 
     def stop(self) -> None:
         self.server.should_exit = True
@@ -284,14 +295,20 @@ def random_turn(state: dict[str, Any], rng: Any) -> list[str]:
 
 
 class ServeProcess:
-    """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line."""
+    """``omega serve`` as a subprocess; ``ready`` waits for uvicorn's start-up line.
+
+    Without a ``port`` the server binds port 0 and ``ready`` reads the port it got from that
+    line: a port picked free beforehand can be taken by another process (another test's
+    client socket, say) before the server binds it.  ``log_path``: also append its output
+    there, line by line.
+    """
 
     def __init__(self, db: str | None, port: int | None = None, env: dict[str, str] | None = None,
                  cwd: Path = ROOT, args: tuple[str, ...] = (),
-                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli")) -> None:
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}"
+                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli"), log_path: Path | None = None) -> None:
+        #: The port it listens on (0 until :meth:`ready` when none was given).
+        self.port = port or 0
+        self.log_path = log_path
         self.proc = subprocess.Popen(
             [*program, "serve", "--host", "127.0.0.1", "--port", str(self.port),
              *(["--db", db] if db is not None else []), *args],
@@ -301,19 +318,37 @@ class ServeProcess:
         self.log: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
 
+    @property
+    def url(self) -> str:
+        assert self.port, "the port is known once ready() has returned"
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return "ws" + self.url.removeprefix("http")
+
     def _read(self) -> None:
         assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.log.append(line)
-            self.lines.put(line)
+        with contextlib.ExitStack() as stack:
+            mirror = stack.enter_context(self.log_path.open("a", encoding="utf-8")) if self.log_path else None
+            for line in self.proc.stdout:
+                if mirror is not None:
+                    mirror.write(line)
+                    mirror.flush()
+                self.log.append(line)
+                self.lines.put(line)
         self.lines.put(None)
 
     def ready(self, timeout: float = 60) -> None:
+        """Wait for the start-up line (AssertionError if the server exits first,
+        ``queue.Empty`` if ``timeout`` seconds pass without a line)."""
         while True:
             line = self.lines.get(timeout=timeout)
             if line is None:
                 raise AssertionError("omega serve exited:\n" + "".join(self.log))
-            if "Uvicorn running on" in line:
+            found = re.search(r"Uvicorn running on http://[^:]+:(\d+)", line)
+            if found:
+                self.port = int(found.group(1))
                 return
 
     def wait_for_line(self, pred: Any, timeout: float = 30) -> str:

@@ -25,8 +25,8 @@ from .server_helpers import (
     PgCluster,
     ServeProcess,
     Socket,
+    computer_turn,
     free_port,
-    poll_until,
     random_turn,
 )
 from .test_metrics import value
@@ -35,10 +35,6 @@ from .worker_process import WorkerProcess
 pytestmark = pytest.mark.timeout(180)
 
 VS_COMPUTER = [{"kind": "human"}, {"kind": "computer", "level": 1}]
-
-
-def computer_turn(m: dict[str, object]) -> bool:
-    return m["type"] == "event" and m["event"]["kind"] == "turn" and m["event"]["computer"] is True  # type: ignore[index]
 
 
 @pytest.fixture
@@ -62,10 +58,10 @@ def test_a_worker_plays_the_computer_turns_of_servers_without_workers(pg_url: st
     serve = ServeProcess(pg_url, args=("--no-workers",))
     metrics_port = free_port()
     worker = WorkerProcess(pg_url, ("--ai-workers", "1", "--metrics-port", str(metrics_port)))
-    api = Api(serve.url)
     try:
         serve.ready()
         worker.ready()
+        api = Api(serve.url)  # the port is known once the server is ready
         t = api.create(players=2, seats=VS_COMPUTER)
         watch = Socket(serve.ws_url, t["id"], t["spectator_key"])
         try:
@@ -83,8 +79,8 @@ def test_a_worker_plays_the_computer_turns_of_servers_without_workers(pg_url: st
         assert value(server_metrics, "omega_computer_turns_due") == 0
         assert worker.stop() == 0  # SIGTERM: a clean stop
         assert any(f"worker {worker.server_id} stopping" in line for line in worker.log)
-    finally:
         api.close()
+    finally:
         worker.kill()
         serve.stop()
 
@@ -122,9 +118,9 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
         try:
             assert watch.recv()["type"] == "sync"
             api.turn(tid, t["token"], ["e5", "a1"])
-            poll_until(lambda: ("computer", tid, a_id) in _claims(pg_url), "worker A never claimed the turn", 60)
-            # The bot processes start with the first turn: A is thinking once one is there.
-            poll_until(lambda: _bot_processes(a.proc.pid), "worker A started no bot process", 60)
+            # A says so once its bot processes have the turn (they start with the first turn).
+            a.thinking(tid)
+            assert ("computer", tid, a_id) in _claims(pg_url)  # A holds the claim while it thinks
             thinking = _children(a.proc.pid)
             # Worker B is there before A dies, and leaves A's claim alone while A lives.
             b = WorkerProcess(pg_url, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
@@ -167,16 +163,4 @@ def _children(pid: int) -> list[int]:
             continue
         if int(fields[1]) == pid:
             out.append(int(stat.parent.name))
-    return out
-
-
-def _bot_processes(pid: int) -> list[int]:
-    """The pool's processes among ``pid``'s children (multiprocessing's spawned ones)."""
-    out = []
-    for child in _children(pid):
-        try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                out.append(child)
-        except OSError:
-            continue
     return out

@@ -23,10 +23,17 @@ import re
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: The line a worker logs once its bots think about a computer's turn (``ComputerPlayers``).
+THINKING = re.compile(r"computer turn at table (?P<table>\S+) \(version (?P<version>\d+), level \d+\): thinking")
+#: Notified whenever a :class:`WorkerProcess` reads a line of its output, or its output ends.
+_OUTPUT = threading.Condition()
 
 
 class WorkerProcess:
@@ -47,15 +54,22 @@ class WorkerProcess:
                                      stderr=subprocess.STDOUT, text=True, env=env or dict(os.environ), cwd=ROOT)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
+        #: Whether its output ended (the process exited).
+        self.ended = False
         self.server_id = ""
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            self.log.append(line)
+            with _OUTPUT:
+                self.log.append(line)
+                _OUTPUT.notify_all()
             self.lines.put(line)
         self.lines.put(None)
+        with _OUTPUT:
+            self.ended = True
+            _OUTPUT.notify_all()
 
     def ready(self, timeout: float = 60) -> str:
         """Wait until the worker plays; its server id."""
@@ -67,6 +81,11 @@ class WorkerProcess:
             if found:
                 self.server_id = found.group(1)
                 return self.server_id
+
+    def thinking(self, table_id: str, timeout: float = 60) -> int:
+        """Wait until this worker logs that its bots think about the computer's turn at
+        ``table_id``; the table's version in that line."""
+        return thinking_at([self], table_id, timeout=timeout)[1]
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
@@ -82,6 +101,30 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
         return self.proc.returncode
+
+
+def thinking_at(workers: Iterable[WorkerProcess], table_id: str, since_version: int = 0,
+                timeout: float = 60) -> tuple[WorkerProcess, int]:
+    """Wait until one of ``workers`` logs that its bots think about a computer's turn at
+    ``table_id`` at version ``since_version`` or later (earlier turns' lines are passed
+    over); that worker, and the version in its line.  It blocks on the workers' output
+    (each line read wakes it) and never polls: ``timeout`` only bounds the wait."""
+    workers = list(workers)
+    deadline = time.monotonic() + timeout
+    with _OUTPUT:
+        while True:
+            for worker in workers:
+                for line in worker.log:
+                    found = THINKING.search(line)
+                    if found and found["table"] == table_id and int(found["version"]) >= since_version:
+                        return worker, int(found["version"])
+            left = deadline - time.monotonic()
+            if left <= 0 or all(w.ended for w in workers):
+                logs = "\n".join(f"worker {w.server_id or w.proc.pid}:\n{''.join(w.log[-20:])}" for w in workers)
+                raise AssertionError(f"no worker thought about a computer turn at table {table_id} "
+                                     f"(version {since_version} or later) within {timeout:g} s; their last lines:\n"
+                                     f"{logs}")
+            _OUTPUT.wait(left)
 
 
 def main(argv: list[str]) -> int:

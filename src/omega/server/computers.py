@@ -233,6 +233,9 @@ class ComputerPlayers:
         # passes.
         future = self._workers().schedule(think, (self.bot_factory, level, job.seed, job.game),
                                           timeout=self.deadline)
+        # Said once the pool has the turn, so its bot processes exist by now (the first turn
+        # starts them within schedule()).  Which of them takes it the pool does not tell.
+        log.info("computer turn at table %s (version %d, level %d): thinking", job.table_id, job.version, level)
         return await asyncio.wrap_future(future)
 
     async def work(self, owner: str, fn: Callable[..., T], *args: Any, deadline: float | None = None) -> T:
