@@ -523,12 +523,15 @@ def _presence_add(conn: Connection, table_id: str, seat: int, server_id: str, de
 _PRESENCE_STAMPS = itertools.count(1)
 
 
+def _presence_seats(conn: Connection, table_id: str) -> dict[int, int]:
+    return {int(seat): int(total) for seat, total in conn.execute(_PRESENCE_TOTALS, {"p_tid": table_id})}
+
+
 def _presence_count(conn: Connection, table_id: str) -> PresenceCount:
-    """The table's presence count; the caller holds the table's row (PostgreSQL: FOR UPDATE
-    or FOR SHARE; SQLite has one writer), so that the stamp orders the counts."""
-    stamp = next(_PRESENCE_STAMPS)
-    return PresenceCount(stamp, {int(seat): int(total)
-                                 for seat, total in conn.execute(_PRESENCE_TOTALS, {"p_tid": table_id})})
+    """The table's presence count, stamped; the caller holds the table's row (PostgreSQL:
+    FOR UPDATE or FOR SHARE; SQLite: a write, and SQLite has one writer), so that the
+    stamps order the counts."""
+    return PresenceCount(next(_PRESENCE_STAMPS), _presence_seats(conn, table_id))
 
 
 def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
@@ -602,8 +605,10 @@ class Repository:
     def load(self, table_id: str) -> StoredTable | None:
         """A table with all its events, or None."""
         with self.engine.connect() as conn, conn.begin():
-            # FOR SHARE: held to the end, it waits for a write to the table in progress, so
-            # the presence count read below is stamped in the order of the writes.
+            # PostgreSQL: FOR SHARE, held to the end, waits for a write to the table in
+            # progress, so the presence count read below is stamped in the order of the
+            # writes.  SQLite reads a snapshot beside its one writer, whose counts arrive in
+            # the order of its commits: stamped 0, the load's count gives way to each of them.
             query = select(TableRow).where(TableRow.id == table_id)
             row = conn.execute(query.with_for_update(read=True) if self.is_postgres else query).one_or_none()
             if row is None:
@@ -611,7 +616,8 @@ class Repository:
             seats = conn.execute(select(SeatRow).where(SeatRow.table_id == table_id).order_by(SeatRow.idx)).all()
             events = conn.execute(
                 select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
-            presence = _presence_count(conn, table_id)
+            presence = (_presence_count(conn, table_id) if self.is_postgres
+                        else PresenceCount(0, _presence_seats(conn, table_id)))
         created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,

@@ -108,6 +108,7 @@ class PresenceCount:
     the table's row locked (every write to the table holds that lock until its commit), so a
     count with a larger stamp was read later and is never older.  Reads finish in any order
     (several database threads), so the stamp, not the order of arrival, says which is news.
+    (A load on SQLite is stamped 0: every count after it is news.)
 
     >>> PresenceCount(2, {0: 1}).seats
     {0: 1}
@@ -260,14 +261,14 @@ class TableState:
         return None if self.over or self.cancelled or self.waiting else self.game.current_player
 
     def set_presence(self, count: PresenceCount) -> bool:
-        """Take the open-socket counts per seat (live state, not from events) unless an
-        equally new or newer count was taken already; True if who is connected changed.
+        """Take the open-socket counts per seat (live state, not from events) unless a newer
+        count was taken already; True if who is connected changed.
 
         >>> t = TableState(TableConfig("t", 2, 5, False, "2026-01-01T00:00:00Z", (SeatConfig("human"),) * 2))
         >>> t.set_presence(PresenceCount(2, {0: 1, 1: 1})), t.set_presence(PresenceCount(1, {0: 1})), t.connected()
         (True, False, (True, True))
         """
-        if count.stamp <= self.presence_stamp:
+        if count.stamp < self.presence_stamp:
             return False
         self.presence_stamp = count.stamp
         before = self.connected()
