@@ -36,6 +36,8 @@ DICT_OBSERVATION_WARNINGS = {
 def test_pettingzoo_api_test(players: int, size: int, pie: bool) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # What the collector finds of other tests (an unclosed pipe, say) is not the env's.
+        warnings.simplefilter("ignore", ResourceWarning)
         api_test(env(players=players, size=size, pie_rule=pie), num_cycles=1000)
         api_test(OmegaEnv(players=players, size=size, pie_rule=pie, render_mode="ansi"), num_cycles=1000)
     assert {str(w.message) for w in caught} <= DICT_OBSERVATION_WARNINGS

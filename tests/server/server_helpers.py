@@ -337,6 +337,7 @@ class ServeProcess:
                     mirror.flush()
                 self.log.append(line)
                 self.lines.put(line)
+        self.proc.stdout.close()  # at its end: left to the collector, it warns in another test
         self.lines.put(None)
 
     def ready(self, timeout: float = 60) -> None:

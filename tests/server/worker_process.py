@@ -66,6 +66,7 @@ class WorkerProcess:
                 self.log.append(line)
                 _OUTPUT.notify_all()
             self.lines.put(line)
+        self.proc.stdout.close()  # at its end: left to the collector, it warns in another test
         self.lines.put(None)
         with _OUTPUT:
             self.ended = True
