@@ -111,11 +111,13 @@ def thinking_at(workers: Iterable[WorkerProcess], table_id: str, since_version: 
     over); that worker, and the version in its line.  It blocks on the workers' output
     (each line read wakes it) and never polls: ``timeout`` only bounds the wait."""
     workers = list(workers)
+    read = [0] * len(workers)  # lines of each worker's log already looked at
     deadline = time.monotonic() + timeout
     with _OUTPUT:
         while True:
-            for worker in workers:
-                for line in worker.log:
+            for i, worker in enumerate(workers):
+                new, read[i] = worker.log[read[i]:], len(worker.log)
+                for line in new:
                     found = THINKING.search(line)
                     if found and found["table"] == table_id and int(found["version"]) >= since_version:
                         return worker, int(found["version"])

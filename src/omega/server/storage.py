@@ -723,7 +723,7 @@ class Repository:
         out), read after any write to the table in progress (its row held FOR SHARE)."""
         with self.engine.connect() as conn, conn.begin():
             if self.is_postgres:
-                conn.execute(text("SELECT 1 FROM tables WHERE id = :tid FOR SHARE"), {"tid": table_id})
+                conn.execute(select(TableRow.id).where(TableRow.id == table_id).with_for_update(read=True))
             return _presence_count(conn, table_id)
 
     def presence_of(self, server_id: str) -> list[tuple[str, int]]:
