@@ -204,7 +204,8 @@ class PgListener:
 
     async def wait_ready(self, timeout: float) -> None:
         """Wait until the listener listens (TimeoutError after ``timeout`` seconds)."""
-        await asyncio.wait_for(self.ready.wait(), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it can swallow a cancellation
+            await self.ready.wait()
 
     def start(self) -> None:
         """Start listening in the background."""

@@ -30,7 +30,7 @@ from omega.server.core import TableCore
 from omega.server.presence import Presence
 from omega.server.storage import Due
 
-__all__ = ["Scheduler", "Handler", "SWEEP", "ABANDON", "SITE"]
+__all__ = ["Scheduler", "Handler", "SWEEP", "ABANDON", "SITE", "wait_set"]
 
 log = logging.getLogger("omega.server")
 
@@ -46,6 +46,23 @@ SWEEP_LEASE = 30.0
 
 #: Does the work; returns when it is due again (recurring work) or None when it is done.
 Handler = Callable[[Due], Awaitable[datetime | None]]
+
+
+async def wait_set(event: asyncio.Event, seconds: float) -> bool:
+    """Wait until ``event`` is set or ``seconds`` have passed; True if it was set.
+
+    Unlike ``asyncio.wait_for`` on Python 3.11, a cancellation that arrives while the
+    event is being set still cancels: a stopping server's loop must not live on because
+    a handler woke it at that moment.
+
+    >>> event = asyncio.Event(); event.set(); asyncio.run(wait_set(event, 1.0))
+    True
+    """
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()
+            return True
+    return False
 
 
 @dataclass
@@ -154,8 +171,7 @@ class Scheduler:
                     wait = min(wait, max(0.0, (first - self.core.clock.now()).total_seconds()))
             except Exception:
                 log.exception("could not claim due work")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+            await wait_set(self._wake, wait)
 
     async def claim(self) -> int:
         """Claim what is due now, as far as each kind has room; returns how many were claimed."""
