@@ -83,11 +83,12 @@ def _has_empty_neighbour(board: Int8Array, nbr: Int32Array, y: int, skip: int) -
 
 @njit(cache=True, nogil=True)
 def placement_delta(board: Int8Array, parent: Int32Array, size: Int32Array, nbr: Int32Array, logt: Float64Array,
-                    x: int, color: int, players: int, delta: Float64Array) -> None:
-    """Change of every colour's evaluation if a ``color`` stone went on empty cell ``x``."""
+                    x: int, color: int, players: int, delta: Float64Array, roots: Int32Array) -> None:
+    """Change of every colour's evaluation if a ``color`` stone went on empty cell ``x``
+    (``roots``: room for the six group roots around it, reused from call to call so that
+    the loop over every empty cell allocates nothing)."""
     for c in range(players):
         delta[c] = 0.0
-    roots = np.empty(6, dtype=np.int32)
     nroots = 0
     merged = 1
     partner = -1
@@ -150,6 +151,7 @@ def greedy_cells(board0: Int8Array, parent0: Int32Array, size0: Int32Array, nbr:
     logs = np.zeros(MAX_COLORS, dtype=np.float64)
     counts = np.zeros(MAX_COLORS, dtype=np.int32)
     delta = np.zeros(MAX_COLORS, dtype=np.float64)
+    roots = np.empty(6, dtype=np.int32)
     rng = seed_state(seed)
     for j in range(players):
         if j < first:
@@ -160,7 +162,7 @@ def greedy_cells(board0: Int8Array, parent0: Int32Array, size0: Int32Array, nbr:
         for x in range(board.shape[0]):
             if board[x] >= 0:
                 continue
-            placement_delta(board, parent, size, nbr, logt, x, k, players, delta)
+            placement_delta(board, parent, size, nbr, logt, x, k, players, delta, roots)
             v = delta[mover]
             for c in range(players):
                 if c != mover:
