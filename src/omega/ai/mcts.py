@@ -39,7 +39,8 @@ Time
     stage of the game (:data:`STAGE_WEIGHT`: the weights average one over the bot's turns
     of a game).  A search stops early once no remaining simulation could change the turn
     (at each of its plies the leader's visit lead is larger than the simulations left);
-    seconds saved that way are banked and spent on the following turns of the same game.
+    seconds saved that way are banked and spent on the following turns of the same game
+    (each turn takes the bank divided by half the bot's turns left).
 Pie rule
     As Black's player after turn 1, the bot searches the position and swaps when Black's
     value is below one half (White is ahead, so taking White is better).  As White's
@@ -634,7 +635,9 @@ class MctsBot:
         if turns <= 0:
             return 1.0, 0.0
         k = min(played, turns - 1)
-        bonus = self._bank / (turns - k)
+        # Spent over half the turns left, not all of them: the last turns are nearly settled
+        # and stop early, so a share saved for them would mostly be banked again, unspent.
+        bonus = self._bank / max(1, (turns - k) // 2)
         self._bank -= bonus
         return stage_weights(turns)[k], bonus
 
