@@ -97,7 +97,7 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "stage_weights"]
+__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "stage_weights"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
@@ -476,6 +476,18 @@ def stage_weights(turns: int, weight: float = STAGE_WEIGHT, peak: float = STAGE_
     return [w / mean for w in raw]
 
 
+def bank_share(bank: float, turns_left: int) -> float:
+    """The banked seconds a turn may add when the bot has ``turns_left`` turns to play,
+    this one included: the bank divided by half of them.  Not by all of them: the last
+    turns are nearly settled and stop early, so a share kept for them would mostly be
+    banked again and never spent.
+
+    >>> bank_share(3.0, 6), bank_share(3.0, 3), bank_share(3.0, 1)
+    (1.0, 3.0, 3.0)
+    """
+    return bank / max(1, turns_left // 2)
+
+
 class MctsBot:
     """Monte Carlo tree search with RAVE; see the module doc for the design.
 
@@ -635,11 +647,12 @@ class MctsBot:
         if turns <= 0:
             return 1.0, 0.0
         k = min(played, turns - 1)
-        # Spent over half the turns left, not all of them: the last turns are nearly settled
-        # and stop early, so a share saved for them would mostly be banked again, unspent.
-        bonus = self._bank / max(1, (turns - k) // 2)
+        weight = stage_weights(turns)[k]
+        bonus = bank_share(self._bank, turns - k)
+        if self.time is not None:  # what the cap of MAX_SHARE would cut off stays in the bank
+            bonus = min(bonus, max(0.0, (MAX_SHARE - weight) * self.time))
         self._bank -= bonus
-        return stage_weights(turns)[k], bonus
+        return weight, bonus
 
     # -- the search ---------------------------------------------------------------------
 
