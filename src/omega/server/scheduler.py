@@ -134,9 +134,9 @@ class Scheduler:
         running = [t for k in self._kinds.values() for t in k.running]
         for task in running:
             task.cancel()
-        for task in [*self._tasks, *running]:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        # Their results and errors, cancellations included, are of no interest now; a
+        # cancellation of stop() itself still reaches the caller.
+        await asyncio.gather(*self._tasks, *running, return_exceptions=True)
         core = self.core
         try:
             # Sockets are closed by now: say so at once rather than when others find us dead.
