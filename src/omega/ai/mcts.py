@@ -647,12 +647,9 @@ class MctsBot:
         if turns <= 0:
             return 1.0, 0.0
         k = min(played, turns - 1)
-        weight = stage_weights(turns)[k]
         bonus = bank_share(self._bank, turns - k)
-        if self.time is not None:  # what the cap of MAX_SHARE would cut off stays in the bank
-            bonus = min(bonus, max(0.0, (MAX_SHARE - weight) * self.time))
         self._bank -= bonus
-        return weight, bonus
+        return stage_weights(turns)[k], bonus
 
     # -- the search ---------------------------------------------------------------------
 
@@ -676,7 +673,11 @@ class MctsBot:
         rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in range(threads)]
         vloss = 1.0 if share > 1 else 0.0
         start = _time.perf_counter()
-        seconds = None if self.time is None else min(self.time * scale + bonus, MAX_SHARE * self.time)
+        seconds = None
+        if self.time is not None:
+            wanted = self.time * scale + bonus
+            seconds = min(wanted, MAX_SHARE * self.time)
+            self._bank += min(bonus, wanted - seconds)  # what the cap cuts off stays in the bank
         deadline = start + seconds if seconds is not None else math.inf
         per_thread = budget if budget is not None else 2**62
         done = 0
