@@ -12,7 +12,7 @@ from pathlib import Path
 from omega import Game
 from omega.ai.review import DEFAULT_SECONDS
 from omega.record import to_json
-from test_cli import DOC_RECORD, ENV, OMEGA, assert_one_line_error, omega
+from test_cli import DOC_RECORD, ENV, OMEGA, assert_one_line_error, omega, read_terminal
 
 QUICK = ("--iterations", "2000", "--seed", "1")
 
@@ -78,19 +78,9 @@ def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     process = subprocess.Popen([*OMEGA, "analyze", str(path), *QUICK], stdout=subprocess.PIPE, stderr=slave,
                                stdin=subprocess.DEVNULL, env=ENV)
     os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
+    bar = read_terminal(master)
     assert process.stdout is not None
     out = process.stdout.read().decode()
     assert process.wait(timeout=60) == 0
-    bar = b"".join(chunks).decode()
     assert "\r[" in bar and "10/10 positions" in bar
     assert "positions" not in out and out.startswith("Review:")

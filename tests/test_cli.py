@@ -171,6 +171,13 @@ def run_on_terminal(args: list[str], env: dict[str, str]) -> str:
     master, slave = pty.openpty()
     process = subprocess.Popen([*OMEGA, *args], stdout=slave, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
     os.close(slave)
+    text = read_terminal(master)
+    assert process.wait(timeout=60) == 0
+    return text
+
+
+def read_terminal(master: int) -> str:
+    """Everything written to a pseudo-terminal until its other end is closed; closes ``master``."""
     chunks = []
     while True:
         try:
@@ -181,7 +188,6 @@ def run_on_terminal(args: list[str], env: dict[str, str]) -> str:
             break
         chunks.append(chunk)
     os.close(master)
-    assert process.wait(timeout=60) == 0
     return b"".join(chunks).decode()
 
 

@@ -44,6 +44,19 @@ def computer_turn(m: dict[str, Any]) -> bool:
     return bool(m["type"] == "event" and m["event"]["kind"] == "turn" and m["event"]["computer"] is True)
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, read from ``/proc``."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended while we looked
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

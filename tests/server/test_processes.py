@@ -22,7 +22,16 @@ import pytest
 from omega.server.app import create_app
 from omega.server.thinking import spec_bot
 
-from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, make_server, random_turn
+from .server_helpers import (
+    Api,
+    LiveServer,
+    PgCluster,
+    ServeProcess,
+    Socket,
+    child_pids,
+    make_server,
+    random_turn,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -141,7 +150,7 @@ def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
         assert len(cells) == 2 and not set(cells) & {"e5", "a1"}
         assert ev["state"]["game"]["current_seat"] == 0
         # SIGKILL gives the server no chance to stop its AI workers: they must notice and exit.
-        workers = _children(serve.proc.pid)
+        workers = child_pids(serve.proc.pid)
         assert workers
         fds = [os.pidfd_open(pid) for pid in workers]
         serve.kill()
@@ -152,18 +161,6 @@ def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
     finally:
         watch.close()
         serve.kill()
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
 
 
 def test_two_processes_on_one_postgres(pg: PgCluster) -> None:
@@ -269,7 +266,7 @@ def _spinning_workers(within: float = 10.0) -> list[int]:
     deadline = time.monotonic() + within
     while True:
         out = []
-        for pid in _children(os.getpid()):
+        for pid in child_pids(os.getpid()):
             try:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
                 state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

@@ -25,6 +25,7 @@ from .server_helpers import (
     PgCluster,
     ServeProcess,
     Socket,
+    child_pids,
     computer_turn,
     free_port,
     random_turn,
@@ -121,7 +122,7 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
             # A says so once its bot processes have the turn (they start with the first turn).
             a.thinking(tid)
             assert ("computer", tid, a_id) in _claims(pg_url)  # A holds the claim while it thinks
-            thinking = _children(a.proc.pid)
+            thinking = child_pids(a.proc.pid)
             # Worker B is there before A dies, and leaves A's claim alone while A lives.
             b = WorkerProcess(pg_url, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
             b.ready()
@@ -154,13 +155,3 @@ def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quic
             b.kill()
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
