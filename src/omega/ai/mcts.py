@@ -17,14 +17,15 @@ Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
     a win, 0 for a loss, mixed with a small share (:data:`MARGIN_WEIGHT`) of the log-score
     margin so that among won (or lost) lines the bigger margin is preferred.
-Both cores (tree parallelism)
-    ``threads`` threads (the kernels release the GIL) search one shared tree, each with
-    its own random stream and its own stretch of the pools for new nodes, and a virtual
-    loss on its path steers the others elsewhere.  When the second core is busy with
-    other work, the threads still fill one tree, about as deep as one thread's.  The other
-    way, ``parallel="root"`` (a tree per thread, their statistics added ply by ply at the
-    end), keeps seeded iteration budgets reproducible but splits a busy machine's one core
-    between two shallow trees.
+Both cores (root parallelism)
+    ``threads`` threads (the kernels release the GIL) search a tree each, with its own
+    random stream, and their statistics are added ply by ply at the end; seeded
+    iteration budgets stay reproducible.  The other way, ``parallel="tree"``, has the
+    threads search one shared tree, each with its own stretch of the pools for new nodes
+    and a virtual loss on its path to steer the others elsewhere; it fills one deeper tree
+    when the second core is busy with other work, but on a free machine the two threads
+    fight over the cache lines of the top nodes they both update, and search about as
+    many iterations as one thread alone.
 Tree reuse
     Between turns of one game the bot keeps, in each tree, the subtree under the stones
     actually played since its last search (its own turn and the opponents' turns it sees
@@ -121,9 +122,9 @@ MAX_SHARE = 2.0
 
 #: Threads (trees) by default: both cores of the machine the bot was built for.
 DEFAULT_THREADS = 2
-#: The ways to use several threads: ``tree``, all threads on one shared tree with virtual
-#: losses (the default); ``root``, one tree per thread, their statistics added at the end.
-PARALLEL = ("tree", "root")
+#: The ways to use several threads: ``root``, one tree per thread, their statistics added
+#: at the end (the default); ``tree``, all threads on one shared tree with virtual losses.
+PARALLEL = ("root", "tree")
 
 #: Share of a kept tree's statistics carried into the next turn's search: kept whole,
 #: they made the bot weaker (a stale favourite is hard to overturn with c = 0).
@@ -264,7 +265,8 @@ def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> i
 @njit(cache=True, nogil=True)
 def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
             n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
-            iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float) -> None:
+            iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float,
+            first_version: bool) -> None:
     """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
     ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
     rewards to ``root_w``.
@@ -275,6 +277,9 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
     race; a lost update costs one simulation's worth of information, never a wrong tree:
     a node is written whole before its parent edge points to it, and two threads adding a
     child to one edge at once only waste one of the two nodes.
+
+    ``first_version`` keeps the arithmetic and loops of the first version of the bot, so
+    that ``mcts-v1`` plays the same games at the same speed as it always did.
     """
     node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
     e_cell, e_child, e_n, e_w, e_an, e_aw = tree.e_cell, tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw
@@ -295,6 +300,10 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
     path_mover = np.empty(depth_max, dtype=np.int32)
     path_color = np.empty(depth_max, dtype=np.int32)
     use_rave = rave_b >= 0.0
+    # A RAVE update without a branch writes every edge of a node, which is fastest for a
+    # tree of one's own (half the cells hold the colour, in no order a predictor learns),
+    # but threads sharing the tree then fight over every cache line of its top nodes.
+    touch_all = not first_version and vloss == 0.0
     for _ in range(iterations):
         board[:] = board0
         ncur = n_empty0
@@ -315,6 +324,15 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
                 an = e_an[f]
                 if n + an == 0.0:
                     v: float = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
+                elif explore == 0.0 and not first_version:
+                    # The blend below without exploration, with one division instead of three:
+                    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an).
+                    w = np.float64(e_w[f])
+                    if use_rave:
+                        bn = rave_b * an
+                        v = (w * (1.0 + bn) + e_aw[f]) / (n + an + bn * n)
+                    else:
+                        v = w / n
                 else:
                     q = e_w[f] / n if n > 0.0 else 0.0
                     if use_rave and an > 0.0:
@@ -370,10 +388,16 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
             if use_rave:
                 k = path_color[d]
                 first = node_first[node]
-                for g in range(first, first + node_count[node]):
-                    if board[e_cell[g]] == k:
-                        e_an[g] += 1.0
-                        e_aw[g] += r
+                if touch_all:
+                    for g in range(first, first + node_count[node]):
+                        hit = np.float64(board[e_cell[g]] == k)  # adding 0 changes nothing
+                        e_an[g] += hit
+                        e_aw[g] += hit * r
+                else:
+                    for g in range(first, first + node_count[node]):
+                        if board[e_cell[g]] == k:
+                            e_an[g] += 1.0
+                            e_aw[g] += r
 
 
 @njit(cache=True, nogil=True)
@@ -494,24 +518,25 @@ class MctsBot:
     ``iterations`` and ``time`` (seconds) bound each turn's search (whichever comes
     first; ``level`` picks both from :data:`omega.ai.levels.LEVELS`).  ``seed`` makes
     iteration-bounded searches reproducible.  ``threads`` threads search at once
-    (``parallel``: ``"root"``, a tree each, or ``"tree"``, one shared tree; budgets below
+    (``parallel``: ``"root"``, a tree each, the default, or ``"tree"``, one shared tree; budgets below
     :data:`MIN_SPLIT` use one); ``reuse`` keeps the tree between turns, its statistics
     scaled by ``keep``; ``manage`` weights each turn's budget by the stage of the game and
     stops a settled search early; ``recycle`` frees the least-visited nodes when the pools
     (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
     ``rave`` (RAVE bias constant; negative turns RAVE off) and ``expand`` (visits before an
-    edge becomes a node) are for tuning.
+    edge becomes a node) are for tuning.  ``first_version`` searches with the first
+    version's arithmetic and loops (``mcts-v1``: the same games at the same speed).
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
     >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
-    (2, 'tree', 1)
+    (2, 'root', 1)
     """
 
     def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = "tree",
-                 name: str = "mcts") -> None:
+                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = PARALLEL[0],
+                 name: str = "mcts", first_version: bool = False) -> None:
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
@@ -532,6 +557,7 @@ class MctsBot:
         self.recycle = recycle
         self.max_edges = max_edges
         self.keep = keep
+        self.first_version = first_version
         if parallel not in PARALLEL:
             raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
         self.parallel = parallel
@@ -694,7 +720,7 @@ class MctsBot:
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
             _search(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
-                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss)
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
@@ -922,7 +948,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
     keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
-    parallel = "tree" if v1 else options.pop("parallel", "tree")
+    parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
     no_more_options(name, options)
@@ -935,7 +961,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds
     bot = MctsBot(iterations=iterations, time=seconds, seed=seed, c=c, rave=rave, expand=expand, threads=1,
-                  reuse=False, manage=False, recycle=False, name=name)
+                  reuse=False, manage=False, recycle=False, name=name, first_version=True)
     if level is not None:
         bot.level = level
         bot.name = f"{name}:level={level}" + (f",seed={seed}" if seed is not None else "")
