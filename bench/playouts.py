@@ -22,8 +22,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
     args = parser.parse_args()
     if not args.json:
-        print("| side | players | playouts/s | C playouts/s | ratio | MCTS iterations/s |")
-        print("|---:|---:|---:|---:|---:|---:|")
+        print("| side | players | playouts/s | C playouts/s | ratio | MCTS iterations/s | mcts-v1 kernel | ratio |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in args.sizes:
         for players in args.players:
             r = measure(size, players, args.seconds)
@@ -32,7 +32,8 @@ def main() -> None:
                 continue
             c = r.get("c_playouts_per_s")
             print(f"| {size} | {players} | {r['playouts_per_s']:,} | {c if c is None else f'{c:,}'} "
-                  f"| {r.get('ratio_to_c', '-')} | {r['mcts_iterations_per_s']:,} |", flush=True)
+                  f"| {r.get('ratio_to_c', '-')} | {r['mcts_iterations_per_s']:,} | {r['mcts_v1_iterations_per_s']:,} "
+                  f"| {r['mcts_ratio_to_v1']} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ def test_bench_json_has_the_documented_figures(capsys: pytest.CaptureFixture[str
     result = json.loads(capsys.readouterr().out)
     assert result["size"] == 3 and result["players"] == 3
     assert result["playouts_per_s"] > 0
-    assert result["mcts_iterations_per_s"] > 0
+    assert result["mcts_iterations_per_s"] > 0 and result["mcts_v1_iterations_per_s"] > 0
+    assert result["mcts_ratio_to_v1"] == pytest.approx(
+        result["mcts_iterations_per_s"] / result["mcts_v1_iterations_per_s"], abs=0.001)
 
 
 def test_bench_text_output(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,7 +5,9 @@ after a warm-up (Numba compiles, or loads its cache, outside the timing):
 
 * ``playouts_per_s``: uniform random playouts from the empty board, each to the end of
   the game and fully scored (log-scores, exact products when close), in one thread;
-* ``mcts_iterations_per_s``: iterations of the MCTS bot's search from the empty board;
+* ``mcts_iterations_per_s``: iterations of the MCTS bot's search from the empty board, in
+  one thread, and ``mcts_v1_iterations_per_s`` the same for the first version's kernel
+  (``mcts-v1``, the search's yardstick), with ``mcts_ratio_to_v1``;
 * ``c_playouts_per_s``: the reference C loop (``playout.c``, compiled here with
   ``cc -O2``), when a C compiler and the source are found, and ``ratio_to_c``.
 
@@ -55,14 +57,15 @@ def measure_playouts(size: int, players: int, seconds: float) -> float:
     return done / elapsed
 
 
-def measure_mcts(size: int, players: int, seconds: float) -> float:
-    """MCTS iterations per second of a one-thread search from the empty board."""
+def measure_mcts(size: int, players: int, seconds: float, first_version: bool = False) -> float:
+    """MCTS iterations per second of a one-thread search from the empty board (with the
+    first version's kernel if ``first_version``)."""
     from omega.ai.mcts import MctsBot
     from omega.kernel import KernelState
 
     state = KernelState(players, size)
-    MctsBot(iterations=64, seed=0).search(state)  # compile or load the cache
-    result = MctsBot(time=seconds, seed=1, threads=1, manage=False).search(state)
+    MctsBot(iterations=64, seed=0, first_version=first_version).search(state)  # compile or load the cache
+    result = MctsBot(time=seconds, seed=1, threads=1, manage=False, first_version=first_version).search(state)
     return result.iterations / result.seconds
 
 
@@ -97,6 +100,8 @@ def measure(size: int, players: int, seconds: float, reference: bool = True) -> 
     result: dict[str, Any] = {"size": size, "players": players, "seconds": seconds}
     result["playouts_per_s"] = round(measure_playouts(size, players, seconds))
     result["mcts_iterations_per_s"] = round(measure_mcts(size, players, seconds))
+    result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, first_version=True))
+    result["mcts_ratio_to_v1"] = round(result["mcts_iterations_per_s"] / max(1, result["mcts_v1_iterations_per_s"]), 3)
     if reference:
         source = find_reference()
         c_rate = measure_c(size, players, seconds, source) if source is not None else None
@@ -116,6 +121,7 @@ def bench_main(args: argparse.Namespace) -> int:
     print(f"side {args.size}, {args.players} players, {args.seconds:g} s per figure")
     print(f"  random playouts   {result['playouts_per_s']:>12,} /s")
     print(f"  MCTS iterations   {result['mcts_iterations_per_s']:>12,} /s")
+    print(f"  mcts-v1 kernel    {result['mcts_v1_iterations_per_s']:>12,} /s   (ratio {result['mcts_ratio_to_v1']:.2f})")
     if "c_playouts_per_s" in result:
         print(f"  C yardstick       {result['c_playouts_per_s']:>12,} /s   (ratio {result['ratio_to_c']:.2f})")
     else:

@@ -1,13 +1,15 @@
-"""The MCTS bot's machinery: the first version kept as it was, root values per colour, two
-trees, the tree kept between turns, recycled pools and early stops."""
+"""The MCTS bot's machinery: the first version kept as it was, the selection value, root
+values per colour, two trees, the tree kept between turns, recycled pools and early stops."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
 from omega import Color, Game
 from omega.ai import make_bot
-from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult
+from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult, rave_value
 from omega.game import SWAP, Action
 from omega.kernel import KernelState
 
@@ -196,3 +198,17 @@ def test_a_time_cap_stops_a_huge_iteration_budget() -> None:
     bot = MctsBot(iterations=10**9, time=0.2, seed=1)
     bot.choose(Game(players=2, size=5))
     assert bot.last is not None and 0 < bot.last.iterations < 10**9 // 64 // 10
+
+
+def test_rave_value_is_the_textbook_blend_over_random_statistics() -> None:
+    # The kernel's one-division form against beta = an / (n + an + b n an) blending the two means.
+    rng = random.Random(5)
+    for _ in range(2000):
+        n, an = rng.choice([0.0, rng.uniform(0.3, 1e5)]), rng.uniform(0.3, 1e5)
+        w, aw = rng.uniform(0, 1) * n, rng.uniform(0, 1) * an
+        b = rng.choice([0.0, 0.002, rng.uniform(0, 1)])
+        beta = an / (n + an + b * n * an)
+        mean = w / n if n > 0 else 0.0
+        assert rave_value(n, w, an, aw, b) == pytest.approx((1 - beta) * mean + beta * aw / an, rel=1e-12, abs=1e-15)
+        if n > 0:
+            assert rave_value(n, w, an, aw, -1.0) == pytest.approx(w / n, rel=1e-15)

@@ -98,7 +98,7 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "stage_weights"]
+__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "rave_value", "stage_weights"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
@@ -263,6 +263,26 @@ def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> i
 
 
 @njit(cache=True, nogil=True)
+def rave_value(n: float, w: float, an: float, aw: float, b: float) -> float:
+    """An edge's value in the selection without exploration: its mean reward ``w / n``
+    blended with its AMAF mean ``aw / an`` by ``beta = an / (n + an + b n an)``, computed
+    with one division instead of three; ``b < 0``: no RAVE, the mean alone.
+
+    >>> n, w, an, aw, b = 10.0, 6.0, 30.0, 12.0, 0.002
+    >>> beta = an / (n + an + b * n * an)
+    >>> abs(rave_value(n, w, an, aw, b) - ((1 - beta) * w / n + beta * aw / an)) < 1e-15
+    True
+    >>> rave_value(0.0, 0.0, 4.0, 3.0, b), rave_value(4.0, 3.0, 9.0, 9.0, -1.0)
+    (0.75, 0.75)
+    """
+    if b < 0.0:
+        return w / n
+    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an)
+    bn = b * an
+    return (w * (1.0 + bn) + aw) / (n + an + bn * n)
+
+
+@njit(cache=True, nogil=True)
 def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
             n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
             iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float,
@@ -325,14 +345,7 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
                 if n + an == 0.0:
                     v: float = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
                 elif explore == 0.0 and not first_version:
-                    # The blend below without exploration, with one division instead of three:
-                    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an).
-                    w = np.float64(e_w[f])
-                    if use_rave:
-                        bn = rave_b * an
-                        v = (w * (1.0 + bn) + e_aw[f]) / (n + an + bn * n)
-                    else:
-                        v = w / n
+                    v = rave_value(n, e_w[f], an, e_aw[f], rave_b)
                 else:
                     q = e_w[f] / n if n > 0.0 else 0.0
                     if use_rave and an > 0.0:
