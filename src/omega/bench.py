@@ -57,15 +57,19 @@ def measure_playouts(size: int, players: int, seconds: float) -> float:
     return done / elapsed
 
 
-def measure_mcts(size: int, players: int, seconds: float, first_version: bool = False) -> float:
-    """MCTS iterations per second of a one-thread search from the empty board (with the
-    first version's kernel if ``first_version``)."""
+def measure_mcts(size: int, players: int, seconds: float, bot: str = "mcts:threads=1,manage=0") -> float:
+    """MCTS iterations per second of one search from the empty board by the bot spec
+    ``bot`` (by default the current bot on one thread; ``"mcts-v1"``: the first version)."""
+    from omega.ai import make_bot
     from omega.ai.mcts import MctsBot
     from omega.kernel import KernelState
 
     state = KernelState(players, size)
-    MctsBot(iterations=64, seed=0, first_version=first_version).search(state)  # compile or load the cache
-    result = MctsBot(time=seconds, seed=1, threads=1, manage=False, first_version=first_version).search(state)
+    more = "," if ":" in bot else ":"
+    warm, timed = make_bot(f"{bot}{more}iterations=64,seed=0"), make_bot(f"{bot}{more}time={seconds},seed=1")
+    assert isinstance(warm, MctsBot) and isinstance(timed, MctsBot)
+    warm.search(state)  # compile or load the cache
+    result = timed.search(state)
     return result.iterations / result.seconds
 
 
@@ -100,7 +104,7 @@ def measure(size: int, players: int, seconds: float, reference: bool = True) -> 
     result: dict[str, Any] = {"size": size, "players": players, "seconds": seconds}
     result["playouts_per_s"] = round(measure_playouts(size, players, seconds))
     result["mcts_iterations_per_s"] = round(measure_mcts(size, players, seconds))
-    result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, first_version=True))
+    result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, "mcts-v1"))
     result["mcts_ratio_to_v1"] = round(result["mcts_iterations_per_s"] / max(1, result["mcts_v1_iterations_per_s"]), 3)
     if reference:
         source = find_reference()
