@@ -57,16 +57,16 @@ def measure_playouts(size: int, players: int, seconds: float) -> float:
     return done / elapsed
 
 
-def measure_mcts(size: int, players: int, seconds: float, bot: str = "mcts:threads=1,manage=0") -> float:
+def measure_mcts(size: int, players: int, seconds: float, bot: str = "mcts:threads=1,manage=0,seed=1") -> float:
     """MCTS iterations per second of one search from the empty board by the bot spec
-    ``bot`` (by default the current bot on one thread; ``"mcts-v1"``: the first version)."""
+    ``bot``, which has options (by default the current bot on one thread;
+    ``"mcts-v1:seed=1"``: the first version)."""
     from omega.ai import make_bot
     from omega.ai.mcts import MctsBot
     from omega.kernel import KernelState
 
     state = KernelState(players, size)
-    more = "," if ":" in bot else ":"
-    warm, timed = make_bot(f"{bot}{more}iterations=64,seed=0"), make_bot(f"{bot}{more}time={seconds},seed=1")
+    warm, timed = make_bot(f"{bot},iterations=64"), make_bot(f"{bot},time={seconds}")
     assert isinstance(warm, MctsBot) and isinstance(timed, MctsBot)
     warm.search(state)  # compile or load the cache
     result = timed.search(state)
@@ -104,7 +104,7 @@ def measure(size: int, players: int, seconds: float, reference: bool = True) -> 
     result: dict[str, Any] = {"size": size, "players": players, "seconds": seconds}
     result["playouts_per_s"] = round(measure_playouts(size, players, seconds))
     result["mcts_iterations_per_s"] = round(measure_mcts(size, players, seconds))
-    result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, "mcts-v1"))
+    result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, "mcts-v1:seed=1"))
     result["mcts_ratio_to_v1"] = round(result["mcts_iterations_per_s"] / max(1, result["mcts_v1_iterations_per_s"]), 3)
     if reference:
         source = find_reference()
