@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from omega import Color, Game
 from omega.ai import make_bot
-from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult, rave_value
+from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult, _shuffle_edges, rave_value
 from omega.game import SWAP, Action
-from omega.kernel import KernelState
+from omega.kernel import KernelState, seed_state
 
 # Whole games of the first MCTS bot against itself (seats seeded 7, 8, ...), recorded with
 # the bot as it was before root parallelism, tree reuse and time management: ``mcts-v1``
@@ -212,3 +213,30 @@ def test_rave_value_is_the_textbook_blend_over_random_statistics() -> None:
         assert rave_value(n, w, an, aw, b) == pytest.approx((1 - beta) * mean + beta * aw / an, rel=1e-12, abs=1e-15)
         if n > 0:
             assert rave_value(n, w, an, aw, -1.0) == pytest.approx(w / n, rel=1e-15)
+
+
+def test_rave_value_blends_float32_statistics_in_float32() -> None:
+    # The bot's own-tree selection passes the pools' float32 statistics as they are.
+    n, w, an, aw, b = (np.float32(x) for x in (10.0, 6.0, 30.0, 12.0, 0.002))
+    value = rave_value(n, w, an, aw, b)
+    bn = b * an  # every step of the one-division form rounded to float32, as the kernel does
+    assert value == float((w + w * bn + aw) / (n + an + bn * n))
+    assert value != rave_value(float(n), float(w), float(an), float(aw), float(b))
+    beta = float(an / (n + an + b * n * an))
+    assert value == pytest.approx((1 - beta) * float(w / n) + beta * float(aw / an), rel=1e-6)
+
+
+def test_unseen_edges_are_tried_in_a_uniformly_random_order() -> None:
+    # A node's edges are shuffled on its first visit and its first unseen edge is tried
+    # first: every cell must be as likely as any other to come first, and to come last.
+    rng = seed_state(3)
+    first, last = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    for _ in range(6000):
+        cells = np.arange(10, dtype=np.int32)
+        _shuffle_edges(cells, 2, 8, rng)
+        assert cells[:2].tolist() == [0, 1] and cells[8:].tolist() == [8, 9]
+        first[cells[2] - 2] += 1
+        last[cells[7] - 2] += 1
+    # 1,000 expected each, standard deviation about 29: five of them either way.
+    assert first.min() > 850 and first.max() < 1150
+    assert last.min() > 850 and last.max() < 1150

@@ -70,7 +70,7 @@ import time as _time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 from numba import njit
@@ -262,8 +262,12 @@ def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> i
     return int(node)
 
 
+#: An edge statistic: float64 in Python and the shared tree, float32 in a tree of one's own.
+Stat: TypeAlias = float | np.float32
+
+
 @njit(cache=True, nogil=True)
-def rave_value(n: float, w: float, an: float, aw: float, b: float) -> float:
+def rave_value(n: Stat, w: Stat, an: Stat, aw: Stat, b: Stat) -> Stat:
     """An edge's value in the selection without exploration: its mean reward ``w / n``
     blended with its AMAF mean ``aw / an`` by ``beta = an / (n + an + b n an)``, computed
     with one division instead of three; ``b < 0``: no RAVE, the mean alone.
@@ -277,9 +281,24 @@ def rave_value(n: float, w: float, an: float, aw: float, b: float) -> float:
     """
     if b < 0.0:
         return w / n
-    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an)
+    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an), written
+    # without a literal so that float32 statistics are blended in float32
     bn = b * an
-    return (w * (1.0 + bn) + aw) / (n + an + bn * n)
+    return (w + w * bn + aw) / (n + an + bn * n)
+
+
+@njit(cache=True, nogil=True)
+def _shuffle_edges(e_cell: Int32Array, first: int, last: int, rng: UInt64Array) -> None:
+    """Put the cells of the edges ``first`` to ``last - 1`` in a random order (Fisher-Yates),
+    so that taking the first unseen edge in edge order takes a random one.
+
+    >>> cells = np.arange(10, dtype=np.int32); _shuffle_edges(cells, 2, 8, seed_state(1))
+    >>> cells[:2].tolist() + cells[8:].tolist(), sorted(cells[2:8].tolist()) == list(range(2, 8))
+    ([0, 1, 8, 9], True)
+    """
+    for i in range(last - 1, first, -1):
+        j = first + int((xorshift(rng) >> np.uint64(11)) % np.uint64(i - first + 1))
+        e_cell[i], e_cell[j] = e_cell[j], e_cell[i]
 
 
 @njit(cache=True, nogil=True)
@@ -324,6 +343,16 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
     # tree of one's own (half the cells hold the colour, in no order a predictor learns),
     # but threads sharing the tree then fight over every cache line of its top nodes.
     touch_all = not first_version and vloss == 0.0
+    # On a tree of its own with RAVE and no exploration term (the default bot), a thread
+    # does less work an edge: it selects in float32 with no random number per unseen edge
+    # (those score 2, and a node's edges are shuffled on its first visit, so the first
+    # unseen edge in edge order is a random one), and its AMAF update reads each cell's hit
+    # from a float32 table ``hit_of[colour, cell]`` built once a simulation.  Shuffling a
+    # shared node's edges would race with the other threads, so a shared tree does not.
+    own_tree_rave = touch_all and use_rave and c_uct == 0.0
+    b32 = np.float32(rave_b)
+    two32 = np.float32(2.0)
+    hit_of = np.zeros((MAX_COLORS, ncell), dtype=np.float32)
     for _ in range(iterations):
         board[:] = board0
         ncur = n_empty0
@@ -338,12 +367,22 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
             last = first + node_count[node]
             explore = c_uct * math.sqrt(math.log(node_n[node] + 1.0))
             best = first
-            best_v = -1e300
-            for f in range(first, last):
+            best_v: Stat = -1e300
+            if own_tree_rave:
+                if node_n[node] == 0.0:
+                    _shuffle_edges(e_cell, first, last, rng)
+                best_v32: Stat = np.float32(-1.0)
+                for f in range(first, last):
+                    seen = e_n[f] + e_an[f] > 0.0
+                    v32 = rave_value(e_n[f], e_w[f], e_an[f], e_aw[f], b32) if seen else two32
+                    if v32 > best_v32:
+                        best_v32 = v32
+                        best = f
+            for f in range(last if own_tree_rave else first, last):
                 n = e_n[f]
                 an = e_an[f]
                 if n + an == 0.0:
-                    v: float = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
+                    v: Stat = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
                 elif explore == 0.0 and not first_version:
                     v = rave_value(n, e_w[f], an, e_aw[f], rave_b)
                 else:
@@ -391,6 +430,10 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
                     margin = logs[c] - logs[d]
             reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
             root_w[c] += reward[c]
+        if own_tree_rave:
+            for c in range(players):
+                for i in range(ncell):
+                    hit_of[c, i] = board[i] == c
         for d in range(depth):
             node = path_node[d]
             f = path_edge[d]
@@ -401,7 +444,13 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
             if use_rave:
                 k = path_color[d]
                 first = node_first[node]
-                if touch_all:
+                if own_tree_rave:
+                    hits, r32 = hit_of[k], np.float32(r)
+                    for g in range(first, first + node_count[node]):
+                        h = hits[e_cell[g]]
+                        e_an[g] += h
+                        e_aw[g] += h * r32
+                elif touch_all:
                     for g in range(first, first + node_count[node]):
                         hit = np.float64(board[e_cell[g]] == k)  # adding 0 changes nothing
                         e_an[g] += hit
