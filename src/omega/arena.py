@@ -518,10 +518,20 @@ def format_table(match: MatchResult) -> str:
     seconds = data["seconds"]
     lines += [
         f"Mean margin (A - best other): {margin['mean']:+.1f}; mean log10 ratio {margin['mean_log10_ratio']:+.3f}",
-        f"Time: {seconds['per_game']:.3g} s/game, A {1000 * seconds['a_per_turn']:.3g} ms/turn, "
-        f"B {1000 * seconds['b_per_turn']:.3g} ms/turn; {seconds['total']:.3g} s wall with {match.jobs} jobs",
+        f"Time: {_figure(seconds['per_game'])} s/game, A {_figure(1000 * seconds['a_per_turn'])} ms/turn, "
+        f"B {_figure(1000 * seconds['b_per_turn'])} ms/turn; {_figure(seconds['total'])} s wall with {match.jobs} jobs",
     ]
     return "\n".join(lines)
+
+
+def _figure(x: float) -> str:
+    """A measured figure for the report: three significant digits, or whole units from 100
+    up, never an exponent (a 1 s turn reads "1,003 ms/turn", not "1e+03").
+
+    >>> _figure(1003.2), _figure(84.14), _figure(0.0123), _figure(5050.7)
+    ('1,003', '84.1', '0.0123', '5,051')
+    """
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.3g}"
 
 
 def match_main(args: argparse.Namespace) -> int:
