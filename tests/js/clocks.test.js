@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import * as T from "../../src/omega/web/js/tablestate.js";
-import { clockText, controlChoices, controlText, serverOffset } from "../../src/omega/web/js/timecontrol.js";
+import { MAX_ROUND_TRIP, clockText, controlChoices, controlText, serverOffset } from "../../src/omega/web/js/timecontrol.js";
 import { table } from "./fixtures.js";
 
 const FLAG = "2026-05-01T10:05:00.000Z";
@@ -46,6 +46,16 @@ describe("the server's time", () => {
     const m = T.measuredOffset(timed(), "2026-05-01T10:00:03.100Z", sent, sent + 200);
     assert.equal(m.offset, 3000);
     assert.equal(T.measuredOffset(m, undefined, sent, sent), m);
+  });
+
+  test("a round trip during which the page's clock jumped is not halved", () => {
+    // The ping left, the page's clock then moved a day on (a laptop asleep, a test's clock),
+    // and the answer, read by the server as it answered, came at the page's new time.
+    const sent = Date.parse("2026-05-01T10:00:00.000Z");
+    const day = 24 * 3_600_000;
+    assert.equal(serverOffset("2026-05-02T10:00:03.000Z", sent, sent + day + 100), 2900);
+    assert.equal(serverOffset("2026-05-01T10:00:03.000Z", sent, sent + MAX_ROUND_TRIP), 3000 - MAX_ROUND_TRIP / 2);
+    assert.equal(serverOffset("2026-05-01T10:00:03.000Z", sent, sent - 5000), 8000); // the clock went back
   });
 
   test("the running clock counts down to the server's flag, by the server's time", () => {

@@ -62,8 +62,17 @@ export function clockText(ms, kind) {
 }
 
 /**
+ * A round trip longer than this (ms) is not a network's: the page's clock moved while the
+ * question was out (a laptop that slept, a clock set by hand).
+ */
+export const MAX_ROUND_TRIP = 10_000;
+
+/**
  * The offset of the server's clock from the page's (ms to add to the page's time), from a
  * message that carries the server's time: it was read halfway between sending and receiving.
+ * After a longer round trip than {@link MAX_ROUND_TRIP} the halfway point means nothing
+ * (a page clock that jumped a day would put the server half a day out), and the server
+ * read its time as it answered, so the arrival stands for it.
  * @example serverOffset("2026-01-01T00:00:01.000Z", Date.parse("2026-01-01T00:00:00.000Z"), Date.parse("2026-01-01T00:00:00.200Z")) // 900
  * @param {string} serverTime ISO time with milliseconds
  * @param {number} sentAt the page's time when the question left (the answer's arrival if unknown)
@@ -73,5 +82,7 @@ export function clockText(ms, kind) {
 export function serverOffset(serverTime, sentAt, receivedAt) {
   const server = Date.parse(serverTime);
   if (Number.isNaN(server)) return null;
-  return server - (sentAt + receivedAt) / 2;
+  const roundTrip = receivedAt - sentAt;
+  const readAt = roundTrip >= 0 && roundTrip <= MAX_ROUND_TRIP ? (sentAt + receivedAt) / 2 : receivedAt;
+  return server - readAt;
 }
