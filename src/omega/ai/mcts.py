@@ -342,13 +342,14 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
     # A RAVE update without a branch writes every edge of a node, which is fastest for a
     # tree of one's own (half the cells hold the colour, in no order a predictor learns),
     # but threads sharing the tree then fight over every cache line of its top nodes.
+    # Each edge reads its hit from a float32 table ``hit_of[colour, cell]`` built once a
+    # simulation, so the update is a float32 add on every edge.
     touch_all = not first_version and vloss == 0.0
     # On a tree of its own with RAVE and no exploration term (the default bot), a thread
-    # does less work an edge: it selects in float32 with no random number per unseen edge
-    # (those score 2, and a node's edges are shuffled on its first visit, so the first
-    # unseen edge in edge order is a random one), and its AMAF update reads each cell's hit
-    # from a float32 table ``hit_of[colour, cell]`` built once a simulation.  Shuffling a
-    # shared node's edges would race with the other threads, so a shared tree does not.
+    # also selects in float32 with no random number per unseen edge (those score 2, and a
+    # node's edges are shuffled on its first visit, so the first unseen edge in edge order
+    # is a random one).  Shuffling a shared node's edges would race with the other threads,
+    # so a shared tree does not.
     own_tree_rave = touch_all and use_rave and c_uct == 0.0
     b32 = np.float32(rave_b)
     two32 = np.float32(2.0)
@@ -365,9 +366,7 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
         while True:
             first = node_first[node]
             last = first + node_count[node]
-            explore = c_uct * math.sqrt(math.log(node_n[node] + 1.0))
             best = first
-            best_v: Stat = -1e300
             if own_tree_rave:
                 if node_n[node] == 0.0:
                     _shuffle_edges(e_cell, first, last, rng)
@@ -378,22 +377,25 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
                     if v32 > best_v32:
                         best_v32 = v32
                         best = f
-            for f in range(last if own_tree_rave else first, last):
-                n = e_n[f]
-                an = e_an[f]
-                if n + an == 0.0:
-                    v: Stat = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
-                elif explore == 0.0 and not first_version:
-                    v = rave_value(n, e_w[f], an, e_aw[f], rave_b)
-                else:
-                    q = e_w[f] / n if n > 0.0 else 0.0
-                    if use_rave and an > 0.0:
-                        beta = an / (n + an + rave_b * n * an)
-                        q = (1.0 - beta) * q + beta * e_aw[f] / an
-                    v = q + explore / math.sqrt(n + 1.0) if explore > 0.0 else q
-                if v > best_v:
-                    best_v = v
-                    best = f
+            else:
+                explore = c_uct * math.sqrt(math.log(node_n[node] + 1.0))
+                best_v: Stat = -1e300
+                for f in range(first, last):
+                    n = e_n[f]
+                    an = e_an[f]
+                    if n + an == 0.0:
+                        v: Stat = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
+                    elif explore == 0.0 and not first_version:
+                        v = rave_value(n, e_w[f], an, e_aw[f], rave_b)
+                    else:
+                        q = e_w[f] / n if n > 0.0 else 0.0
+                        if use_rave and an > 0.0:
+                            beta = an / (n + an + rave_b * n * an)
+                            q = (1.0 - beta) * q + beta * e_aw[f] / an
+                        v = q + explore / math.sqrt(n + 1.0) if explore > 0.0 else q
+                    if v > best_v:
+                        best_v = v
+                        best = f
             cell = e_cell[best]
             board[cell] = k
             ncur -= 1
@@ -430,7 +432,7 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
                     margin = logs[c] - logs[d]
             reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
             root_w[c] += reward[c]
-        if own_tree_rave:
+        if touch_all and use_rave:
             for c in range(players):
                 for i in range(ncell):
                     hit_of[c, i] = board[i] == c
@@ -444,17 +446,12 @@ def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Ar
             if use_rave:
                 k = path_color[d]
                 first = node_first[node]
-                if own_tree_rave:
-                    hits, r32 = hit_of[k], np.float32(r)
+                if touch_all:
+                    hits, r32 = hit_of[k], np.float32(r)  # adding a hit of 0 changes nothing
                     for g in range(first, first + node_count[node]):
                         h = hits[e_cell[g]]
                         e_an[g] += h
                         e_aw[g] += h * r32
-                elif touch_all:
-                    for g in range(first, first + node_count[node]):
-                        hit = np.float64(board[e_cell[g]] == k)  # adding 0 changes nothing
-                        e_an[g] += hit
-                        e_aw[g] += hit * r
                 else:
                     for g in range(first, first + node_count[node]):
                         if board[e_cell[g]] == k:
