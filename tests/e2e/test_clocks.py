@@ -114,6 +114,9 @@ def test_a_turn_based_table_shows_days_and_hours(clock_server: tuple[Server, Pat
     expect(_clock(ann, "White")).to_have_text(re.compile(r"^(3d 23h|4d 0h)$"))
     expect(_clock(ann, "White")).to_have_class(re.compile("running"))
     assert _clock(ann, "Black").count() == 1 and _clock(ann, "Black").inner_text() == ""  # a computer has no clock
+    # The page measured its offset to the server's clock by a ping's round trip: a pong
+    # still out when both clocks jump would be read against the wrong day.
+    expect(ann.locator('[data-server-clock="measured"]')).to_have_count(1)
     # A day later, for the server and the page at the same instant, then a second of the
     # page's timers: the page counts down by the offset it measured.  (Running a whole day of
     # timers instead once let the socket's heartbeat give up and resync part-way through the
