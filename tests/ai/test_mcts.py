@@ -10,7 +10,8 @@ import pytest
 
 from omega import Color, Game
 from omega.ai import make_bot
-from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult, _shuffle_edges, rave_value
+from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult
+from omega.ai.tree import rave_value, shuffle_edges
 from omega.game import SWAP, Action
 from omega.kernel import KernelState, seed_state
 
@@ -233,7 +234,7 @@ def test_unseen_edges_are_tried_in_a_uniformly_random_order() -> None:
     first, last = np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64)
     for _ in range(6000):
         cells = np.arange(10, dtype=np.int32)
-        _shuffle_edges(cells, 2, 8, rng)
+        shuffle_edges(cells, 2, 8, rng)
         assert cells[:2].tolist() == [0, 1] and cells[8:].tolist() == [8, 9]
         first[cells[2] - 2] += 1
         last[cells[7] - 2] += 1

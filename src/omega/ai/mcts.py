@@ -70,46 +70,21 @@ import time as _time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import NamedTuple, TypeAlias
 
 import numpy as np
-from numba import njit
 
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
+from omega.ai.tree import MARGIN_WEIGHT, RECYCLE_AT, Tree, compact, nearly_full, recycle, run_iterations
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
-from omega.kernel import (
-    MAX_COLORS,
-    Float32Array,
-    Float64Array,
-    Int8Array,
-    Int32Array,
-    Int64Array,
-    KernelState,
-    UInt64Array,
-    fill_sequence,
-    next_stone,
-    random_fill,
-    score_board,
-    seed_state,
-    winner_of,
-    xorshift,
-)
+from omega.kernel import MAX_COLORS, KernelState, seed_state
 
-__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "rave_value", "stage_weights"]
-
-#: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
-MARGIN_WEIGHT = 0.05
+__all__ = ["MARGIN_WEIGHT", "MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "stage_weights"]
 
 #: Edges in all of one bot's pools together (about 28 bytes each: about 112 MB).
 MAX_EDGES = 4_000_000
-
-#: A pool fuller than this share is recycled between chunks ...
-RECYCLE_AT = 0.9
-#: ... down to at most this share.
-RECYCLE_TO = 0.5
 
 #: Weight of a turn's budget by the stage of the game (the share ``f`` of the bot's turns
 #: already played, 0 to 1): ``1 - STAGE_WEIGHT + STAGE_WEIGHT * tent(f)``, a tent peaking
@@ -133,385 +108,6 @@ KEEP = 0.3
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
 #: says: split in two, a small budget loses more strength than the time it saves.
 MIN_SPLIT = 100_000
-
-
-class _Tree(NamedTuple):
-    """The search tree in preallocated pools, reused from turn to turn.  A named tuple of
-    arrays is one value the compiled search takes whole.
-
-    Node ``i`` owns the edges ``node_first[i]`` to ``node_first[i] + node_count[i] - 1``
-    and has been visited ``node_n[i]`` times.  An edge is one stone: its cell, its child
-    node (-1 until expanded), visits and reward sum, and the same for its AMAF (RAVE)
-    statistics.  ``meta`` holds the ends of the node and edge pools in use and the root
-    node.  Node indices and edge positions are in the same order (threads sharing a tree
-    each allocate from their own stretch of both pools, the stretches in the same order).
-    """
-
-    node_first: Int32Array
-    node_count: Int32Array
-    node_n: Float64Array
-    e_cell: Int32Array
-    e_child: Int32Array
-    e_n: Float32Array
-    e_w: Float32Array
-    e_an: Float32Array
-    e_aw: Float32Array
-    meta: Int64Array
-
-    @classmethod
-    def allocate(cls, edges: int) -> _Tree:
-        nodes = max(16, edges // 4)
-        return cls(
-            node_first=np.zeros(nodes, dtype=np.int32),
-            node_count=np.zeros(nodes, dtype=np.int32),
-            node_n=np.zeros(nodes, dtype=np.float64),
-            e_cell=np.zeros(edges, dtype=np.int32),
-            e_child=np.zeros(edges, dtype=np.int32),
-            e_n=np.zeros(edges, dtype=np.float32),
-            e_w=np.zeros(edges, dtype=np.float32),
-            e_an=np.zeros(edges, dtype=np.float32),
-            e_aw=np.zeros(edges, dtype=np.float32),
-            meta=np.zeros(3, dtype=np.int64),
-        )
-
-    def grown(self, edges: int) -> _Tree:
-        """A larger tree holding this one's nodes and edges."""
-        bigger = _Tree.allocate(edges)
-        nodes, used = int(self.meta[0]), int(self.meta[1])
-        for name in ("node_first", "node_count", "node_n"):
-            getattr(bigger, name)[:nodes] = getattr(self, name)[:nodes]
-        for name in ("e_cell", "e_child", "e_n", "e_w", "e_an", "e_aw"):
-            getattr(bigger, name)[:used] = getattr(self, name)[:used]
-        bigger.meta[:] = self.meta
-        return bigger
-
-    @property
-    def capacity(self) -> int:
-        return len(self.e_cell)
-
-    @property
-    def root(self) -> int:
-        return int(self.meta[2])
-
-    @property
-    def fill(self) -> float:
-        """The larger of the shares of nodes and of edges in use."""
-        return max(float(self.meta[0]) / len(self.node_n), float(self.meta[1]) / len(self.e_cell))
-
-    def stretches(self, k: int) -> list[Int64Array]:
-        """The free part of the pools cut into ``k`` stretches, in pool order, one for each
-        thread that adds nodes to this tree: ``[next node, end, next edge, end, first
-        edge]``."""
-        n0, e0 = int(self.meta[0]), int(self.meta[1])
-        n, e = len(self.node_n), len(self.e_cell)
-        return [np.array([n0 + (n - n0) * t // k, n0 + (n - n0) * (t + 1) // k, e0 + (e - e0) * t // k,
-                          e0 + (e - e0) * (t + 1) // k, e0 + (e - e0) * t // k], dtype=np.int64)
-                for t in range(k)]
-
-    @staticmethod
-    def edges_used(stretches: Sequence[Int64Array]) -> int:
-        """Edges in use: those before the first stretch and those taken from each."""
-        return int(stretches[0][4]) + sum(int(a[2] - a[4]) for a in stretches)
-
-    def used_to(self, stretches: Sequence[Int64Array]) -> None:
-        """Record what the threads allocated from ``stretches`` (the last one ends highest)."""
-        self.meta[0] = max(int(a[0]) for a in stretches)
-        self.meta[1] = max(int(a[2]) for a in stretches)
-
-    def start(self, cells: Int32Array) -> None:
-        """Empty the tree and give it a root whose edges are ``cells``."""
-        self.meta[:] = 0
-        whole = self.stretches(1)[0]
-        _new_node(self, whole, cells, len(cells))
-        self.used_to([whole])
-
-    def edges(self, node: int) -> slice:
-        first = int(self.node_first[node])
-        return slice(first, first + int(self.node_count[node]))
-
-    def child(self, node: int, cell: int) -> int:
-        """The child node of ``node`` reached by a stone on ``cell`` (-1: none)."""
-        edges = self.edges(node)
-        found = np.flatnonzero(self.e_cell[edges] == cell)
-        return int(self.e_child[edges.start + int(found[0])]) if len(found) else -1
-
-
-# ---------------------------------------------------------------------------------------
-# The compiled search.
-
-@njit(cache=True, nogil=True)
-def _new_node(tree: _Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> int:
-    """Add a node whose edges are the cells ``cells[:ncur]`` in the stretch of the pools
-    ``alloc`` (next node, end, next edge, end); -1 if it is full."""
-    node, edge = alloc[0], alloc[2]
-    if node >= alloc[1] or edge + ncur > alloc[3]:
-        return -1
-    tree.node_first[node] = edge
-    tree.node_count[node] = ncur
-    tree.node_n[node] = 0.0
-    for i in range(ncur):
-        f = edge + i
-        tree.e_cell[f] = cells[i]
-        tree.e_child[f] = -1
-        tree.e_n[f] = 0.0
-        tree.e_w[f] = 0.0
-        tree.e_an[f] = 0.0
-        tree.e_aw[f] = 0.0
-    alloc[0] = node + 1
-    alloc[2] = edge + ncur
-    return int(node)
-
-
-#: An edge statistic: float64 in Python and the shared tree, float32 in a tree of one's own.
-Stat: TypeAlias = float | np.float32
-
-
-@njit(cache=True, nogil=True)
-def rave_value(n: Stat, w: Stat, an: Stat, aw: Stat, b: Stat) -> Stat:
-    """An edge's value in the selection without exploration: its mean reward ``w / n``
-    blended with its AMAF mean ``aw / an`` by ``beta = an / (n + an + b n an)``, computed
-    with one division instead of three; ``b < 0``: no RAVE, the mean alone.
-
-    >>> n, w, an, aw, b = 10.0, 6.0, 30.0, 12.0, 0.002
-    >>> beta = an / (n + an + b * n * an)
-    >>> abs(rave_value(n, w, an, aw, b) - ((1 - beta) * w / n + beta * aw / an)) < 1e-15
-    True
-    >>> rave_value(0.0, 0.0, 4.0, 3.0, b), rave_value(4.0, 3.0, 9.0, 9.0, -1.0)
-    (0.75, 0.75)
-    """
-    if b < 0.0:
-        return w / n
-    # (1 - beta) w/n + beta aw/an == (w (1 + b an) + aw) / (n + an + b n an), written
-    # without a literal so that float32 statistics are blended in float32
-    bn = b * an
-    return (w + w * bn + aw) / (n + an + bn * n)
-
-
-@njit(cache=True, nogil=True)
-def _shuffle_edges(e_cell: Int32Array, first: int, last: int, rng: UInt64Array) -> None:
-    """Put the cells of the edges ``first`` to ``last - 1`` in a random order (Fisher-Yates),
-    so that taking the first unseen edge in edge order takes a random one.
-
-    >>> cells = np.arange(10, dtype=np.int32); _shuffle_edges(cells, 2, 8, seed_state(1))
-    >>> cells[:2].tolist() + cells[8:].tolist(), sorted(cells[2:8].tolist()) == list(range(2, 8))
-    ([0, 1, 8, 9], True)
-    """
-    for i in range(last - 1, first, -1):
-        j = first + int((xorshift(rng) >> np.uint64(11)) % np.uint64(i - first + 1))
-        e_cell[i], e_cell[j] = e_cell[j], e_cell[i]
-
-
-@njit(cache=True, nogil=True)
-def _search(tree: _Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
-            n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
-            iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float,
-            first_version: bool) -> None:
-    """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
-    ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
-    rewards to ``root_w``.
-
-    Threads may share the tree: each counts ``vloss`` visits of no reward on the edges of
-    its path as it descends (a virtual loss that steers the others elsewhere) and turns
-    them into the real visit in the backup.  Their updates of the same statistics may
-    race; a lost update costs one simulation's worth of information, never a wrong tree:
-    a node is written whole before its parent edge points to it, and two threads adding a
-    child to one edge at once only waste one of the two nodes.
-
-    ``first_version`` keeps the arithmetic and loops of the first version of the bot, so
-    that ``mcts-v1`` plays the same games at the same speed as it always did.
-    """
-    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
-    e_cell, e_child, e_n, e_w, e_an, e_aw = tree.e_cell, tree.e_child, tree.e_n, tree.e_w, tree.e_an, tree.e_aw
-    root = tree.meta[2]
-    ncell = board0.shape[0]
-    board = np.empty(ncell, dtype=np.int8)
-    cells = np.empty(ncell, dtype=np.int32)
-    pos = np.empty(ncell, dtype=np.int32)
-    parent = np.empty(ncell, dtype=np.int32)
-    size = np.empty(ncell, dtype=np.int32)
-    logs = np.zeros(MAX_COLORS, dtype=np.float64)
-    counts = np.zeros(MAX_COLORS, dtype=np.int32)
-    reward = np.zeros(MAX_COLORS, dtype=np.float64)
-    seq = np.empty(ncell + players * players, dtype=np.int8)
-    depth_max = ncell + 1
-    path_node = np.empty(depth_max, dtype=np.int32)
-    path_edge = np.empty(depth_max, dtype=np.int32)
-    path_mover = np.empty(depth_max, dtype=np.int32)
-    path_color = np.empty(depth_max, dtype=np.int32)
-    use_rave = rave_b >= 0.0
-    # A RAVE update without a branch writes every edge of a node, which is fastest for a
-    # tree of one's own (half the cells hold the colour, in no order a predictor learns),
-    # but threads sharing the tree then fight over every cache line of its top nodes.
-    # Each edge reads its hit from a float32 table ``hit_of[colour, cell]`` built once a
-    # simulation, so the update is a float32 add on every edge.
-    touch_all = not first_version and vloss == 0.0
-    # On a tree of its own with RAVE and no exploration term (the default bot), a thread
-    # also selects in float32 with no random number per unseen edge (those score 2, and a
-    # node's edges are shuffled on its first visit, so the first unseen edge in edge order
-    # is a random one).  Shuffling a shared node's edges would race with the other threads,
-    # so a shared tree does not.
-    own_tree_rave = touch_all and use_rave and c_uct == 0.0
-    b32 = np.float32(rave_b)
-    two32 = np.float32(2.0)
-    hit_of = np.zeros((MAX_COLORS, ncell), dtype=np.float32)
-    for _ in range(iterations):
-        board[:] = board0
-        ncur = n_empty0
-        for i in range(ncur):
-            cells[i] = empties0[i]
-            pos[empties0[i]] = i
-        turn, step, k, terminal = next_stone(players, root_turn, 0, ncur)
-        node = root
-        depth = 0
-        while True:
-            first = node_first[node]
-            last = first + node_count[node]
-            best = first
-            if own_tree_rave:
-                if node_n[node] == 0.0:
-                    _shuffle_edges(e_cell, first, last, rng)
-                best_v32: Stat = np.float32(-1.0)
-                for f in range(first, last):
-                    seen = e_n[f] + e_an[f] > 0.0
-                    v32 = rave_value(e_n[f], e_w[f], e_an[f], e_aw[f], b32) if seen else two32
-                    if v32 > best_v32:
-                        best_v32 = v32
-                        best = f
-            else:
-                explore = c_uct * math.sqrt(math.log(node_n[node] + 1.0))
-                best_v: Stat = -1e300
-                for f in range(first, last):
-                    n = e_n[f]
-                    an = e_an[f]
-                    if n + an == 0.0:
-                        v: Stat = 2.0 + (xorshift(rng) >> np.uint64(40)) * 1e-13  # unseen: try first, in random order
-                    elif explore == 0.0 and not first_version:
-                        v = rave_value(n, e_w[f], an, e_aw[f], rave_b)
-                    else:
-                        q = e_w[f] / n if n > 0.0 else 0.0
-                        if use_rave and an > 0.0:
-                            beta = an / (n + an + rave_b * n * an)
-                            q = (1.0 - beta) * q + beta * e_aw[f] / an
-                        v = q + explore / math.sqrt(n + 1.0) if explore > 0.0 else q
-                    if v > best_v:
-                        best_v = v
-                        best = f
-            cell = e_cell[best]
-            board[cell] = k
-            ncur -= 1
-            j = pos[cell]
-            moved = cells[ncur]
-            cells[j] = moved
-            pos[moved] = j
-            path_node[depth] = node
-            path_edge[depth] = best
-            path_mover[depth] = turn
-            path_color[depth] = k
-            depth += 1
-            e_n[best] += vloss
-            node_n[node] += vloss
-            turn, step, k, terminal = next_stone(players, turn, step + 1, ncur)
-            if terminal:
-                break
-            child = e_child[best]
-            if child < 0:
-                if e_n[best] - vloss + 1.0 >= expand_after:
-                    child = _new_node(tree, alloc, cells, ncur)
-                    if child >= 0:
-                        e_child[best] = child
-                break
-            node = child
-        length = 0 if terminal else fill_sequence(players, turn, step, ncur, seq)
-        random_fill(board, cells, ncur, seq, length, rng)
-        score_board(board, back, logt, parent, size, logs, counts, players)
-        win = winner_of(board, parent, size, logs, counts, players)
-        for c in range(players):
-            margin = 1e9
-            for d in range(players):
-                if d != c and logs[c] - logs[d] < margin:
-                    margin = logs[c] - logs[d]
-            reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
-            root_w[c] += reward[c]
-        if touch_all and use_rave:
-            for c in range(players):
-                for i in range(ncell):
-                    hit_of[c, i] = board[i] == c
-        for d in range(depth):
-            node = path_node[d]
-            f = path_edge[d]
-            r = reward[path_mover[d]]
-            e_n[f] += 1.0 - vloss
-            e_w[f] += r
-            node_n[node] += 1.0 - vloss
-            if use_rave:
-                k = path_color[d]
-                first = node_first[node]
-                if touch_all:
-                    hits, r32 = hit_of[k], np.float32(r)  # adding a hit of 0 changes nothing
-                    for g in range(first, first + node_count[node]):
-                        h = hits[e_cell[g]]
-                        e_an[g] += h
-                        e_aw[g] += h * r32
-                else:
-                    for g in range(first, first + node_count[node]):
-                        if board[e_cell[g]] == k:
-                            e_an[g] += 1.0
-                            e_aw[g] += r
-
-
-@njit(cache=True, nogil=True)
-def _compact(tree: _Tree, root: int, min_visits: float) -> None:
-    """Make node ``root`` the root of a compacted tree: keep its subtree, less the nodes
-    visited fewer than ``min_visits`` times (and theirs), and move what is kept to the
-    front of the pools, in the same order.
-
-    A node's edges follow those of every node with a smaller index, so copying the kept
-    nodes in index order never overwrites one not yet copied.
-    """
-    nodes = tree.meta[0]
-    node_first, node_count, node_n = tree.node_first, tree.node_count, tree.node_n
-    e_child = tree.e_child
-    remap = np.full(nodes, -1, dtype=np.int32)
-    stack = np.empty(nodes, dtype=np.int32)
-    remap[root] = 0
-    stack[0] = root
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        for f in range(node_first[node], node_first[node] + node_count[node]):
-            child = e_child[f]
-            if child >= 0 and node_n[child] >= min_visits and remap[child] < 0:
-                remap[child] = 0
-                stack[top] = child
-                top += 1
-    kept = 0
-    for old in range(nodes):
-        if remap[old] >= 0:
-            remap[old] = kept
-            kept += 1
-    edge = 0
-    for old in range(nodes):
-        new = remap[old]
-        if new < 0:
-            continue
-        first, count, visits = node_first[old], node_count[old], node_n[old]
-        node_first[new] = edge
-        node_count[new] = count
-        node_n[new] = visits
-        for i in range(count):
-            src, dst = first + i, edge + i
-            child = e_child[src]
-            tree.e_cell[dst] = tree.e_cell[src]
-            e_child[dst] = remap[child] if child >= 0 else -1
-            tree.e_n[dst] = tree.e_n[src]
-            tree.e_w[dst] = tree.e_w[src]
-            tree.e_an[dst] = tree.e_an[src]
-            tree.e_aw[dst] = tree.e_aw[src]
-        edge += count
-    tree.meta[0] = kept
-    tree.meta[1] = edge
-    tree.meta[2] = remap[root]
 
 
 # ---------------------------------------------------------------------------------------
@@ -629,7 +225,7 @@ class MctsBot:
             parts.append(f"seed={seed}")
         self.name = name + (":" + ",".join(parts) if parts else "")
         self._rng = np.random.default_rng(seed)
-        self._trees: list[_Tree] = []
+        self._trees: list[Tree] = []
         #: The game (settings and history) at the root of the kept trees; None: nothing kept.
         self._kept: tuple[tuple[int, int, bool], tuple[Action, ...]] | None = None
         #: Seconds saved by early stops, to spend on later turns of the same game.
@@ -668,7 +264,7 @@ class MctsBot:
         pie_opening = game.pie_rule and game.turns_played == 0
         if not self._continue(game):
             for tree in self._trees:
-                _reset(tree)
+                tree.reset()
             self._bank = 0.0
         scale, bonus = self._budget_share(state)
         result = self._run(state, pie_opening, scale, bonus)
@@ -681,7 +277,7 @@ class MctsBot:
         """Search ``state`` (at the start of a turn) from an empty tree and return the
         chosen turn (the whole per-turn budget, without weighting by the stage)."""
         for tree in self._trees:
-            _reset(tree)
+            tree.reset()
         self._kept = None
         self._reused = 0
         return self._run(state, balanced, 1.0, 0.0)
@@ -711,9 +307,9 @@ class MctsBot:
             for cell in plies:
                 node = tree.child(node, cell) if node >= 0 else -1
             if node < 0:
-                _reset(tree)
+                tree.reset()
             else:
-                _compact(tree, node, 0.0)
+                compact(tree, node, 0.0)
                 self._reused += int(tree.node_n[tree.root])
                 if self.keep < 1.0:
                     nodes, used = int(tree.meta[0]), int(tree.meta[1])
@@ -778,7 +374,7 @@ class MctsBot:
 
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
-            _search(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
+            run_iterations(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
                     a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
@@ -795,17 +391,17 @@ class MctsBot:
                 done += n
                 for tree, own in zip(trees, stretches, strict=True):
                     tree.used_to(own)
-                edges = max(edges, sum(_Tree.edges_used(own) for own in stretches))
+                edges = max(edges, sum(Tree.edges_used(own) for own in stretches))
                 now = _time.perf_counter()
                 if now >= deadline:
                     break
                 if self.recycle:
                     for i, tree in enumerate(trees):
-                        if any(_nearly_full(tree, alloc, share) for alloc in stretches[i]):
+                        if any(nearly_full(tree, alloc, share) for alloc in stretches[i]):
                             if share > 1:
-                                _compact(tree, tree.root, 0.0)  # close the gaps between stretches
+                                compact(tree, tree.root, 0.0)  # close the gaps between stretches
                             if tree.fill > RECYCLE_AT:
-                                _recycle(tree)
+                                recycle(tree)
                                 recycled += 1
                             stretches[i][:] = tree.stretches(share)
                     work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
@@ -838,7 +434,7 @@ class MctsBot:
                                  edges=edges, recycled=recycled)
         return self.last
 
-    def _trees_for(self, n_empty: int, per_thread: int | None) -> list[_Tree]:
+    def _trees_for(self, n_empty: int, per_thread: int | None) -> list[Tree]:
         count = self.threads if self.parallel == "root" else 1
         share = self.threads // count
         cap = max(n_empty * 8 * share, self.max_edges // count)
@@ -849,11 +445,11 @@ class MctsBot:
         want = min(cap, max(want, n_empty * 8 * share))
         trees = self._trees[:count]
         trees = [tree if tree.capacity >= want else tree.grown(want) for tree in trees]
-        trees += [_Tree.allocate(want) for _ in range(count - len(trees))]
+        trees += [Tree.allocate(want) for _ in range(count - len(trees))]
         self._trees = trees
         return trees
 
-    def _pick(self, state: KernelState, trees: Sequence[_Tree], balanced: bool) -> tuple[list[int], float,
+    def _pick(self, state: KernelState, trees: Sequence[Tree], balanced: bool) -> tuple[list[int], float,
                                                                                        float | None]:
         players = state.players
         order = state.turn_colors()
@@ -892,7 +488,7 @@ class _Ply:
     """The statistics of one position's edges added over the trees that reached it, in
     the edge order of the first of them (so one tree reads exactly as its own edges)."""
 
-    def __init__(self, trees: Sequence[_Tree], nodes: Sequence[int]) -> None:
+    def __init__(self, trees: Sequence[Tree], nodes: Sequence[int]) -> None:
         self.trees = trees
         self.nodes = nodes
         present = [(t, v) for t, v in zip(trees, nodes, strict=True) if v >= 0]
@@ -919,7 +515,7 @@ class _Ply:
         return sum(float(t.node_n[v]) for t, v in zip(self.trees, nodes, strict=True) if v >= 0)
 
 
-def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) -> tuple[list[int], int,
+def _balanced_first(trees: Sequence[Tree], cells: list[int], order: list[int]) -> tuple[list[int], int,
                                                                                         float | None]:
     """Pie-rule opening: the well-searched first two stones whose value is nearest 1/2."""
     best: tuple[float, float, int, int, _Ply] | None = None
@@ -942,36 +538,7 @@ def _balanced_first(trees: Sequence[_Tree], cells: list[int], order: list[int]) 
     return reply.children(g), 2, float(reply.q[g])
 
 
-def _reset(tree: _Tree) -> None:
-    """Empty ``tree`` (its pools stay allocated)."""
-    tree.meta[:] = 0
-
-
-def _recycle(tree: _Tree) -> None:
-    """Cut off the least-visited nodes until at most :data:`RECYCLE_TO` of the pools is in
-    use.  A node is visited at most as often as its parent, so cutting every node below
-    a visit count keeps a connected tree."""
-    nodes = int(tree.meta[0])
-    visits = tree.node_n[:nodes]
-    counts = tree.node_count[:nodes].astype(np.int64)
-    # Edges (and nodes) kept by each threshold 2**b: those of nodes with at least 2**b visits.
-    bucket = np.floor(np.log2(np.maximum(visits, 1.0))).astype(np.int64)
-    edges_at = np.cumsum(np.bincount(bucket, weights=counts)[::-1])[::-1]
-    nodes_at = np.cumsum(np.bincount(bucket)[::-1])[::-1]
-    fits = (edges_at <= RECYCLE_TO * tree.capacity) & (nodes_at <= RECYCLE_TO * len(tree.node_n))
-    b = int(np.argmax(fits)) if fits.any() else len(fits)
-    _compact(tree, tree.root, float(2**b))
-
-
-def _nearly_full(tree: _Tree, alloc: Int64Array, share: int) -> bool:
-    """True if the stretch ``alloc`` of ``tree``'s pools, one of ``share``, has less room
-    left than a share of the whole pools that recycling would leave free."""
-    room = 1.0 - RECYCLE_AT
-    return bool(alloc[1] - alloc[0] < room * len(tree.node_n) / share
-                or alloc[3] - alloc[2] < room * tree.capacity / share)
-
-
-def _settled(trees: Sequence[_Tree], left: int, stones: int) -> bool:
+def _settled(trees: Sequence[Tree], left: int, stones: int) -> bool:
     """True if the turn can no longer change: at each of its ``stones`` plies, down the
     most-visited path, the leader's lead in visits over the runner-up is more than the
     ``left`` simulations still to run."""
