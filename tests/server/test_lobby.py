@@ -24,7 +24,7 @@ from omega import Game
 from omega.server.clock import FakeClock
 from omega.server.limits import Limits
 from omega.server.quickplay import WINDOW, WINDOW_GROWTH
-from omega.server.ratings import MODEL, NOT_RATED, RatingRow, _ratable, display
+from omega.server.ratings import MODEL, NOT_RATED, RatingRow, display, rated_users
 from omega.server.table import SeatConfig, TableConfig, TableState
 
 from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server
@@ -331,12 +331,12 @@ def test_rated_games_change_ratings_once_and_recompute_gives_the_same(site: Live
 def test_what_is_not_rated() -> None:
     config = TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, rated=True)
     state = TableState(config)
-    assert _ratable(state, "board_full", [1, 2]) == [1, 2]
+    assert rated_users(state, "board_full", [1, 2]) == [1, 2]
     for reason in NOT_RATED:
-        assert _ratable(state, reason, [1, 2]) is None
-    assert _ratable(state, "board_full", [1, None]) is None  # a guest's seat
-    assert _ratable(state, "resignation", [1, 1]) is None
-    assert _ratable(TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2)), "board_full",
+        assert rated_users(state, reason, [1, 2]) is None
+    assert rated_users(state, "board_full", [1, None]) is None  # a guest's seat
+    assert rated_users(state, "resignation", [1, 1]) is None
+    assert rated_users(TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2)), "board_full",
                     [1, 2]) is None
 
 

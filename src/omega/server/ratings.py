@@ -53,7 +53,7 @@ from omega.server.table import TableState, final_ranking
 __all__ = [
     "MODEL", "PROVISIONAL_GAMES", "DISPLAY_BASE", "DISPLAY_SCALE", "NOT_RATED", "RATED_PLAYERS", "Skill",
     "RatingRow", "RatedGameRow", "RatingChangeRow", "display", "rating_json", "updated", "ranked_seats",
-    "rate_game", "rate_on_end", "recompute", "recompute_main", "RatingStore",
+    "rate_game", "rate_on_end", "rated_users", "recompute", "recompute_main", "RatingStore",
 ]
 
 log = logging.getLogger("omega.server")
@@ -208,8 +208,16 @@ def _seat_users(conn: Connection, table_id: str) -> list[int | None]:
                                     .order_by(SeatRow.idx)).scalars()]
 
 
-def _ratable(state: TableState, reason: str | None, users: list[int | None]) -> list[int] | None:
-    """The seats' accounts if the game counts for ratings, else None."""
+def rated_users(state: TableState, reason: str | None, users: list[int | None]) -> list[int] | None:
+    """The seats' accounts (``users``, seat order) if the game that ended for ``reason``
+    counts for ratings, else None: a rated table of people only, each seat a different
+    account, with a player count that has ratings, not ended by an abort.
+
+    >>> from omega.server.table import SeatConfig, TableConfig
+    >>> config = TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, rated=True)
+    >>> rated_users(TableState(config), "board_full", [1, 2]), rated_users(TableState(config), "board_full", [1, None])
+    ([1, 2], None)
+    """
     c = state.config
     if not c.rated or reason in NOT_RATED or c.players not in RATED_PLAYERS:
         return None
@@ -222,7 +230,7 @@ def rate_on_end(w: Writer, state: TableState, events: list[Event]) -> None:
     """``TableCore.on_end``: rate the game that ``events`` (being stored) end, if it is rated."""
     over = next((e for e in events if isinstance(e.payload, GameEnded)), None)
     reason = over.payload.reason if over is not None and isinstance(over.payload, GameEnded) else None
-    users = _ratable(state, reason, _seat_users(w.conn, w.table_id)) if state.config.rated else None
+    users = rated_users(state, reason, _seat_users(w.conn, w.table_id)) if state.config.rated else None
     if users is None:
         return
     at = events[-1].at
@@ -254,7 +262,7 @@ def recompute(repo: Repository) -> int:
         state = TableState(stored.config)
         for e in stored.events:
             state.apply(e)
-        users = _ratable(state, _end_reason(stored.events), list(stored.keys.seat_users)) if state.over else None
+        users = rated_users(state, _end_reason(stored.events), list(stored.keys.seat_users)) if state.over else None
         if users is None:
             log.warning("table %s is no longer a rated game; left out", table_id)
             continue
