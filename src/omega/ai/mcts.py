@@ -15,8 +15,9 @@ Simulation
     Uniform random stones to the end of the game (the kernel's playout), fully scored.
 Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
-    a win, 0 for a loss, mixed with a small share (:data:`MARGIN_WEIGHT`) of the log-score
-    margin so that among won (or lost) lines the bigger margin is preferred.
+    a win, 0 for a loss, mixed with a small share of the log-score margin
+    (:data:`omega.ai.tree.MARGIN_WEIGHT`) so that among won (or lost) lines the bigger
+    margin is preferred.
 Both cores (root parallelism)
     ``threads`` threads (the kernels release the GIL) search a tree each, with its own
     random stream, and their statistics are added ply by ply at the end; seeded
@@ -76,12 +77,12 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
-from omega.ai.tree import MARGIN_WEIGHT, RECYCLE_AT, Tree, compact, nearly_full, recycle, run_iterations
+from omega.ai.tree import RECYCLE_AT, Tree, compact, nearly_full, recycle, run_iterations
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import MAX_COLORS, KernelState, seed_state
 
-__all__ = ["MARGIN_WEIGHT", "MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "stage_weights"]
+__all__ = ["MctsBot", "SearchResult", "V1_LEVELS", "bank_share", "stage_weights"]
 
 #: Edges in all of one bot's pools together (about 28 bytes each: about 112 MB).
 MAX_EDGES = 4_000_000
@@ -121,7 +122,7 @@ class SearchResult:
 
     ``values`` holds each colour's mean reward at the root over this search's simulations
     (colour order; about the colour's chance of winning, the margin adding at most
-    :data:`MARGIN_WEIGHT`).
+    :data:`omega.ai.tree.MARGIN_WEIGHT`).
     """
 
     cells: list[int]
