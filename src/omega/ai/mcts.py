@@ -11,6 +11,11 @@ Selection
     edge "colour ``k`` on cell ``x``" also learns from every simulation below its node that
     ended with a ``k`` stone on ``x``, whoever put it there and whenever, which is exactly
     what commuting stones allow.  Edges are expanded into nodes on their second visit.
+Pattern prior
+    At a node's 8th visit each of its stones gets a few virtual AMAF simulations valued
+    by the learnt weight of what the stone sees of its six neighbours
+    (:mod:`omega.ai.patterns`, :func:`omega.ai.tree.add_prior`): what long searches
+    chose, guessed at before the node's own simulations can tell.
 Simulation
     Uniform random stones to the end of the game (the kernel's playout), fully scored.
 Reward
@@ -77,7 +82,7 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
-from omega.ai.tree import RECYCLE_AT, Tree, compact, nearly_full, recycle, run_iterations
+from omega.ai.tree import RECYCLE_AT, Prior, Tree, compact, nearly_full, recycle, run_iterations
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import MAX_COLORS, KernelState, seed_state
@@ -105,6 +110,12 @@ PARALLEL = ("root", "tree")
 #: Share of a kept tree's statistics carried into the next turn's search: kept whole,
 #: they made the bot weaker (a stale favourite is hard to overturn with c = 0).
 KEEP = 0.3
+
+#: The pattern prior (:func:`omega.ai.tree.add_prior`): virtual AMAF simulations a stone
+#: gets, and their value per unit of pattern weight.  Tuned at 20 000 iterations a turn
+#: on side 5 (docs/ai.md).
+PRIOR_VISITS = 20.0
+PRIOR_SCALE = 0.1
 
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
 #: says: split in two, a small budget loses more strength than the time it saves.
@@ -179,8 +190,10 @@ class MctsBot:
     scaled by ``keep``; ``manage`` weights each turn's budget by the stage of the game and
     stops a settled search early; ``recycle`` frees the least-visited nodes when the pools
     (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
-    ``rave`` (RAVE bias constant; negative turns RAVE off) and ``expand`` (visits before an
-    edge becomes a node) are for tuning.  ``first_version`` searches with the first
+    ``rave`` (RAVE bias constant; negative turns RAVE off), ``expand`` (visits before an
+    edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
+    off) and ``prior_scale`` (their value per unit of pattern weight) are for tuning.
+    ``first_version`` searches with the first
     version's arithmetic and loops (``mcts-v1``: the same games at the same speed).
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
@@ -192,7 +205,8 @@ class MctsBot:
                  seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
                  threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
                  max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = PARALLEL[0],
-                 name: str = "mcts", first_version: bool = False) -> None:
+                 name: str = "mcts", first_version: bool = False, prior: float = PRIOR_VISITS,
+                 prior_scale: float = PRIOR_SCALE) -> None:
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
@@ -214,6 +228,8 @@ class MctsBot:
         self.max_edges = max_edges
         self.keep = keep
         self.first_version = first_version
+        self.prior = 0.0 if first_version else prior
+        self.prior_scale = prior_scale
         if parallel not in PARALLEL:
             raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
         self.parallel = parallel
@@ -373,10 +389,12 @@ class MctsBot:
         step = max(16, per_thread // 64) if budget is not None else 0
         chunk = step if seconds is None else 32  # no time cap: there is a budget, so a step
 
+        prior = Prior.of(state.size, self.prior, self.prior_scale)
+
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
             run_iterations(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
-                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version)
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
@@ -575,15 +593,18 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
     keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
+    prior = 0.0 if v1 else float_option(options, "prior", PRIOR_VISITS, 0.0, 10_000.0)
+    prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
     no_more_options(name, options)
-    assert keep is not None
+    assert keep is not None and prior is not None and prior_scale is not None
     assert c is not None and rave is not None and expand is not None and threads is not None
     if not v1:
         return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
-                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel)
+                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
+                       prior=prior, prior_scale=prior_scale)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds

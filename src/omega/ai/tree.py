@@ -9,7 +9,7 @@ the turn it plays.  This module knows positions only as the kernel's arrays.
 >>> tree = Tree.allocate(10_000); tree.start(state.empties())
 >>> whole = tree.stretches(1)[0]; root_w = np.zeros(4)
 >>> run_iterations(tree, whole, root_w, state.board, state.empties(), 19, 0, 2, a.back, a.logt,
-...                seed_state(1), 500, 0.0, 0.002, 2.0, 0.0, False)
+...                seed_state(1), 500, 0.0, 0.002, 2.0, 0.0, False, Prior.of(3, 20.0, 0.1))
 >>> tree.used_to([whole]); int(tree.node_n[tree.root]), round(float(root_w[:2].sum()) / 500, 6)
 (500, 1.0)
 """
@@ -23,6 +23,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 from numba import njit
 
+from omega.ai.patterns import pattern_class, pattern_weights, ring_neighbours
 from omega.kernel import (
     MAX_COLORS,
     Float32Array,
@@ -39,11 +40,15 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MARGIN_WEIGHT", "RECYCLE_AT", "RECYCLE_TO", "Stat", "Tree", "compact", "nearly_full", "new_node",
-           "rave_value", "recycle", "run_iterations", "shuffle_edges"]
+__all__ = ["MARGIN_WEIGHT", "PRIOR_AT", "RECYCLE_AT", "RECYCLE_TO", "Prior", "Stat", "Tree", "add_prior", "compact",
+           "nearly_full", "new_node", "rave_value", "recycle", "run_iterations", "shuffle_edges"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
+
+#: A node's stones get their pattern prior (:func:`add_prior`) at its visit number
+#: ``PRIOR_AT``, once the node's own simulations give a mean to build it on.
+PRIOR_AT = 8
 
 #: A pool fuller than this share is recycled between chunks ...
 RECYCLE_AT = 0.9
@@ -191,6 +196,27 @@ def new_node(tree: Tree, alloc: Int64Array, cells: Int32Array, ncur: int) -> int
     return int(node)
 
 
+class Prior(NamedTuple):
+    """What the search knows before it simulates: the pattern weights of
+    :mod:`omega.ai.patterns` on one board side, given to a node's stones as ``visits``
+    virtual AMAF simulations each, valued ``scale`` per unit of weight above or below the
+    node's average (see :func:`add_prior`).  ``visits == 0``: no prior.
+
+    >>> from omega.ai.patterns import CLASS_COUNT
+    >>> p = Prior.of(5, 20.0, 0.1); p.ring.shape, p.weights.shape == (CLASS_COUNT,)
+    ((61, 6), True)
+    """
+
+    ring: Int32Array
+    weights: Float32Array
+    visits: float
+    scale: float
+
+    @classmethod
+    def of(cls, size: int, visits: float, scale: float) -> Prior:
+        return cls(ring_neighbours(size), pattern_weights(), float(visits), float(scale))
+
+
 #: An edge statistic: float64 in Python and the shared tree, float32 in a tree of one's own.
 Stat: TypeAlias = float | np.float32
 
@@ -232,10 +258,58 @@ def shuffle_edges(e_cell: Int32Array, first: int, last: int, rng: UInt64Array) -
 
 
 @njit(cache=True, nogil=True)
+def add_prior(tree: Tree, node: int, board: Int8Array, prior: Prior, colour: int, own: bool,
+              weight_of: Float64Array) -> None:
+    """Give each stone (edge) of ``node`` ``prior.visits`` virtual AMAF simulations, valued
+    at the node's mean reward so far plus ``prior.scale`` times the amount by which the
+    weight of the stone's pattern class is above the node's average weight (clipped to
+    [0, 1]).  ``board`` is the node's position, ``colour`` the colour of its stones,
+    ``own`` whether it is the mover's; ``weight_of`` is scratch space, a float per edge.
+
+    Only the AMAF statistics change, so the prior guides the choice while the node has
+    few simulations and fades as RAVE's own statistics grow; the node's mean sets its
+    level, so it favours no node over its siblings.
+
+    >>> from omega.kernel import KernelState
+    >>> state = KernelState(players=2, size=3); tree = Tree.allocate(1_000); tree.start(state.empties())
+    >>> tree.e_n[:19], tree.e_w[:19] = 1.0, 0.5              # 19 simulations, mean 0.5
+    >>> prior = Prior.of(3, 20.0, 0.1); scratch = np.empty(19)
+    >>> add_prior(tree, tree.root, state.board, prior, 0, True, scratch)
+    >>> cells, an, aw = tree.e_cell[:19], tree.e_an[:19], tree.e_aw[:19]
+    >>> corner, centre = cells == 0, cells == 9                # a1 and c3 on side 3
+    >>> an[corner].tolist(), bool(aw[corner] != aw[centre])    # a corner is not the centre
+    ([20.0], True)
+    >>> round(float(tree.e_aw[:19].sum() / tree.e_an[:19].sum()), 6)   # the node's mean stays
+    0.5
+    """
+    first = tree.node_first[node]
+    count = tree.node_count[node]
+    w_sum = 0.0
+    n_sum = 0.0
+    weight_sum = 0.0
+    for i in range(count):
+        f = first + i
+        w_sum += tree.e_w[f]
+        n_sum += tree.e_n[f]
+        weight = prior.weights[pattern_class(board, prior.ring, tree.e_cell[f], colour, own)]
+        weight_of[i] = weight
+        weight_sum += weight
+    if n_sum <= 0.0:
+        return
+    mean = w_sum / n_sum
+    average = weight_sum / count
+    for i in range(count):
+        f = first + i
+        value = min(1.0, max(0.0, mean + prior.scale * (weight_of[i] - average)))
+        tree.e_an[f] += prior.visits
+        tree.e_aw[f] += prior.visits * value
+
+
+@njit(cache=True, nogil=True)
 def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
             n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
             iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float,
-            first_version: bool) -> None:
+            first_version: bool, prior: Prior) -> None:
     """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
     ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
     rewards to ``root_w``.
@@ -246,6 +320,9 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     race; a lost update costs one simulation's worth of information, never a wrong tree:
     a node is written whole before its parent edge points to it, and two threads adding a
     child to one edge at once only waste one of the two nodes.
+
+    A node's stones get the pattern ``prior`` at its visit number :data:`PRIOR_AT`
+    (:func:`add_prior`; none if ``prior.visits`` is 0, nor in the game's last round).
 
     ``first_version`` keeps the arithmetic and loops of the first version of the bot, so
     that ``mcts-v1`` plays the same games at the same speed as it always did.
@@ -284,6 +361,11 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     b32 = np.float32(rave_b)
     two32 = np.float32(2.0)
     hit_of = np.zeros((MAX_COLORS, ncell), dtype=np.float32)
+    use_prior = prior.visits > 0.0
+    # In the game's last round the simulations are short and all but exact, and a
+    # pattern's guess about groups still to grow would only blur the margins between wins.
+    last_round = 2 * players * players
+    weight_of = np.empty(ncell, dtype=np.float64)
     for _ in range(iterations):
         board[:] = board0
         ncur = n_empty0
@@ -297,6 +379,8 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
             first = node_first[node]
             last = first + node_count[node]
             best = first
+            if use_prior and node_n[node] == PRIOR_AT and ncur >= last_round:
+                add_prior(tree, node, board, prior, k, k == turn, weight_of)
             if own_tree_rave:
                 if node_n[node] == 0.0:
                     shuffle_edges(e_cell, first, last, rng)
