@@ -193,8 +193,8 @@ class MctsBot:
     ``rave`` (RAVE bias constant; negative turns RAVE off), ``expand`` (visits before an
     edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
     off) and ``prior_scale`` (their value per unit of pattern weight) are for tuning.
-    ``first_version`` searches with the first
-    version's arithmetic and loops (``mcts-v1``: the same games at the same speed).
+    ``first_version`` searches with the first version's arithmetic and loops, and no
+    prior (``mcts-v1``: the same games at the same speed).
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
     >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads

@@ -322,7 +322,9 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     child to one edge at once only waste one of the two nodes.
 
     A node's stones get the pattern ``prior`` at its visit number :data:`PRIOR_AT`
-    (:func:`add_prior`; none if ``prior.visits`` is 0, nor in the game's last round).
+    (:func:`add_prior`; none if ``prior.visits`` is 0, nor in the game's last round).  On
+    a shared tree the count includes the other threads' virtual losses, so a node may get
+    its prior twice or not at all: a little more or less guidance, never a wrong tree.
 
     ``first_version`` keeps the arithmetic and loops of the first version of the bot, so
     that ``mcts-v1`` plays the same games at the same speed as it always did.
