@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from omega.ai.patterns import CLASS_COUNT, EMPTY, pattern_class, ring_neighbours
+from omega.ai.patterns import CLASS_COUNT, pattern_class, ring_neighbours
 from omega.game import SWAP
+from omega.kernel import EMPTY
 from omega.record import read_file
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "omega" / "ai" / "pattern_weights.py"
@@ -59,22 +60,25 @@ class Choices:
         self.classes = np.array(classes, dtype=np.int64)
         self.chosen = np.array(chosen, dtype=bool)
 
-    def chances(self, weights: np.ndarray) -> np.ndarray:
-        """Each row's chance of being the chosen cell of its choice."""
+    def scores(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's weight, and the highest weight of its choice (row by row)."""
         s = weights[self.classes]
         top = np.full(self.count, -np.inf)
         np.maximum.at(top, self.choice, s)
-        e = np.exp(s - top[self.choice])
+        return s, top[self.choice]
+
+    def chances(self, weights: np.ndarray) -> np.ndarray:
+        """Each row's chance of being the chosen cell of its choice."""
+        s, top = self.scores(weights)
+        e = np.exp(s - top)
         return e / np.bincount(self.choice, e, self.count)[self.choice]
 
     def report(self, weights: np.ndarray) -> str:
         p = self.chances(weights)
         ll = float(np.log(p[self.chosen]).mean())
         uniform = float(-np.log(np.bincount(self.choice, minlength=self.count)).mean())
-        s = weights[self.classes]
-        top = np.full(self.count, -np.inf)
-        np.maximum.at(top, self.choice, s)
-        best = s >= top[self.choice]
+        s, top = self.scores(weights)
+        best = s >= top
         ties = np.bincount(self.choice, best.astype(float), self.count)
         first = float((best[self.chosen] / ties[self.choice[self.chosen]]).mean())
         return (f"{self.count} choices: log-likelihood {ll:.3f} a choice (random cells {uniform:.3f}), "

@@ -35,7 +35,7 @@ from omega.board import MAX_SIZE, Board, cell_count
 from omega.game import MAX_PLAYERS, Color, Game
 
 __all__ = [
-    "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
+    "EMPTY", "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
     "find_root", "mul_limbs", "next_stone", "place_stone", "rand_below", "random_fill", "random_playouts",
     "score_board", "seed_state", "winner_of", "xorshift",
     "Float32Array", "Float64Array", "Int8Array", "Int32Array", "Int64Array", "UInt64Array",
@@ -51,6 +51,9 @@ Float64Array: TypeAlias = NDArray[np.float64]
 
 #: Log-scores closer than this are compared exactly from the group sizes.
 EPS = 1e-9
+
+#: An empty cell of a kernel board (a filled one holds its colour, 0 up).
+EMPTY = -1
 
 #: Length of every per-colour array (log-scores, stone counts, a turn's cells): one entry
 #: per colour of the largest game, so one array fits any player count.

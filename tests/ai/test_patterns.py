@@ -15,7 +15,6 @@ from omega.ai import make_bot
 from omega.ai.base import Bot
 from omega.ai.patterns import (
     CLASS_COUNT,
-    EMPTY,
     pattern_class,
     pattern_weights,
     ring_code,
@@ -25,7 +24,7 @@ from omega.ai.patterns import (
 from omega.ai.tree import Prior, Tree, add_prior
 from omega.board import Board
 from omega.game import Game
-from omega.kernel import KernelState
+from omega.kernel import EMPTY, KernelState
 from omega.record import format_record
 
 ROOT = Path(__file__).resolve().parents[2]

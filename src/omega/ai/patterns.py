@@ -11,6 +11,7 @@ Each class has a learnt weight (:data:`omega.ai.pattern_weights.WEIGHTS`, fitted
 ``bench/fit_patterns.py`` to the turns that long searches chose): the search adds it to a
 node's stones as a prior (see :func:`omega.ai.tree.add_prior`).
 
+>>> from omega.kernel import EMPTY
 >>> ring = ring_neighbours(2)            # the side-2 board: a centre cell and six around it
 >>> board = np.full(7, EMPTY, dtype=np.int8); board[ring[3, 0]] = 0
 >>> a = pattern_class(board, ring, 3, 0, True)    # a white stone next to a white one
@@ -30,16 +31,13 @@ from numba import njit
 
 from omega.ai.pattern_weights import WEIGHTS
 from omega.board import Board
-from omega.kernel import Float32Array, Int8Array, Int32Array
+from omega.kernel import EMPTY, Float32Array, Int8Array, Int32Array
 
-__all__ = ["CLASS_COUNT", "EMPTY", "RING_OFFSETS", "pattern_class", "pattern_weights", "ring_code",
+__all__ = ["CLASS_COUNT", "RING_OFFSETS", "pattern_class", "pattern_weights", "ring_code",
            "ring_neighbours", "symmetry_class"]
 
 #: The six neighbour offsets (row, column) in order around a cell.
 RING_OFFSETS = ((0, 1), (1, 1), (1, 0), (0, -1), (-1, -1), (-1, 0))
-
-#: An empty cell in the kernel's board arrays.
-EMPTY = -1
 
 # What a neighbour is, two bits each in a ring code: neighbour d in bits 2d and 2d + 1.
 _EMPTY, _SAME, _OTHER, _OFF = 0, 1, 2, 3
@@ -64,23 +62,6 @@ def ring_neighbours(size: int) -> Int32Array:
     return ring
 
 
-def _symmetry_classes() -> tuple[Int32Array, int]:
-    """Each ring code's class: the same for the twelve turns and mirror images of a ring."""
-    smallest = np.empty(4**6, dtype=np.int64)
-    for code in range(4**6):
-        digits = [(code >> (2 * d)) & 3 for d in range(6)]
-        smallest[code] = min(sum(v << (2 * d) for d, v in enumerate(seq[r:] + seq[:r]))
-                             for seq in (digits, digits[::-1]) for r in range(6))
-    number = {code: i for i, code in enumerate(sorted(set(smallest.tolist())))}
-    return np.array([number[code] for code in smallest.tolist()], dtype=np.int32), len(number)
-
-
-_CLASS_OF_CODE, _RINGS = _symmetry_classes()
-#: Number of pattern classes: the symmetry classes of a ring, for one's own colour and
-#: for another's.
-CLASS_COUNT = 2 * _RINGS
-
-
 def ring_code(digits: list[int]) -> int:
     """The ring code of six neighbours given as 0 (empty), 1 (the stone's colour),
     2 (another colour) or 3 (off the board), in ring order.
@@ -89,6 +70,22 @@ def ring_code(digits: list[int]) -> int:
     (1, 4032)
     """
     return sum(v << (2 * d) for d, v in enumerate(digits))
+
+
+def _symmetry_classes() -> tuple[Int32Array, int]:
+    """Each ring code's class: the same for the twelve turns and mirror images of a ring."""
+    smallest = np.empty(4**6, dtype=np.int64)
+    for code in range(4**6):
+        digits = [(code >> (2 * d)) & 3 for d in range(6)]
+        smallest[code] = min(ring_code(seq[r:] + seq[:r]) for seq in (digits, digits[::-1]) for r in range(6))
+    number = {code: i for i, code in enumerate(sorted(set(smallest.tolist())))}
+    return np.array([number[code] for code in smallest.tolist()], dtype=np.int32), len(number)
+
+
+_CLASS_OF_CODE, _RINGS = _symmetry_classes()
+#: Number of pattern classes: the symmetry classes of a ring, for one's own colour and
+#: for another's.
+CLASS_COUNT = 2 * _RINGS
 
 
 def symmetry_class(code: int, own: bool) -> int:
