@@ -69,15 +69,17 @@ class Choices:
 
     def chances(self, weights: np.ndarray) -> np.ndarray:
         """Each row's chance of being the chosen cell of its choice."""
-        s, top = self.scores(weights)
+        return self._chances(*self.scores(weights))
+
+    def _chances(self, s: np.ndarray, top: np.ndarray) -> np.ndarray:
         e = np.exp(s - top)
         return e / np.bincount(self.choice, e, self.count)[self.choice]
 
     def report(self, weights: np.ndarray) -> str:
-        p = self.chances(weights)
+        s, top = self.scores(weights)
+        p = self._chances(s, top)
         ll = float(np.log(p[self.chosen]).mean())
         uniform = float(-np.log(np.bincount(self.choice, minlength=self.count)).mean())
-        s, top = self.scores(weights)
         best = s >= top
         ties = np.bincount(self.choice, best.astype(float), self.count)
         first = float((best[self.chosen] / ties[self.choice[self.chosen]]).mean())

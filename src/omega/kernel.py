@@ -4,7 +4,7 @@
 rules in flat NumPy arrays with Numba-compiled loops, for the bots and ``omega bench``.
 Differential tests (``tests/test_kernel.py``) keep the two equal.
 
-State: a flat ``int8`` board (-1 empty, else the colour), a neighbour table padded with
+State: a flat ``int8`` board (:data:`EMPTY`, else the colour), a neighbour table padded with
 -1, a union-find forest (``parent``; a root holds its group's size in ``size``), and per
 colour a stone count and a running *log-score* (the sum of ``log(size)`` over its groups),
 so placing a stone updates the score in a few operations.  Scores are compared as
@@ -371,7 +371,7 @@ class KernelState:
         self.size = size
         self.arrays = board_arrays(size)
         n = self.arrays.ncell
-        self.board: Int8Array = np.full(n, -1, dtype=np.int8)
+        self.board: Int8Array = np.full(n, EMPTY, dtype=np.int8)
         self.parent: Int32Array = np.arange(n, dtype=np.int32)
         self.gsize: Int32Array = np.ones(n, dtype=np.int32)
         self.logs: Float64Array = np.zeros(MAX_COLORS, dtype=np.float64)
@@ -430,7 +430,7 @@ class KernelState:
 
     def place(self, cell: int, color: int) -> None:
         """Put one stone on an empty cell (no turn bookkeeping: for set-up and search)."""
-        if self.board[cell] >= 0:
+        if self.board[cell] != EMPTY:
             raise ValueError(f"cell {Board.of(self.size).name(cell)} is not empty")
         a = self.arrays
         place_stone(self.board, self.parent, self.gsize, self.logs, self.counts, a.nbr, a.logt, cell, color)

@@ -102,7 +102,7 @@ def symmetry_class(code: int, own: bool) -> int:
 @njit(cache=True, nogil=True)
 def pattern_class(board: Int8Array, ring: Int32Array, cell: int, colour: int, own: bool) -> int:
     """The pattern class of a ``colour`` stone placed on the empty ``cell`` of ``board``
-    (a kernel board: colour numbers, -1 empty); ``own``: the colour is the placing
+    (a kernel board: colour numbers, ``EMPTY``); ``own``: the colour is the placing
     player's.  See the module's example."""
     code = 0
     for d in range(6):
