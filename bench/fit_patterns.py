@@ -9,7 +9,7 @@ log-likelihood of the cells chosen, less an L2 penalty, by Adam. A share of the 
 held out and the script prints how well the weights predict its choices, against picking
 a cell at random.
 
-The shipped weights come from games of the search playing itself (docs/ai.md says which):
+The shipped weights come from games of the search playing itself (docs/measured/2026-12-02-search-experiments.md):
 
     .venv/bin/omega match 'mcts:iterations=100000,threads=1,reuse=0,manage=0' \\
         'mcts:iterations=100000,threads=1,reuse=0,manage=0' --games 240 --size 5 --seed 80 \\

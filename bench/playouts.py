@@ -1,7 +1,7 @@
 """Kernel speed table: random playouts and MCTS iterations per second against the C yardstick.
 
 Runs ``omega.bench.measure`` on sides 5 and 10 with 2 and 4 players (the figures quoted in
-``docs/ai.md``) and prints a Markdown table.  Usage::
+``docs/measured/2026-12-02-kernel-speed.md``) and prints a Markdown table.  Usage::
 
     .venv/bin/python bench/playouts.py [--seconds 2] [--sizes 5 10] [--players 2 4]
 """

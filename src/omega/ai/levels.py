@@ -3,7 +3,8 @@
 A level is an MCTS search budget: at most ``iterations`` simulations and at most ``seconds``
 of thinking a turn, whichever ends first.  The iteration budget keeps a level equally strong
 on a fast or a busy machine and makes seeded games reproducible; the time cap keeps big
-boards responsive.  Each level beat the one below it in most games (``docs/ai.md``).
+boards responsive.  Each level beat the one below it in most games
+(``docs/measured/2026-12-02-levels-ladder.md``).
 
 This module is plain data (no NumPy, no Numba), so the server can import it cheaply.
 

@@ -113,7 +113,7 @@ KEEP = 0.3
 
 #: The pattern prior (:func:`omega.ai.tree.add_prior`): virtual AMAF simulations a stone
 #: gets, and their value per unit of pattern weight.  Tuned at 20 000 iterations a turn
-#: on side 5 (docs/ai.md).
+#: on side 5 (docs/measured/2026-12-02-search-experiments.md).
 PRIOR_VISITS = 20.0
 PRIOR_SCALE = 0.1
 

@@ -62,7 +62,7 @@ def settle_memory() -> None:
     """Before serving: collect once, then move every object made so far (modules, the app and
     its routes, the database engine) out of the cycle collector's sight.  They live as long
     as the process, and a full collection walks every object it sees, with the event loop
-    stopped: its pause was the longest stall a move met under load (docs/architecture.md).
+    stopped: its pause was the longest stall a move met under load (docs/measured/2026-12-01-server-profiles.md).
     Objects made later (tables, sockets) are collected as before.
 
     >>> settle_memory(); frozen = gc.get_freeze_count(); gc.unfreeze(); frozen > 0

@@ -264,7 +264,7 @@ def default_url() -> str:
 
 #: SQLite's ``synchronous`` settings the server accepts: FULL (the default) fsyncs the WAL
 #: at every commit, so an acknowledged turn survives a power cut; NORMAL only survives a
-#: crash of the process (for measuring what FULL costs: docs/architecture.md).
+#: crash of the process (for measuring what FULL costs: docs/measured/2026-12-01-durability.md).
 SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
 
 
