@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 from omega.game import Color, Game, IllegalMove
 from omega.kernel import next_stone
-from omega.terminal import board_picture
+from omega.picture import board_picture
 
 __all__ = ["StepwiseGame", "check_playable", "rank_reward"]
 
