@@ -33,13 +33,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from omega.ai import make_bot
+from omega.ai.mcts import MctsBot
+from omega.kernel import KernelState
+
 __all__ = ["bench_main", "find_reference", "measure", "measure_c", "measure_mcts", "measure_playouts"]
 
 
 def measure_playouts(size: int, players: int, seconds: float) -> float:
     """Uniform random playouts per second from the empty board (one thread)."""
-    from omega.kernel import KernelState
-
     state = KernelState(players, size)
     state.playouts(16, seed=0)  # compile or load the cache outside the timing
     batch = 256
@@ -61,10 +63,6 @@ def measure_mcts(size: int, players: int, seconds: float, bot: str = "mcts:threa
     """MCTS iterations per second of one search from the empty board by the bot spec
     ``bot``, which has options (by default the current bot on one thread;
     ``"mcts-v1:seed=1"``: the first version)."""
-    from omega.ai import make_bot
-    from omega.ai.mcts import MctsBot
-    from omega.kernel import KernelState
-
     state = KernelState(players, size)
     warm, timed = make_bot(f"{bot},iterations=64"), make_bot(f"{bot},time={seconds}")
     assert isinstance(warm, MctsBot) and isinstance(timed, MctsBot)

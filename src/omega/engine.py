@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
 from omega import __version__
+from omega.ai import make_bot, parse_spec, registered
 from omega.ai.base import Bot
 from omega.board import MAX_SIZE, MIN_SIZE, Board
 from omega.game import SWAP, Color, Game, IllegalMove, check_players
@@ -193,8 +194,6 @@ class Engine:
         >>> e = Engine(); _ = e.execute("bot random:seed=4"); e.bot_spec()
         'random:seed=4'
         """
-        from omega.ai import make_bot, parse_spec, registered
-
         if self._bot_spec is None:
             make_bot("random")  # loads the optional bots into the registry
             names = registered()
@@ -214,8 +213,6 @@ class Engine:
 
     def _engine_bot(self) -> Bot:
         if self._bot is None:
-            from omega.ai import make_bot
-
             self._bot = make_bot(self.bot_spec())
         return self._bot
 
@@ -367,8 +364,6 @@ class Engine:
         return f"\n{protocol_board(g)}\n{status}\nscores: {scores_text(g)}"
 
     def _bot_command(self, args: list[str]) -> str:
-        from omega.ai import make_bot
-
         if not args:
             return self.bot_spec()
         self._args(args, 1, 1, "bot [SPEC]")

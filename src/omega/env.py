@@ -43,8 +43,8 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from omega.game import Color, Game
-from omega.stepwise import StepwiseGame, check_playable
+from omega.game import Color
+from omega.stepwise import StepwiseGame, StepwiseHolder, check_playable
 
 __all__ = ["OmegaEnv", "env", "raw_env"]
 
@@ -55,7 +55,7 @@ def _agent(player: int) -> str:
     return f"player_{player}"
 
 
-class OmegaEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type information
+class OmegaEnv(StepwiseHolder, AECEnv):  # type: ignore[misc]  # PettingZoo ships no type information
     """Omega for 2 to 4 agents on a board of side 2 to 13, one stone per step.
 
     Settings whose game is over before it starts (3 or 4 players on side 2) are refused with
@@ -189,16 +189,6 @@ class OmegaEnv(AECEnv):  # type: ignore[misc]  # PettingZoo ships no type inform
         """Nothing to release (no window, no process)."""
 
     # -- reading the game -----------------------------------------------------------------
-
-    @property
-    def game(self) -> Game:
-        """The game as :class:`omega.game.Game` holds it: the stones of finished turns only."""
-        return self._steps.game
-
-    @property
-    def stepwise(self) -> StepwiseGame:
-        """The position stone by stone, the unfinished turn included."""
-        return self._steps
 
     @property
     def placing(self) -> Color | None:

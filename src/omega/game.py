@@ -548,9 +548,15 @@ class Game:
     __hash__ = None  # type: ignore[assignment]  # a game changes, so it is not hashable
 
     # -- records ----------------------------------------------------------------------
+    # The records are built on the game (omega.record imports this module, never the
+    # reverse: the python-chess rule, chess.pgn imports chess). These two methods are the
+    # public contract's doors to them, thin forwards that import omega.record when called,
+    # never while this module is being imported; tests/test_imports.py lists them as the
+    # package's one allowed upward import.
 
     def record(self, tags: Mapping[str, str] | None = None) -> str:
-        """The game as a text record (format: ``docs/records.md``).
+        """The game as a text record (format: ``docs/records.md``); a forward to
+        :func:`omega.record.format_record`.
 
         >>> g = Game(); g.play(["e5", "a1"]); print(g.record())
         Players: 2
@@ -567,13 +573,11 @@ class Game:
     @classmethod
     def from_record(cls, text: str) -> Game:
         """The game a record describes (text form, or the JSON form's text); ValueError
-        saying where and why if it is bad.
+        saying where and why if it is bad. A forward to :func:`omega.record.load`.
 
         >>> Game.from_record("Players: 2\\nSize: 5\\n\\n1. e5 a1\\n").stone("a1")
         <Color.BLACK: 1>
         """
-        # Imported here, not at the top: omega.record is built on this module, so this
-        # module must not import it while it is itself being imported.
         from omega.record import load
 
         return load(text).game

@@ -37,7 +37,7 @@ from omega.game import MAX_PLAYERS, Color, Game
 __all__ = [
     "EMPTY", "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
     "find_root", "mul_limbs", "next_stone", "place_stone", "rand_below", "random_fill", "random_playouts",
-    "score_board", "seed_state", "winner_of", "xorshift",
+    "score_board", "score_scratch", "seed_state", "winner_of", "xorshift",
     "Float32Array", "Float64Array", "Int8Array", "Int32Array", "Int64Array", "UInt64Array",
 ]
 
@@ -327,6 +327,20 @@ def seed_state(seed: int) -> UInt64Array:
 
 
 @njit(cache=True, nogil=True)
+def score_scratch(ncell: int) -> tuple[Int32Array, Int32Array, Float64Array, Int32Array]:
+    """The work arrays of :func:`score_board` and :func:`place_stone` for a board of
+    ``ncell`` cells: ``parent`` and ``size`` (per cell, filled as stones are placed), then
+    ``logs`` and ``counts`` (per colour, zero).
+
+    >>> parent, size, logs, counts = score_scratch(7); parent.shape, logs.tolist()
+    ((7,), [0.0, 0.0, 0.0, 0.0])
+    """
+    parent = np.empty(ncell, dtype=np.int32)
+    size = np.empty(ncell, dtype=np.int32)
+    return parent, size, np.zeros(MAX_COLORS, dtype=np.float64), np.zeros(MAX_COLORS, dtype=np.int32)
+
+
+@njit(cache=True, nogil=True)
 def random_playouts(board0: Int8Array, empties0: Int32Array, n_empty: int, back: Int32Array, logt: Float64Array,
                     players: int, turn: int, step: int, count: int, seed: int, wins: Int64Array,
                     final: Int8Array) -> None:
@@ -336,10 +350,7 @@ def random_playouts(board0: Int8Array, empties0: Int32Array, n_empty: int, back:
     ncell = board0.shape[0]
     board = final
     cells = np.empty(ncell, dtype=np.int32)
-    parent = np.empty(ncell, dtype=np.int32)
-    size = np.empty(ncell, dtype=np.int32)
-    logs = np.zeros(MAX_COLORS, dtype=np.float64)
-    counts = np.zeros(MAX_COLORS, dtype=np.int32)
+    parent, size, logs, counts = score_scratch(ncell)
     seq = np.empty(ncell + players * players, dtype=np.int8)
     length = fill_sequence(players, turn, step, n_empty, seq)
     rng = seed_state(seed)

@@ -27,7 +27,7 @@ import pyspiel
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 from omega.game import MAX_PLAYERS, MIN_PLAYERS, Game
-from omega.stepwise import StepwiseGame, check_playable, rank_reward
+from omega.stepwise import StepwiseGame, StepwiseHolder, check_playable, rank_reward
 
 __all__ = ["GAME_TYPE", "OmegaGame", "OmegaObserver", "OmegaState", "load"]
 
@@ -100,7 +100,7 @@ class OmegaGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel ships no type in
         return IIGObserverForPublicInfoGame(iig_obs_type, params)
 
 
-class OmegaState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no type information
+class OmegaState(StepwiseHolder, pyspiel.State):  # type: ignore[misc]  # pyspiel ships no type information
     """A position of ``omega``, taken one stone (or the swap) per action.
 
     >>> state = load(size=2, pie_rule=True).new_initial_state()
@@ -113,16 +113,6 @@ class OmegaState(pyspiel.State):  # type: ignore[misc]  # pyspiel ships no type 
     def __init__(self, game: OmegaGame) -> None:
         super().__init__(game)
         self._steps = StepwiseGame(players=game.players, size=game.size, pie_rule=game.pie_rule)
-
-    @property
-    def game(self) -> Game:
-        """The game as :class:`omega.game.Game` holds it: the stones of finished turns only."""
-        return self._steps.game
-
-    @property
-    def stepwise(self) -> StepwiseGame:
-        """The position stone by stone, the unfinished turn included."""
-        return self._steps
 
     def current_player(self) -> int:
         """The player to act, or ``pyspiel.PlayerId.TERMINAL`` once the game is over."""

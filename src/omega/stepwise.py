@@ -36,9 +36,9 @@ from numpy.typing import NDArray
 
 from omega.game import Color, Game, IllegalMove
 from omega.kernel import next_stone
-from omega.terminal import board_picture
+from omega.picture import board_picture
 
-__all__ = ["StepwiseGame", "check_playable", "rank_reward"]
+__all__ = ["StepwiseGame", "StepwiseHolder", "check_playable", "rank_reward"]
 
 # Stones are kept as colour numbers; a cell nobody has played on yet holds this.
 _EMPTY = -1
@@ -343,3 +343,28 @@ class StepwiseGame:
         if isinstance(action, bool) or not 0 <= number < self.num_actions:
             raise IllegalMove(f"actions are 0 to {self.num_actions - 1}, got {action!r}")
         return number
+
+
+class StepwiseHolder:
+    """What an adapter playing through a :class:`StepwiseGame` shows of it (the PettingZoo
+    environment and the OpenSpiel state both do): the game and the stone-by-stone position.
+
+    The adapter keeps that position in ``_steps``, an attribute of this class that it sets
+    itself (in ``__init__`` or ``reset``), as it has its own ways of starting a game.
+
+    >>> holder = StepwiseHolder(); holder._steps = StepwiseGame(size=2)
+    >>> holder.stepwise.num_actions, holder.game.size
+    (8, 2)
+    """
+
+    _steps: StepwiseGame
+
+    @property
+    def game(self) -> Game:
+        """The game as :class:`omega.game.Game` holds it: the stones of finished turns only."""
+        return self._steps.game
+
+    @property
+    def stepwise(self) -> StepwiseGame:
+        """The position stone by stone, the unfinished turn included."""
+        return self._steps

@@ -179,6 +179,7 @@ def bank_share(bank: float, turns_left: int) -> float:
     return bank / max(1, turns_left // 2)
 
 
+@dataclass(eq=False, repr=False)  # a bot is compared and shown as an object, not by its settings
 class MctsBot:
     """Monte Carlo tree search with RAVE; see the module doc for the design.
 
@@ -201,38 +202,42 @@ class MctsBot:
     (2, 'root', 1)
     """
 
-    def __init__(self, iterations: int | None = None, time: float | None = None, level: int | None = None,
-                 seed: int | None = None, c: float = 0.0, rave: float = 0.002, expand: int = 2,
-                 threads: int = DEFAULT_THREADS, reuse: bool = True, manage: bool = True, recycle: bool = True,
-                 max_edges: int = MAX_EDGES, keep: float = KEEP, parallel: str = PARALLEL[0],
-                 name: str = "mcts", first_version: bool = False, prior: float = PRIOR_VISITS,
-                 prior_scale: float = PRIOR_SCALE) -> None:
+    iterations: int | None = None
+    time: float | None = None
+    level: int | None = None
+    seed: int | None = None
+    c: float = 0.0
+    rave: float = 0.002
+    expand: int = 2
+    threads: int = DEFAULT_THREADS
+    reuse: bool = True
+    manage: bool = True
+    recycle: bool = True
+    max_edges: int = MAX_EDGES
+    keep: float = KEEP
+    parallel: str = PARALLEL[0]
+    name: str = "mcts"
+    first_version: bool = False
+    prior: float = PRIOR_VISITS
+    prior_scale: float = PRIOR_SCALE
+
+    def __post_init__(self) -> None:
+        # The settings as given are the fields; what follows derives the ones that depend
+        # on others (a level's budget, one tree for small budgets, no prior for mcts-v1).
+        level, iterations, time, seed = self.level, self.iterations, self.time, self.seed
         if level is not None:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
             time = budget.seconds if time is None else time
         if iterations is None and time is None:
             time = 1.0
-        self.iterations = iterations
-        self.time = time
-        self.level = level
-        self.seed = seed
-        self.c = c
-        self.rave = rave
-        self.expand = expand
+        self.iterations, self.time = iterations, time
         small = iterations is not None and iterations < MIN_SPLIT
-        self.threads = 1 if small else max(1, threads)
-        self.reuse = reuse
-        self.manage = manage
-        self.recycle = recycle
-        self.max_edges = max_edges
-        self.keep = keep
-        self.first_version = first_version
-        self.prior = 0.0 if first_version else prior
-        self.prior_scale = prior_scale
-        if parallel not in PARALLEL:
-            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
-        self.parallel = parallel
+        self.threads = 1 if small else max(1, self.threads)
+        if self.first_version:
+            self.prior = 0.0
+        if self.parallel not in PARALLEL:
+            raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {self.parallel!r}")
         parts = [f"level={level}"] if level is not None else []
         if iterations is not None and level is None:
             parts.append(f"iterations={iterations}")
@@ -240,7 +245,8 @@ class MctsBot:
             parts.append(f"time={time:g}")
         if seed is not None:
             parts.append(f"seed={seed}")
-        self.name = name + (":" + ",".join(parts) if parts else "")
+        if parts:
+            self.name += ":" + ",".join(parts)
         self._rng = np.random.default_rng(seed)
         self._trees: list[Tree] = []
         #: The game (settings and history) at the root of the kept trees; None: nothing kept.

@@ -36,6 +36,7 @@ from omega.kernel import (
     next_stone,
     random_fill,
     score_board,
+    score_scratch,
     winner_of,
     xorshift,
 )
@@ -336,10 +337,7 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     board = np.empty(ncell, dtype=np.int8)
     cells = np.empty(ncell, dtype=np.int32)
     pos = np.empty(ncell, dtype=np.int32)
-    parent = np.empty(ncell, dtype=np.int32)
-    size = np.empty(ncell, dtype=np.int32)
-    logs = np.zeros(MAX_COLORS, dtype=np.float64)
-    counts = np.zeros(MAX_COLORS, dtype=np.int32)
+    parent, size, logs, counts = score_scratch(ncell)
     reward = np.zeros(MAX_COLORS, dtype=np.float64)
     seq = np.empty(ncell + players * players, dtype=np.int8)
     depth_max = ncell + 1
