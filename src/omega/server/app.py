@@ -29,41 +29,41 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
 from omega.ai import bot_for_level
-from omega.server.account_routes import (
+from omega.server.accounts.passwords import Passwords
+from omega.server.accounts.routes import (
     add_account_routes,
     cookie_writer,
     refuse_cross_site,
     session_id_of,
     session_user,
 )
-from omega.server.accounts import Accounts, User
+from omega.server.accounts.service import Accounts, User
 from omega.server.clock import Clock, SystemClock
-from omega.server.compress import CompressPage
-from omega.server.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.config import Settings, site_config
-from omega.server.core import NewTable, TableCore
 from omega.server.errors import ApiError
-from omega.server.headers import SecurityHeaders
-from omega.server.hints import install_hints
-from omega.server.identity import AccountAuthenticator, Credentials, Identity, hash_token
-from omega.server.limits import Buckets, Limits, client_address, read_body
-from omega.server.lobby_routes import add_lobby
-from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
-from omega.server.passwords import Passwords
-from omega.server.presence import Presence
-from omega.server.pubsub import PgListener
-from omega.server.records import Records
-from omega.server.relink import link_routes
-from omega.server.reviews import ReviewBudget, install_reviews
-from omega.server.scheduler import ABANDON, Scheduler
-from omega.server.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
-from omega.server.social import new_social
-from omega.server.storage import Repository, default_url, make_engine
-from omega.server.table import COMPUTER_TURN, TIMEOUT, SeatConfig
-from omega.server.table_socket import SocketLimits, TableSocket
-from omega.server.thinking import BotForLevel
-from omega.server.timecontrol import TimeControl
-from omega.server.worker import computer_players, count_due_work
+from omega.server.infra.compress import CompressPage
+from omega.server.infra.headers import SecurityHeaders
+from omega.server.infra.limits import Buckets, Limits, client_address, read_body
+from omega.server.infra.metrics import DEFAULT_METRICS_FROM, MetricsAccess, RequestMetrics
+from omega.server.infra.pubsub import PgListener
+from omega.server.lobby.routes import add_lobby
+from omega.server.social.hooks import new_social
+from omega.server.tables.core import NewTable, TableCore
+from omega.server.tables.identity import AccountAuthenticator, Credentials, Identity, hash_token
+from omega.server.tables.presence import Presence
+from omega.server.tables.records import Records
+from omega.server.tables.relink import link_routes
+from omega.server.tables.schemas import CreateTable, parse_action_body, parse_create, parse_name, to_action
+from omega.server.tables.socket import SocketLimits, TableSocket
+from omega.server.tables.state import COMPUTER_TURN, TIMEOUT, SeatConfig
+from omega.server.tables.store import Repository, default_url, make_engine
+from omega.server.tables.timecontrol import TimeControl
+from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
+from omega.server.work.hints import install_hints
+from omega.server.work.reviews import ReviewBudget, install_reviews
+from omega.server.work.scheduler import ABANDON, Scheduler
+from omega.server.work.thinking import BotForLevel
+from omega.server.work.worker import computer_players, count_due_work
 
 __all__ = ["create_app", "web_dir"]
 

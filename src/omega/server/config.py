@@ -19,9 +19,9 @@ from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
 from omega.board import cell_count
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
-from omega.server.chat_text import CHAT_MAX
-from omega.server.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
-from omega.server.timecontrol import time_control_config
+from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
+from omega.server.social.chat_text import CHAT_MAX
+from omega.server.tables.timecontrol import time_control_config
 
 __all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from alembic import context
 
-from omega.server.storage import Base
+from omega.server.tables.store import Base
 
 config = context.config
 connection = config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only when someone runs the alembic CLI by hand
     from sqlalchemy import create_engine
 
-    from omega.server.storage import default_url
+    from omega.server.tables.store import default_url
 
     connection = create_engine(config.get_main_option("sqlalchemy.url") or default_url()).connect()
 
