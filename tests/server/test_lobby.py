@@ -24,7 +24,8 @@ from omega import Game
 from omega.server.clock import FakeClock
 from omega.server.infra.limits import Limits
 from omega.server.lobby.quickplay import WINDOW, WINDOW_GROWTH
-from omega.server.ratings.service import MODEL, NOT_RATED, RatingRow, display, rated_users
+from omega.server.ratings.models import RatingRow
+from omega.server.ratings.service import MODEL, NOT_RATED, display, rated_users
 from omega.server.tables.state import SeatConfig, TableConfig, TableState
 
 from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server

@@ -10,6 +10,7 @@ import pytest
 
 from omega.server.clock import FakeClock
 from omega.server.errors import ApiError
+from omega.server.infra.db import make_engine
 from omega.server.tables.actions import ResignAction, SwapAction, TurnAction
 from omega.server.tables.events import Event, Joined, PresenceChanged, Renamed, payload_from
 from omega.server.tables.identity import TableKeys
@@ -21,7 +22,7 @@ from omega.server.tables.state import (
     TableState,
     decide,
 )
-from omega.server.tables.store import Repository, Write, Writer, make_engine
+from omega.server.tables.store import Repository, Write, Writer
 
 CONFIG = TableConfig("tbl1", players=3, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
                      seats=(SeatConfig("human"), SeatConfig("human"), SeatConfig("computer", 2)))

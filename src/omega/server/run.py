@@ -14,8 +14,8 @@ import logging
 import signal
 import sys
 
+from omega.server.infra.db import default_url
 from omega.server.infra.logs import install_redaction
-from omega.server.tables.store import default_url
 
 __all__ = ["SHUTDOWN_GRACE", "serve_main", "worker_main", "uvicorn_options", "settle_memory"]
 

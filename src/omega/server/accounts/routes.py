@@ -30,8 +30,7 @@ True
 True
 """
 
-# No ``from __future__ import annotations``: FastAPI reads the routes' annotations, and the
-# dependencies they name are local to account_router.
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -39,6 +38,8 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from starlette.requests import HTTPConnection
 
+from omega.server.accounts.passwords import Passwords
+from omega.server.accounts.schemas import parse_claim, parse_login, parse_password_change
 from omega.server.accounts.service import (
     HISTORY_PAGE,
     HISTORY_PAGE_MAX,
@@ -48,15 +49,17 @@ from omega.server.accounts.service import (
     parse_cursor,
 )
 from omega.server.errors import ApiError
-from omega.server.infra.limits import client_address, read_body
-from omega.server.tables.schemas import parse_claim, parse_login, parse_password_change
+from omega.server.infra.limits import Limits, client_address, read_body
+from omega.server.infra.scheduler import Scheduler
+from omega.server.tables.core import TableCore
 from omega.server.tables.timecontrol import stamp_ms
 
 __all__ = [
     "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
-    "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "add_account_routes",
-    "user_json",
+    "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "user_json", "charged",
+    "body", "Body", "LoggedIn", "CHARGED", "CookieSessions", "router", "setup",
 ]
+
 
 #: The cookie that carries the session id.
 SESSION_COOKIE = "omega_session"
@@ -163,100 +166,145 @@ def _clear_session(response: Response, request: Request) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=is_https(request))
 
 
-def add_account_routes(router: FastAPI | APIRouter) -> None:
-    """Add the ``/api/account`` and ``/api/users`` routes to an app (or a router)."""
+#: The ``/api/account`` and ``/api/users`` routes.
+router = APIRouter()
 
-    async def body(request: Request) -> bytes:
-        return await read_body(request, request.app.state.limits.max_message)
 
-    Body = Annotated[bytes, Depends(body)]
-    Writer = Annotated[User, Depends(logged_in_writer)]
-    Reader = Annotated[User, Depends(logged_in_reader)]
+class CookieSessions:
+    """The session cookie as the tables' dependencies see it (``tables.deps.Sessions``)."""
 
-    async def charged(request: Request) -> None:
-        """One request of the account routes' budget (per user when logged in, else per address)."""
-        accounts = _accounts(request)
-        user = await session_user(request)
-        key = f"user:{user.id}" if user is not None else client_address(request)
-        if not accounts.requests.take(key, accounts.clock.monotonic()):
+    def session_id(self, conn: HTTPConnection) -> str | None:
+        """The session id the browser sent (:func:`session_id_of`)."""
+        return session_id_of(conn)
+
+    def refuse_cross_site(self, conn: HTTPConnection) -> None:
+        """:func:`refuse_cross_site`."""
+        refuse_cross_site(conn)
+
+    async def user_id(self, conn: HTTPConnection) -> int | None:
+        """The session's account (:func:`session_user`)."""
+        user = await session_user(conn)
+        return user.id if user is not None else None
+
+
+def setup(app: FastAPI, core: TableCore, passwords: Passwords, limits: Limits, scheduler: Scheduler) -> Accounts:
+    """The accounts of the app (``app.state.accounts``); expired sessions are purged as
+    recurring work."""
+    accounts = Accounts(core, passwords, limits, core.settings)
+    app.state.accounts = accounts
+    scheduler.every("sessions", core.settings.session_purge_every, accounts.purge)
+    return accounts
+
+
+async def body(request: Request) -> bytes:
+    """Dependency: the request's body (at most ``Limits.max_message`` bytes)."""
+    return await read_body(request, request.app.state.limits.max_message)
+
+
+#: A route's body, a logged-in writer (``auth_required`` otherwise) and a logged-in reader.
+Body = Annotated[bytes, Depends(body)]
+LoggedIn = Annotated[User, Depends(logged_in_writer)]
+Reader = Annotated[User, Depends(logged_in_reader)]
+
+
+async def charged(request: Request) -> None:
+    """Dependency: one request of the per-user budget of the account, lobby and ratings
+    routes (per user when logged in, else per address)."""
+    accounts = _accounts(request)
+    user = await session_user(request)
+    key = f"user:{user.id}" if user is not None else client_address(request)
+    if not accounts.requests.take(key, accounts.clock.monotonic()):
+        raise ApiError("rate_limited", "too many requests; slow down")
+
+
+#: The route dependency that charges :func:`charged`.
+CHARGED = Depends(charged)
+
+
+@router.get("/api/account", dependencies=[CHARGED])
+async def whoami(request: Request, response: Response) -> dict[str, Any]:
+    user = await session_user(request)
+    if user is None and request.cookies.get(SESSION_COOKIE) is not None:
+        _clear_session(response, request)  # expired or ended elsewhere: forget it
+    return {"user": user_json(user)}
+
+
+@router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])
+async def register(request: Request, response: Response, raw: Body) -> dict[str, Any]:
+    req = parse_login(raw)
+    session = await _accounts(request).register(req.username, req.password, client_address(request),
+                                                session_id_of(request))
+    _set_session(response, request, session)
+    return {"user": user_json(session.user)}
+
+
+@router.post("/api/account/login", dependencies=[Depends(site_only)])
+async def login(request: Request, response: Response, raw: Body) -> dict[str, Any]:
+    req = parse_login(raw)
+    session = await _accounts(request).login(req.username, req.password, client_address(request),
+                                             session_id_of(request))
+    _set_session(response, request, session)
+    return {"user": user_json(session.user)}
+
+
+@router.post("/api/account/logout", dependencies=[Depends(site_only), CHARGED])
+async def logout(request: Request, response: Response) -> dict[str, Any]:
+    session_id = session_id_of(request)
+    if session_id is not None:
+        await _accounts(request).logout(session_id)
+    _clear_session(response, request)
+    return {"user": None}
+
+
+@router.post("/api/account/logout-everywhere", dependencies=[CHARGED])
+async def logout_everywhere(request: Request, response: Response, user: LoggedIn) -> dict[str, Any]:
+    ended = await _accounts(request).logout_everywhere(user)
+    _clear_session(response, request)
+    return {"user": None, "sessions_ended": ended}
+
+
+@router.post("/api/account/password", dependencies=[CHARGED])
+async def change_password(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_password_change(raw)
+    session_id = session_id_of(request)
+    assert session_id is not None  # a logged-in writer came with its cookie
+    await _accounts(request).change_password(user, req.current_password, req.new_password,
+                                             client_address(request), session_id)
+    return {"user": user_json(user)}
+
+
+@router.post("/api/account/claim", dependencies=[CHARGED])
+async def claim(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_claim(raw)
+    # Each link loads a table: every one past the first costs a request of the budget.
+    accounts = _accounts(request)
+    for _ in req.seats[1:]:
+        if not accounts.requests.take(f"user:{user.id}", accounts.clock.monotonic()):
             raise ApiError("rate_limited", "too many requests; slow down")
+    seats = await _accounts(request).claim(user, [(s.table_id, s.token) for s in req.seats])
+    return {"seats": seats}
 
-    Charged = Depends(charged)
 
-    @router.get("/api/account", dependencies=[Charged])
-    async def whoami(request: Request, response: Response) -> dict[str, Any]:
-        user = await session_user(request)
-        if user is None and request.cookies.get(SESSION_COOKIE) is not None:
-            _clear_session(response, request)  # expired or ended elsewhere: forget it
-        return {"user": user_json(user)}
+@router.get("/api/account/tables", dependencies=[CHARGED])
+async def my_tables(request: Request, user: Reader) -> dict[str, Any]:
+    # The server's time, for the page to count the clocks down by (not its own).
+    return {"tables": await _accounts(request).my_tables(user), "server_time": stamp_ms(_accounts(request).clock.now())}
 
-    @router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])
-    async def register(request: Request, response: Response, raw: Body) -> dict[str, Any]:
-        req = parse_login(raw)
-        session = await _accounts(request).register(req.username, req.password, client_address(request),
-                                                    session_id_of(request))
-        _set_session(response, request, session)
-        return {"user": user_json(session.user)}
 
-    @router.post("/api/account/login", dependencies=[Depends(site_only)])
-    async def login(request: Request, response: Response, raw: Body) -> dict[str, Any]:
-        req = parse_login(raw)
-        session = await _accounts(request).login(req.username, req.password, client_address(request),
-                                                 session_id_of(request))
-        _set_session(response, request, session)
-        return {"user": user_json(session.user)}
+def page(request: Request) -> tuple[Any, int]:
+    before_text = request.query_params.get("before")
+    limit_text = request.query_params.get("limit", str(HISTORY_PAGE))
+    if not (limit_text.isascii() and limit_text.isdigit()) or not 1 <= int(limit_text) <= HISTORY_PAGE_MAX:
+        raise ApiError("bad_request", f"bad request: limit must be a whole number from 1 to {HISTORY_PAGE_MAX}")
+    return (parse_cursor(before_text) if before_text else None), int(limit_text)
 
-    @router.post("/api/account/logout", dependencies=[Depends(site_only), Charged])
-    async def logout(request: Request, response: Response) -> dict[str, Any]:
-        session_id = session_id_of(request)
-        if session_id is not None:
-            await _accounts(request).logout(session_id)
-        _clear_session(response, request)
-        return {"user": None}
 
-    @router.post("/api/account/logout-everywhere", dependencies=[Charged])
-    async def logout_everywhere(request: Request, response: Response, user: Writer) -> dict[str, Any]:
-        ended = await _accounts(request).logout_everywhere(user)
-        _clear_session(response, request)
-        return {"user": None, "sessions_ended": ended}
+@router.get("/api/account/history", dependencies=[CHARGED])
+async def history(request: Request, user: Reader,
+                  paging: Annotated[tuple[Any, int], Depends(page)]) -> dict[str, Any]:
+    return await _accounts(request).history(user, *paging)
 
-    @router.post("/api/account/password", dependencies=[Charged])
-    async def change_password(request: Request, user: Writer, raw: Body) -> dict[str, Any]:
-        req = parse_password_change(raw)
-        session_id = session_id_of(request)
-        assert session_id is not None  # a logged-in writer came with its cookie
-        await _accounts(request).change_password(user, req.current_password, req.new_password,
-                                                 client_address(request), session_id)
-        return {"user": user_json(user)}
 
-    @router.post("/api/account/claim", dependencies=[Charged])
-    async def claim(request: Request, user: Writer, raw: Body) -> dict[str, Any]:
-        req = parse_claim(raw)
-        # Each link loads a table: every one past the first costs a request of the budget.
-        accounts = _accounts(request)
-        for _ in req.seats[1:]:
-            if not accounts.requests.take(f"user:{user.id}", accounts.clock.monotonic()):
-                raise ApiError("rate_limited", "too many requests; slow down")
-        seats = await _accounts(request).claim(user, [(s.table_id, s.token) for s in req.seats])
-        return {"seats": seats}
-
-    @router.get("/api/account/tables", dependencies=[Charged])
-    async def my_tables(request: Request, user: Reader) -> dict[str, Any]:
-        # The server's time, for the page to count the clocks down by (not its own).
-        return {"tables": await _accounts(request).my_tables(user), "server_time": stamp_ms(_accounts(request).clock.now())}
-
-    def page(request: Request) -> tuple[Any, int]:
-        before_text = request.query_params.get("before")
-        limit_text = request.query_params.get("limit", str(HISTORY_PAGE))
-        if not (limit_text.isascii() and limit_text.isdigit()) or not 1 <= int(limit_text) <= HISTORY_PAGE_MAX:
-            raise ApiError("bad_request", f"bad request: limit must be a whole number from 1 to {HISTORY_PAGE_MAX}")
-        return (parse_cursor(before_text) if before_text else None), int(limit_text)
-
-    @router.get("/api/account/history", dependencies=[Charged])
-    async def history(request: Request, user: Reader,
-                      paging: Annotated[tuple[Any, int], Depends(page)]) -> dict[str, Any]:
-        return await _accounts(request).history(user, *paging)
-
-    @router.get("/api/users/{username}", dependencies=[Charged])
-    async def profile(request: Request, username: str) -> dict[str, Any]:
-        return await _accounts(request).profile(username)
+@router.get("/api/users/{username}", dependencies=[CHARGED])
+async def profile(request: Request, username: str) -> dict[str, Any]:
+    return await _accounts(request).profile(username)

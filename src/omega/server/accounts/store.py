@@ -3,7 +3,8 @@ and finished games look like in lists.  Blocking, like :class:`~omega.server.tab
 (run it off the event loop); the rules are in :mod:`omega.server.accounts.service`.
 
 >>> from datetime import UTC, datetime, timedelta
->>> from omega.server.tables.store import Repository, make_engine
+>>> from omega.server.infra.db import make_engine
+>>> from omega.server.tables.store import Repository
 >>> repo = Repository(make_engine("sqlite://")); repo.migrate()
 >>> store = AccountStore(repo)
 >>> now = datetime(2027, 1, 1, tzinfo=UTC)
@@ -26,8 +27,11 @@ from sqlalchemy import and_, delete, func, insert, literal, select, tuple_, upda
 from sqlalchemy.exc import IntegrityError
 
 from omega.game import Color
+from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.infra.due import DueRow
+from omega.server.tables.models import EventRow, SeatRow, TableRow
 from omega.server.tables.state import TIMEOUT
-from omega.server.tables.store import DueRow, EventRow, Repository, SeatRow, SessionRow, TableRow, UserRow
+from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
 __all__ = ["User", "AccountStore", "Bound", "HistoryCursor"]

@@ -40,17 +40,20 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, func, inse
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
 
+from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.clock import stamp
 from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.db import Base
 from omega.server.lobby.service import MATCH_TOPIC, Lobby
-from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingRow, RatingStore, display
+from omega.server.ratings.models import RatingRow
+from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
 from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, Renamed
 from omega.server.tables.identity import TableKeys, hash_token, new_token
 from omega.server.tables.state import SeatConfig, TableConfig
-from omega.server.tables.store import Base, UserRow, Writer, insert_table
+from omega.server.tables.store import Writer, insert_table
 
 __all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN"]
 

@@ -32,13 +32,15 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
+from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.errors import ApiError
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import NewTable, TableCore
 from omega.server.tables.events import Event, Joined, Renamed
+from omega.server.tables.models import SeatRow, TableRow
 from omega.server.tables.state import TableState, decide_cancel
-from omega.server.tables.store import SeatRow, TableRow, UserRow, Writer
+from omega.server.tables.store import Writer
 
 __all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary"]
 

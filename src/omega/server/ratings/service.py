@@ -30,10 +30,6 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import (
-    Float,
-    ForeignKey,
-    Integer,
-    UniqueConstraint,
     delete,
     func,
     insert,
@@ -43,17 +39,19 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Mapped, mapped_column
-from sqlalchemy.types import DateTime
 
+from omega.server.accounts.models import UserRow
+from omega.server.ratings.models import RatedGameRow, RatingChangeRow, RatingRow
+from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, GameEnded
+from omega.server.tables.models import EventRow, SeatRow, TableRow
 from omega.server.tables.state import TableState, final_ranking
-from omega.server.tables.store import Base, EventRow, Repository, SeatRow, TableRow, UserRow, Writer
+from omega.server.tables.store import Repository, Writer
 
 __all__ = [
     "MODEL", "PROVISIONAL_GAMES", "DISPLAY_BASE", "DISPLAY_SCALE", "NOT_RATED", "RATED_PLAYERS", "Skill",
     "RatingRow", "RatedGameRow", "RatingChangeRow", "display", "rating_json", "updated", "ranked_seats",
-    "rate_game", "rate_on_end", "rated_users", "recompute", "recompute_main", "RatingStore",
+    "rate_game", "rate_on_end", "install", "rated_users", "recompute", "recompute_main", "RatingStore",
 ]
 
 log = logging.getLogger("omega.server")
@@ -72,47 +70,6 @@ RATED_PLAYERS = range(2, 5)
 #: How a game may end without being rated: aborted (a clock ran out before someone's
 #: first move) is not a result.
 NOT_RATED = frozenset({"aborted"})
-
-
-class RatingRow(Base):
-    """An account's rating at one player count."""
-
-    __tablename__ = "ratings"
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    players: Mapped[int] = mapped_column(Integer, primary_key=True)
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    games: Mapped[int] = mapped_column(Integer)
-    wins: Mapped[int] = mapped_column(Integer)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class RatedGameRow(Base):
-    """A rated game, numbered in the order it was rated (the order :func:`recompute` keeps)."""
-
-    __tablename__ = "rated_games"
-    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
-    players: Mapped[int] = mapped_column(Integer)
-    ended_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    __table_args__ = (UniqueConstraint("table_id", name="uq_rated_games_table"),)
-
-
-class RatingChangeRow(Base):
-    """What one rated game did to one player's rating."""
-
-    __tablename__ = "rating_changes"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    seq: Mapped[int] = mapped_column(Integer)
-    players: Mapped[int] = mapped_column(Integer)
-    place: Mapped[int] = mapped_column(Integer)
-    mu_before: Mapped[float] = mapped_column(Float)
-    sigma_before: Mapped[float] = mapped_column(Float)
-    mu: Mapped[float] = mapped_column(Float)
-    sigma: Mapped[float] = mapped_column(Float)
-    games: Mapped[int] = mapped_column(Integer)
-    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 @dataclass(frozen=True)
@@ -238,6 +195,13 @@ def rate_on_end(w: Writer, state: TableState, events: list[Event]) -> None:
     rate_game(w.conn, w.table_id, users, ranked_seats(state), at)
 
 
+def install(core: TableCore) -> None:
+    """Rate each rated game in the transaction that stores its end (``TableCore.on_end``),
+    in whichever process stores it: a server, or a worker whose computer plays on for a
+    resigned seat and makes the last turn."""
+    core.on_end = rate_on_end
+
+
 def _end_reason(events: list[Event]) -> str | None:
     for e in reversed(events):
         if isinstance(e.payload, GameEnded):
@@ -279,7 +243,7 @@ def recompute(repo: Repository) -> int:
 def recompute_main(url: str | None) -> int:
     """``omega ratings --recompute``: migrate the database at ``url`` (default: the server's),
     rebuild every rating, print what was done."""
-    from omega.server.tables.store import default_url, make_engine
+    from omega.server.infra.db import default_url, make_engine
 
     repo = Repository(make_engine(url or default_url()))
     try:

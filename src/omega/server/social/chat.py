@@ -31,15 +31,16 @@ from typing import Any
 
 from sqlalchemy import bindparam, insert, select, text
 
+from omega.server.accounts.models import UserRow
 from omega.server.clock import Clock, stamp
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.infra.pubsub import Notice
 from omega.server.social.chat_text import check_chat_text
+from omega.server.social.models import ChatRow
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Identity, SeatHolder, Spectator
 from omega.server.tables.state import TableConfig
-from omega.server.tables.store import ChatRow, UserRow
 
 __all__ = ["Chat", "ChatLine", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated", "chat_message"]
 

@@ -16,6 +16,8 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
+from fastapi import FastAPI
+
 from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Limits
@@ -25,7 +27,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Identity
 from omega.server.tables.schemas import ChatMessage, RematchMessage
 
-__all__ = ["Social", "SocialSocket", "parse_tag", "new_social"]
+__all__ = ["Social", "SocialSocket", "parse_tag", "new_social", "setup"]
 
 log = logging.getLogger("omega.server")
 
@@ -117,7 +119,8 @@ def new_social(core: TableCore, limits: Limits, clock: Clock) -> Social:
 
     >>> from omega.server.clock import FakeClock
     >>> from omega.server.tables.identity import AccountAuthenticator
-    >>> from omega.server.tables.store import Repository, make_engine
+    >>> from omega.server.infra.db import make_engine
+    >>> from omega.server.tables.store import Repository
     >>> clock = FakeClock()
     >>> core = TableCore(Repository(make_engine("sqlite://")), clock, AccountAuthenticator())
     >>> social = new_social(core, Limits(), clock); social.rematches.core is core
@@ -125,3 +128,10 @@ def new_social(core: TableCore, limits: Limits, clock: Clock) -> Social:
     >>> core.close()
     """
     return Social(Chat(core, limits, clock), Rematches(core))
+
+
+def setup(app: FastAPI, core: TableCore, limits: Limits, clock: Clock) -> Social:
+    """The chat and rematches of the app (``app.state.social``), for the table sockets."""
+    social = new_social(core, limits, clock)
+    app.state.social = social
+    return social

@@ -40,9 +40,9 @@ from omega.game import Game
 from omega.server.clock import Clock, stamp
 from omega.server.config import Settings
 from omega.server.errors import ApiError
+from omega.server.infra.due import Due
 from omega.server.infra.metrics import Metrics
 from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
-from omega.server.ratings.service import rate_on_end
 from omega.server.tables.actions import Action, action_fingerprint
 from omega.server.tables.commits import Commits
 from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
@@ -68,7 +68,7 @@ from omega.server.tables.state import (
     decide_abandon,
     decide_timeout,
 )
-from omega.server.tables.store import Due, Repository, Writer
+from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between
 
 __all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
@@ -197,10 +197,10 @@ class TableCore:
         self.commits = Commits(repo, self.db)
         #: Called after a commit stored due work (a computer to move): the scheduler looks.
         self.on_due: Callable[[], None] = lambda: None
-        #: Called inside the transaction that ends a game (see :data:`EndHook`): the ratings,
-        #: in whichever process stores the end (a server, or a worker whose computer plays on
-        #: for a resigned seat and makes the last turn).
-        self.on_end: EndHook | None = rate_on_end
+        #: Called inside the transaction that ends a game (see :data:`EndHook`); the ratings
+        #: feature sets it (``omega.server.ratings.service.install``) in every process that
+        #: stores ends: a server, or a worker whose computer plays on for a resigned seat.
+        self.on_end: EndHook | None = None
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""

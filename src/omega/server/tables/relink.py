@@ -25,23 +25,21 @@ A rematch's table has no creator: its seats hold the secrets of the table before
 [1, 2]
 """
 
-# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
-from typing import Annotated, Any
+from __future__ import annotations
 
-from fastapi import Depends, FastAPI, Request
+from datetime import datetime
+from typing import Any
 
 from omega.server.errors import ApiError
-from omega.server.infra.limits import Buckets, Limits, read_body
+from omega.server.infra.limits import Buckets, Limits
 from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, LinksRenewed
 from omega.server.tables.identity import Identity, SeatHolder, hash_token, new_token
-from omega.server.tables.schemas import LinksBody, parse_links
+from omega.server.tables.schemas import LinksBody
 from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
 
-__all__ = ["link_routes", "decide_links", "open_seats"]
+__all__ = ["Links", "decide_links", "open_seats"]
 
 
 def open_seats(state: TableState) -> list[int]:
@@ -65,31 +63,27 @@ def decide_links(state: TableState, seat: int | None, creator: int | None, invit
     return [Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat)]
 
 
-def link_routes(app: FastAPI, core: TableCore, reader: Callable[..., Awaitable[Identity]],
-                actor: Callable[..., Awaitable[Identity]], charged: Sequence[Any], limits: Limits) -> None:
-    """Add ``GET`` and ``POST /api/tables/{id}/links`` (docs/server-api.md) to ``app``:
-    ``reader`` / ``actor`` are the app's identifying dependencies, ``charged`` its request
-    rate limit; ``limits`` gives the budget of new links per table."""
-    budgets = Buckets(limits.relink_rate, limits.relink_burst)
-    Reader = Annotated[Identity, Depends(reader)]
-    Actor = Annotated[Identity, Depends(actor)]
+class Links:
+    """New links for the tables of one process: at most ``Limits.relink_burst`` at once per
+    table, refilled at ``Limits.relink_rate``."""
 
-    async def links_body(request: Request) -> LinksBody:
-        return parse_links(await read_body(request, limits.max_message))
+    def __init__(self, core: TableCore, limits: Limits) -> None:
+        self.core = core
+        self.budgets = Buckets(limits.relink_rate, limits.relink_burst)
 
-    @app.get("/api/tables/{table_id}/links", dependencies=list(charged))
-    async def get_links(table_id: str, who: Reader) -> dict[str, Any]:
-        cached = await core.get(table_id)
+    async def status(self, table_id: str) -> dict[str, Any]:
+        """``GET /api/tables/{id}/links``: who may make links, and which seats still wait."""
+        cached = await self.core.get(table_id)
         return {"creator_seat": cached.creator, "open_seats": open_seats(cached.state)}
 
-    @app.post("/api/tables/{table_id}/links", dependencies=list(charged))
-    async def post_links(table_id: str, req: Annotated[LinksBody, Depends(links_body)],
-                         who: Actor) -> dict[str, Any]:
+    async def renew(self, table_id: str, who: Identity, req: LinksBody) -> dict[str, Any]:
+        """``POST /api/tables/{id}/links``: make the links ``req`` asks for."""
+        core = self.core
         seat = who.seat if isinstance(who, SeatHolder) else None
         cached = await core.fresh(table_id)
         # Refused at once (before the budget is charged) for anyone but the creator.
         decide_links(cached.state, seat, cached.creator, req.invites, req.spectator, core.clock.now())
-        if not budgets.take(table_id, core.clock.monotonic()):
+        if not self.budgets.take(table_id, core.clock.monotonic()):
             raise ApiError("rate_limited", "new links were made just now; try again in a minute")
         made: dict[str, Any] = {}
 

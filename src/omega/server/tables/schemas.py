@@ -16,8 +16,6 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     StringConstraints,
     TypeAdapter,
@@ -26,9 +24,9 @@ from pydantic import (
 )
 
 from omega.names import check_name
-from omega.server.accounts.passwords import PASSWORD_MAX
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.bodies import Strict, bad_request
 from omega.server.tables.actions import Action, ResignAction, SwapAction, TurnAction
 from omega.server.tables.timecontrol import TimeControl
 
@@ -36,24 +34,19 @@ __all__ = [
     "CreateTable", "HumanSeat", "ComputerSeat", "ActionBody", "NameBody", "ClientMessage", "ChatMessage",
     "RematchMessage", "LinksBody", "parse_links",
     "parse_create", "parse_action_body", "parse_name", "parse_client_message", "to_action",
-    "LoginBody", "PasswordChange", "SeatLink", "Claim", "parse_login", "parse_password_change", "parse_claim",
 ]
 
 RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Cell = Annotated[str, StringConstraints(min_length=1, max_length=4)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class HumanSeat(_Strict):
+class HumanSeat(Strict):
     """A seat for a person (who gets a secret invite token)."""
 
     kind: Literal["human"]
 
 
-class ComputerSeat(_Strict):
+class ComputerSeat(Strict):
     """A seat the computer plays at ``level`` 1 (quick) to 5 (strongest)."""
 
     kind: Literal["computer"]
@@ -63,7 +56,7 @@ class ComputerSeat(_Strict):
 Seat = Annotated[HumanSeat | ComputerSeat, Field(discriminator="kind")]
 
 
-class CreateTable(_Strict):
+class CreateTable(Strict):
     """``POST /api/tables``."""
 
     players: Annotated[int, Field(ge=TABLE_PLAYERS.start, le=TABLE_PLAYERS.stop - 1)]
@@ -80,20 +73,20 @@ class CreateTable(_Strict):
     _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 
 
-class _TurnBody(_Strict):
+class _TurnBody(Strict):
     type: Literal["turn"]
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
     request_id: RequestId
     version: Annotated[int, Field(ge=0)] | None = None
 
 
-class _SwapBody(_Strict):
+class _SwapBody(Strict):
     type: Literal["swap"]
     request_id: RequestId
     version: Annotated[int, Field(ge=0)] | None = None
 
 
-class _ResignBody(_Strict):
+class _ResignBody(Strict):
     type: Literal["resign"]
     request_id: RequestId
     version: Annotated[int, Field(ge=0)] | None = None
@@ -102,45 +95,45 @@ class _ResignBody(_Strict):
 ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody, Field(discriminator="type")]
 
 
-class NameBody(_Strict):
+class NameBody(Strict):
     """``POST /api/tables/{id}/name``."""
 
     name: str
     _name = field_validator("name")(check_name)
 
 
-class LinksBody(_Strict):
+class LinksBody(Strict):
     """``POST /api/tables/{id}/links``: which secrets to make anew (at least one)."""
 
     invites: bool = False
     spectator: bool = False
 
 
-class _TurnInner(_Strict):
+class _TurnInner(Strict):
     type: Literal["turn"]
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
 
 
-class _SwapInner(_Strict):
+class _SwapInner(Strict):
     type: Literal["swap"]
 
 
-class _ResignInner(_Strict):
+class _ResignInner(Strict):
     type: Literal["resign"]
 
 
-class _WsAction(_Strict):
+class _WsAction(Strict):
     type: Literal["action"]
     request_id: RequestId
     action: Annotated[_TurnInner | _SwapInner | _ResignInner, Field(discriminator="type")]
     version: Annotated[int, Field(ge=0)] | None = None
 
 
-class _WsPing(_Strict):
+class _WsPing(Strict):
     type: Literal["ping"]
 
 
-class ChatMessage(_Strict):
+class ChatMessage(Strict):
     """A chat message a socket sends (its text is checked by ``chat_text``, which says
     what is wrong in its own words)."""
 
@@ -149,7 +142,7 @@ class ChatMessage(_Strict):
     request_id: RequestId | None = None
 
 
-class RematchMessage(_Strict):
+class RematchMessage(Strict):
     """A socket's answer about a rematch: propose one, accept or decline the one proposed."""
 
     type: Literal["rematch"]
@@ -159,53 +152,11 @@ class RematchMessage(_Strict):
 
 ClientMessage = Annotated[_WsAction | _WsPing | ChatMessage | RematchMessage, Field(discriminator="type")]
 
-# Accounts. Usernames and passwords are checked by their rules in ``accounts`` (one message
-# each); here only their size is bounded, so that no guess costs more than the longest password.
-Username = Annotated[str, StringConstraints(max_length=64)]
-Password = Annotated[str, StringConstraints(max_length=PASSWORD_MAX)]
-
-
-class LoginBody(_Strict):
-    """``POST /api/account/register`` and ``/login``."""
-
-    username: Username
-    password: Password
-
-
-class PasswordChange(_Strict):
-    """``POST /api/account/password``."""
-
-    current_password: Password
-    new_password: str
-
-
-class SeatLink(_Strict):
-    """A seat link remembered by a browser: the table and the seat token."""
-
-    table_id: Annotated[str, StringConstraints(min_length=1, max_length=32)]
-    token: Annotated[str, StringConstraints(min_length=1, max_length=128)]
-
-
-class Claim(_Strict):
-    """``POST /api/account/claim``."""
-
-    seats: Annotated[list[SeatLink], Field(max_length=50)]
-
 _create = TypeAdapter(CreateTable)
 _action = TypeAdapter(ActionBody)
 _name_body = TypeAdapter(NameBody)
 _links_body = TypeAdapter(LinksBody)
 _client = TypeAdapter(ClientMessage)
-_login = TypeAdapter(LoginBody)
-_password_change = TypeAdapter(PasswordChange)
-_claim = TypeAdapter(Claim)
-
-
-def _bad(e: ValidationError) -> ApiError:
-    first = e.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    return ApiError("bad_request", f"bad request: {where}: {first['msg']}" if where
-                    else f"bad request: {first['msg']}")
 
 
 def parse_create(body: bytes) -> CreateTable:
@@ -213,7 +164,7 @@ def parse_create(body: bytes) -> CreateTable:
     try:
         req = _create.validate_json(body)
     except ValidationError as e:
-        raise _bad(e) from None
+        raise bad_request(e) from None
     if req.pie_rule and req.players != 2:
         raise ApiError("bad_request", "bad request: the pie rule is a 2-player option")
     seats: list[HumanSeat | ComputerSeat] = (
@@ -238,7 +189,7 @@ def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody:
     try:
         return _action.validate_json(body)
     except ValidationError as e:
-        raise _bad(e) from None
+        raise bad_request(e) from None
 
 
 def parse_name(body: bytes) -> str:
@@ -246,7 +197,7 @@ def parse_name(body: bytes) -> str:
     try:
         return _name_body.validate_json(body).name
     except ValidationError as e:
-        raise _bad(e) from None
+        raise bad_request(e) from None
 
 
 def parse_links(body: bytes) -> LinksBody:
@@ -258,7 +209,7 @@ def parse_links(body: bytes) -> LinksBody:
     try:
         req = _links_body.validate_json(body)
     except ValidationError as e:
-        raise _bad(e) from None
+        raise bad_request(e) from None
     if not (req.invites or req.spectator):
         raise ApiError("bad_request", "bad request: ask for new invites, a new spectator link, or both")
     return req
@@ -269,35 +220,7 @@ def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage
     try:
         return _client.validate_json(text)
     except ValidationError as e:
-        raise _bad(e) from None
-
-
-def parse_login(body: bytes) -> LoginBody:
-    """A username and password (registering or logging in).
-
-    >>> parse_login(b'{"username": "Ann", "password": "correct horse"}').username
-    'Ann'
-    """
-    try:
-        return _login.validate_json(body)
-    except ValidationError as e:
-        raise _bad(e) from None
-
-
-def parse_password_change(body: bytes) -> PasswordChange:
-    """The current password and the new one."""
-    try:
-        return _password_change.validate_json(body)
-    except ValidationError as e:
-        raise _bad(e) from None
-
-
-def parse_claim(body: bytes) -> Claim:
-    """The seat links a browser remembers, to bind to the account."""
-    try:
-        return _claim.validate_json(body)
-    except ValidationError as e:
-        raise _bad(e) from None
+        raise bad_request(e) from None
 
 
 def to_action(body: _TurnBody | _SwapBody | _ResignBody | _TurnInner | _SwapInner | _ResignInner) -> Action:

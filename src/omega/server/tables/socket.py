@@ -21,7 +21,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
@@ -30,14 +30,13 @@ from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, TokenBucket
 from omega.server.infra.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
-from omega.server.social.hooks import Social
 from omega.server.tables.core import TableCore, viewer_seat
 from omega.server.tables.identity import Credentials, Identity, SeatHolder
 from omega.server.tables.presence import Presence
 from omega.server.tables.schemas import ChatMessage, RematchMessage, parse_client_message, to_action
 from omega.server.tables.timecontrol import stamp_ms
 
-__all__ = ["TableSocket", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOLS", "CHANGES", "TOKEN_PREFIX", "token_of",
+__all__ = ["TableSocket", "SocketHooks", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOLS", "CHANGES", "TOKEN_PREFIX", "token_of",
            "protocol_of"]
 
 #: The protocols the server speaks, newest first: ``omega.v2`` sends each event with the
@@ -88,13 +87,31 @@ class SocketLimits:
         return ok
 
 
+class SocketHooks(Protocol):
+    """What a feature beside the game does on the table's socket (the social feature's chat
+    and rematches): told when a socket opened, handles the client's messages of its types,
+    and is told when a seat's socket closed."""
+
+    async def opened(self, sock: TableSocket, who: Identity) -> None:
+        """A socket opened and got the table (before its queue's sender starts)."""
+        ...
+
+    async def handle(self, sock: TableSocket, who: Identity, msg: ChatMessage | RematchMessage) -> None:
+        """A chat or rematch message from the socket's client (ApiError when refused)."""
+        ...
+
+    async def closed(self, table_id: str, seat: int) -> None:
+        """A seat's socket closed."""
+        ...
+
+
 class TableSocket:
     """One WebSocket connection to a table."""
 
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
                  table_id: str, connects: SocketLimits,
                  account: Callable[[WebSocket], Awaitable[int | None]] | None = None,
-                 social: Social | None = None) -> None:
+                 social: SocketHooks | None = None) -> None:
         self.connects = connects
         #: Chat and rematch messages (None: a server without them).
         self.social = social

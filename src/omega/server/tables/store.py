@@ -1,4 +1,4 @@
-"""Where tables live: SQLAlchemy 2 models and the few transactions the server needs.
+"""Where tables live: the few transactions of the tables (models in ``tables.models``).
 
 A table is one ``tables`` row (settings, current version, who is to move), its ``seats``
 (hashed tokens) and its ``events`` (the action log, one row per version).  The game itself
@@ -9,6 +9,7 @@ Writes to one table are serialised by a row lock (PostgreSQL ``SELECT ... FOR UP
 by SQLite's single writer (``BEGIN IMMEDIATE``), and the event's primary key
 ``(table_id, version)`` refuses a second writer of the same version in any case.
 
+>>> from omega.server.infra.db import make_engine
 >>> repo = Repository(make_engine("sqlite://"))
 >>> repo.migrate()
 >>> repo.load("nope") is None
@@ -17,225 +18,29 @@ True
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import os
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from importlib.resources import files
-from pathlib import Path
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import (
-    Boolean,
-    DateTime,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
-    UniqueConstraint,
-    bindparam,
-    create_engine,
-    delete,
-    event,
-    func,
-    insert,
-    select,
-    text,
-    update,
-)
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy import DateTime, bindparam, delete, func, insert, select, text, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
-from sqlalchemy.pool import StaticPool
 
+from omega.server.infra.db import utc
+from omega.server.infra.due import DueQueue, drop_due_row, keep_due_row
+from omega.server.infra.servers import forget_server_row
 from omega.server.tables.events import Event, payload_from
 from omega.server.tables.identity import TableKeys
+from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
 from omega.server.tables.state import PresenceCount, SeatConfig, TableConfig
 from omega.server.tables.timecontrol import TimeControl
 
 T = TypeVar("T")
 
-__all__ = [
-    "Write", "Base", "TableRow", "SeatRow", "UserRow", "SessionRow", "EventRow", "ServerRow", "PresenceRow", "DueRow",
-    "ReviewRow", "ChatRow", "RematchRow", "Due", "Repository", "Writer", "StoredTable", "make_engine", "default_url",
-    "schema_head", "insert_table",
-]
-
-
-class Base(DeclarativeBase):
-    """Declarative base of the server's tables."""
-
-
-class TableRow(Base):
-    """One game table: its settings and where its event log stands."""
-
-    __tablename__ = "tables"
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    players: Mapped[int] = mapped_column(Integer)
-    size: Mapped[int] = mapped_column(Integer)
-    pie_rule: Mapped[bool] = mapped_column(Boolean)
-    spectator_hash: Mapped[str] = mapped_column(String(64))
-    version: Mapped[int] = mapped_column(Integer, default=0)
-    status: Mapped[str] = mapped_column(String(16), default="playing")
-    # Denormalised from the events, for listing tables without replaying them.
-    to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: Who opened the table (the client's address): computer turns are queued fairly by it.
-    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    #: When the last event was decided (the table's creation before any).
-    updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    #: The time control's text (``omega.server.tables.timecontrol``); NULL: untimed.
-    time_control: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    #: Whether the players may ask for hints (the creator's choice).
-    hints: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: Listed in the lobby (``TableConfig.open``), and rated (``TableConfig.rated``).
-    open: Mapped[bool] = mapped_column(Boolean, default=False)
-    rated: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: The seat whose player created the table (revision ``0009``), the one that may make new
-    #: links; NULL for a rematch's table and tables whose log does not say.
-    creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
-                      Index("ix_tables_open_status", "open", "status"))
-
-
-class UserRow(Base):
-    """An account: its id is stable (seats and, later, ratings refer to it); ``username``
-    as its owner wrote it (NFKC), ``username_key`` what makes it unique (``omega.names``)."""
-
-    __tablename__ = "users"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    username: Mapped[str] = mapped_column(String(32))
-    username_key: Mapped[str] = mapped_column(String(96))
-    password_hash: Mapped[str] = mapped_column(String(255))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    __table_args__ = (UniqueConstraint("username_key", name="uq_users_username_key"),)
-
-
-class SessionRow(Base):
-    """A log-in: the SHA-256 of its random id (the cookie's value is never stored)."""
-
-    __tablename__ = "sessions"
-    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
-
-
-class SeatRow(Base):
-    """A seat: human (with the SHA-256 of its secret token) or computer (with a level)."""
-
-    __tablename__ = "seats"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    idx: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    #: The account that holds the seat (None: a guest's seat, held by its link only).
-    #: An account holds at most one seat of a table.
-    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), nullable=True)
-    __table_args__ = (Index("uq_seats_user_table", "user_id", "table_id", unique=True),)
-
-
-class EventRow(Base):
-    """One change of a table, numbered by the table's version after it."""
-
-    __tablename__ = "events"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    version: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(16))
-    data: Mapped[str] = mapped_column(Text)
-    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    request_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
-    fingerprint: Mapped[str | None] = mapped_column(String(128), nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    __table_args__ = (UniqueConstraint("table_id", "request_id", name="uq_events_request"),)
-
-
-class ServerRow(Base):
-    """A running server process; a stale heartbeat means it died."""
-
-    __tablename__ = "servers"
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    heartbeat_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-class PresenceRow(Base):
-    """How many sockets a server process holds open for a seat."""
-
-    __tablename__ = "presence"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    server_id: Mapped[str] = mapped_column(String(64), primary_key=True)
-    count: Mapped[int] = mapped_column(Integer)
-
-
-class DueRow(Base):
-    """Work due at a time: a computer's turn at a table, the site-wide sweep, ...
-
-    One row per (kind, table); ``table_id`` is ``""`` for work that belongs to no table.
-    A process that takes the work claims the row (``claimed_by``); the claim holds while
-    that process lives (its ``servers`` row) and, when ``claim_expires`` is set, until then.
-    """
-
-    __tablename__ = "due"
-    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
-    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    version: Mapped[int] = mapped_column(Integer)
-    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-    __table_args__ = (Index("ix_due_due_at", "due_at"),)
-
-
-class ReviewRow(Base):
-    """The review of a finished game (``omega.ai.review``'s JSON form), made once."""
-
-    __tablename__ = "reviews"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    #: The table version the review was made at.
-    version: Mapped[int] = mapped_column(Integer)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    data: Mapped[str] = mapped_column(Text)
-
-
-class ChatRow(Base):
-    """One chat message of a table: kept beside the table, never in its event log."""
-
-    __tablename__ = "chat"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-    #: The writer's seat (None: a spectator), the name they showed and their account's username.
-    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    name: Mapped[str] = mapped_column(String(64))
-    username: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    text: Mapped[str] = mapped_column(Text)
-    __table_args__ = (Index("ix_chat_table_id", "table_id", "id"),)
-
-
-class RematchRow(Base):
-    """The rematch asked for at a finished table (one at a time): who proposed it, who
-    accepted, how it ended, and the new table once it started."""
-
-    __tablename__ = "rematches"
-    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
-    status: Mapped[str] = mapped_column(String(16))
-    proposer: Mapped[int] = mapped_column(Integer)
-    #: The seats that accepted (JSON list, the proposer's included).
-    accepted: Mapped[str] = mapped_column(Text)
-    #: The seat whose decline or departure ended it.
-    ended_by: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    new_table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+__all__ = ["Write", "Repository", "Writer", "StoredTable", "insert_table"]
 
 
 @dataclass(frozen=True)
@@ -248,79 +53,20 @@ class Write(Generic[T]):
     then: Callable[[T], None]
 
 
-@dataclass(frozen=True)
-class Due:
-    """One claimed piece of due work."""
-
-    kind: str
-    table_id: str
-    version: int
 
 
-def default_url() -> str:
-    """``OMEGA_DATABASE_URL`` or an SQLite file ``./data/omega.sqlite3``."""
-    return os.environ.get("OMEGA_DATABASE_URL") or f"sqlite:///{Path('data') / 'omega.sqlite3'}"
 
 
-#: SQLite's ``synchronous`` settings the server accepts: FULL (the default) fsyncs the WAL
-#: at every commit, so an acknowledged turn survives a power cut; NORMAL only survives a
-#: crash of the process (for measuring what FULL costs: docs/architecture.md).
-SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
 
 
-def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
-    """An engine for ``url``; SQLite gets WAL mode, ``synchronous`` and its directory created.
-
-    ``postgresql://`` URLs use psycopg 3.
-    """
-    if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
-        raise ValueError(f"sqlite_synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
-    parsed = make_url(url)
-    if parsed.drivername in ("postgresql", "postgres"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True)
-    database = parsed.database
-    if database and database != ":memory:":
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False},
-                               pool_size=8, max_overflow=8)
-    else:
-        engine = create_engine(parsed, connect_args={"check_same_thread": False}, poolclass=StaticPool)
-
-    @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy's "begin" hook below say how a transaction starts.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        # FULL: a commit is on disk (the WAL fsynced) before it returns, so an acknowledged
-        # turn survives a power cut, not only a killed process (NORMAL's promise).
-        cursor.execute(f"PRAGMA synchronous={sqlite_synchronous}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        # No checkpoint inside a commit (it made some commits take hundreds of milliseconds):
-        # the server checkpoints from its heartbeat instead (Repository.checkpoint).
-        cursor.execute("PRAGMA wal_autocheckpoint=0")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(conn: Connection) -> None:
-        # Writers take the write lock up front: a deferred transaction that later upgrades
-        # its read lock can deadlock against another writer and fail with "database is locked".
-        immediate = conn.get_execution_options().get("sqlite_immediate", False)
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
-
-    return engine
 
 
-def _utc(moment: datetime) -> datetime:
-    # SQLite gives back naive datetimes; every time the server stores is UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 
 
 def _event_from_row(row: Any) -> Event:
-    return Event(payload_from(row.kind, json.loads(row.data)), version=row.version, at=_utc(row.created_at),
+    return Event(payload_from(row.kind, json.loads(row.data)), version=row.version, at=utc(row.created_at),
                  seat=row.seat, request_id=row.request_id, fingerprint=row.fingerprint)
 
 
@@ -430,11 +176,11 @@ class Writer:
         """Make ``kind`` work due for this table at ``due_at``, for ``version``.  A row already
         there for the same version keeps its time and claim (the work is already known);
         another version replaces it, unclaimed."""
-        _keep_due(self.conn, kind, self.table_id, version, due_at)
+        keep_due_row(self.conn, kind, self.table_id, version, due_at)
 
     def drop_due(self, kind: str) -> None:
         """This table has no ``kind`` work due any more."""
-        self.conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == self.table_id))
+        drop_due_row(self.conn, kind, self.table_id)
 
     def keys(self) -> TableKeys:
         """The table's key digests as this transaction sees them."""
@@ -484,7 +230,7 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Se
             table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
             user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
     for kind, due_at in due:
-        _keep_due(conn, kind, config.id, 0, due_at)
+        keep_due_row(conn, kind, config.id, 0, due_at)
 
 
 def _table_keys(conn: Connection, table_id: str) -> TableKeys | None:
@@ -534,63 +280,12 @@ def _presence_count(conn: Connection, table_id: str) -> PresenceCount:
     return PresenceCount(next(_PRESENCE_STAMPS), _presence_seats(conn, table_id))
 
 
-def _keep_due(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
-    # Insert unless there (two processes starting at once both make the site-wide rows:
-    # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
-    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at)
-                 .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
-    conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
-                 .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
 
 
-class Repository:
-    """The server's storage: all methods are blocking (run them off the event loop)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.is_postgres = engine.dialect.name == "postgresql"
-        # SQLite has one writer; threads that queue on this lock wait in order, where threads
-        # left to SQLite's busy handler would sleep and retry and waste most of the time.
-        self._sqlite_writer = threading.Lock()
-
-    @contextmanager
-    def _writing(self) -> Iterator[Connection]:
-        """A connection in a write transaction (committed when the block ends normally)."""
-        lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
-        with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
-            yield conn
-
-    def writing(self) -> contextlib.AbstractContextManager[Connection]:
-        """A write transaction (committed when the block ends normally), queued like the
-        table writes on SQLite: for the modules that keep tables of their own (accounts)."""
-        return self._writing()
-
-    def checkpoint(self) -> None:
-        """Copy what the SQLite write-ahead log holds into the database file (PASSIVE: it
-        waits for nobody); nothing to do on PostgreSQL."""
-        if not self.is_postgres:
-            with self.engine.connect() as conn:
-                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
-                conn.rollback()
-
-    def ping(self) -> None:
-        """Ask the database a trivial question (DBAPIError if it does not answer)."""
-        with self.engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-            conn.rollback()
-
-    def migrate(self) -> None:
-        """Bring the schema to the newest Alembic revision (safe with several processes)."""
-        from alembic import command
-
-        cfg = _alembic_config()
-        with self._writing() as conn:
-            if self.is_postgres:
-                # Several processes may start at once: one migrates, the others wait here.
-                conn.execute(text("SELECT pg_advisory_xact_lock(4242001)"))
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+class Repository(DueQueue):
+    """The tables' storage, on the database with its due work and server processes: all
+    methods are blocking (run them off the event loop)."""
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -599,7 +294,7 @@ class Repository:
         """Store a new table at version 0, opened by ``owner`` and created by the player of
         seat ``creator``, with the work due for it from the start (``(kind, due_at)`` pairs,
         for version 0)."""
-        with self._writing() as conn:
+        with self.writing() as conn:
             insert_table(conn, config, keys, due, owner, creator)
 
     def load(self, table_id: str) -> StoredTable | None:
@@ -618,7 +313,7 @@ class Repository:
                 select(EventRow).where(EventRow.table_id == table_id).order_by(EventRow.version)).all()
             presence = (_presence_count(conn, table_id) if self.is_postgres
                         else PresenceCount(0, _presence_seats(conn, table_id)))
-        created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+        created = utc(row.created_at)
         config = TableConfig(
             id=row.id, players=row.players, size=row.size, pie_rule=row.pie_rule,
             created_at=created.isoformat().replace("+00:00", "Z"),
@@ -672,7 +367,7 @@ class Repository:
         write fails with that exception (raised from here).
         """
         results: list[Any] = []
-        with self._writing() as conn:
+        with self.writing() as conn:
             sql = _driver_sql(conn)
             alone = len(work) == 1  # its exception rolls the whole transaction back anyway
             for item in work:
@@ -699,25 +394,6 @@ class Repository:
 
     # -- servers, presence and computer turns ---------------------------------------------
 
-    def register_server(self, server_id: str, now: datetime) -> None:
-        """Record this process as alive."""
-        with self._writing() as conn:
-            conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
-
-    def heartbeat(self, server_id: str, now: datetime) -> None:
-        """Say this process is still alive."""
-        with self._writing() as conn:
-            conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=now))
-
-    def dead_servers(self, me: str, now: datetime, max_age: float | None) -> list[str]:
-        """Servers other than ``me`` whose heartbeat is older than ``max_age`` seconds
-        (all of them when ``max_age`` is None: a single-process database)."""
-        with self.engine.connect() as conn, conn.begin():
-            query = select(ServerRow.id).where(ServerRow.id != me)
-            if max_age is not None:
-                query = query.where(ServerRow.heartbeat_at < now - timedelta(seconds=max_age))
-            return list(conn.execute(query).scalars())
-
     def presence_count(self, table_id: str) -> PresenceCount:
         """Open sockets per seat of ``table_id`` over all processes (seats with none left
         out), read after any write to the table in progress (its row held FOR SHARE)."""
@@ -734,10 +410,10 @@ class Repository:
             return [(r[0], r[1]) for r in rows]
 
     def forget_server(self, server_id: str) -> None:
-        """Remove a dead server's row (after its presence was cleared)."""
-        with self._writing() as conn:
+        """Remove a dead server's row and its presence rows (after its presence was cleared)."""
+        with self.writing() as conn:
             conn.execute(delete(PresenceRow).where(PresenceRow.server_id == server_id))
-            conn.execute(delete(ServerRow).where(ServerRow.id == server_id))
+            forget_server_row(conn, server_id)
 
     def idle_tables(self, before: datetime, limit: int) -> list[str]:
         """Unfinished tables whose last change was before ``before``, oldest first."""
@@ -745,103 +421,3 @@ class Repository:
             return list(conn.execute(select(TableRow.id).where(
                 TableRow.status.in_(("playing", "waiting")), TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
-
-    # -- reviews ------------------------------------------------------------------------------
-
-    def review(self, table_id: str) -> str | None:
-        """The stored review of the table's game (JSON text), if it has one."""
-        with self.engine.connect() as conn, conn.begin():
-            return conn.execute(select(ReviewRow.data).where(ReviewRow.table_id == table_id)).scalar_one_or_none()
-
-    def store_review(self, table_id: str, version: int, data: str, now: datetime) -> None:
-        """Store the review of the table's game; a review already there stays (one per game)."""
-        dialect_insert = postgresql_insert if self.is_postgres else sqlite_insert
-        with self._writing() as conn:
-            conn.execute(dialect_insert(ReviewRow).values(table_id=table_id, version=version, data=data, created_at=now)
-                         .on_conflict_do_nothing(index_elements=["table_id"]))
-
-    def due_version(self, kind: str, table_id: str) -> int | None:
-        """The version ``kind`` work is due for at ``table_id`` (None: none is due)."""
-        with self.engine.connect() as conn, conn.begin():
-            return conn.execute(select(DueRow.version).where(DueRow.kind == kind, DueRow.table_id == table_id)
-                                ).scalar_one_or_none()
-
-    # -- due work -------------------------------------------------------------------------
-
-    def due_count(self, kind: str) -> int:
-        """How many pieces of ``kind`` work are waiting or being done."""
-        with self.engine.connect() as conn, conn.begin():
-            return int(conn.execute(select(func.count()).select_from(DueRow).where(DueRow.kind == kind)).scalar_one())
-
-    def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
-        """:meth:`Writer.keep_due` outside a table's write (work that belongs to no table)."""
-        with self._writing() as conn:
-            _keep_due(conn, kind, table_id, version, due_at)
-
-    def claim_due(self, server_id: str, now: datetime, limit: int, leases: dict[str, float | None]) -> list[Due]:
-        """Claim up to ``limit`` rows of the kinds in ``leases`` that are due by ``now`` and
-        free: never claimed, claimed by a process that is gone, or past their claim's expiry.
-        A claim of kind k expires ``leases[k]`` seconds from now (None: held while this
-        process lives).  Each row is claimed by one process only: PostgreSQL skips rows
-        another transaction is claiming (``SKIP LOCKED``); SQLite has one writer."""
-        if limit <= 0:
-            return []
-        alive = select(ServerRow.id).where(ServerRow.id == DueRow.claimed_by).exists()
-        free = DueRow.claimed_by.is_(None) | ~alive | (DueRow.claim_expires.is_not(None) & (DueRow.claim_expires < now))
-        query = (select(DueRow.kind, DueRow.table_id, DueRow.version)
-                 .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free)
-                 .order_by(DueRow.due_at).limit(limit))
-        if self.is_postgres:
-            query = query.with_for_update(skip_locked=True)
-        claimed = []
-        with self._writing() as conn:
-            for kind, table_id, version in conn.execute(query).all():
-                lease = leases[kind]
-                conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id).values(
-                    claimed_by=server_id, claim_expires=None if lease is None else now + timedelta(seconds=lease)))
-                claimed.append(Due(kind, table_id, version))
-        return claimed
-
-    def release_due(self, due: Due, server_id: str, due_at: datetime) -> None:
-        """Give back a claim: the work is due again at ``due_at`` (a retry, or the next round
-        of recurring work), unless someone replaced the row meanwhile."""
-        with self._writing() as conn:
-            conn.execute(update(DueRow).where(
-                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
-                DueRow.version == due.version).values(due_at=due_at, claimed_by=None, claim_expires=None))
-
-    def finish_due(self, due: Due, server_id: str) -> None:
-        """The claimed work is done (or there was nothing to do): remove its row, unless the
-        row was replaced meanwhile (new work for the table)."""
-        with self._writing() as conn:
-            conn.execute(delete(DueRow).where(
-                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
-                DueRow.version == due.version))
-
-    def next_due_at(self, kinds: Sequence[str]) -> datetime | None:
-        """When the earliest unclaimed work of these kinds is due (None: nothing waits)."""
-        with self.engine.connect() as conn, conn.begin():
-            first = conn.execute(select(func.min(DueRow.due_at)).where(
-                DueRow.kind.in_(list(kinds)), DueRow.claimed_by.is_(None))).scalar_one_or_none()
-        return None if first is None else _utc(first)
-
-
-def _alembic_config() -> Any:
-    from alembic.config import Config
-
-    cfg = Config()
-    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
-    return cfg
-
-
-def schema_head() -> str:
-    """The newest schema revision, the one :meth:`Repository.migrate` brings a database to.
-
-    >>> schema_head() == schema_head() != ""
-    True
-    """
-    from alembic.script import ScriptDirectory
-
-    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
-    assert head is not None
-    return str(head)

@@ -28,25 +28,26 @@ Where the search runs:
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import asyncio
 import zlib
-from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 
 from omega.game import SWAP, Action
 from omega.server.errors import ApiError
+from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG
+from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import Cached, TableCore, seat_of
+from omega.server.tables.deps import CHARGED, Actor
 from omega.server.tables.events import Event
 from omega.server.tables.identity import Identity
 from omega.server.tables.state import TableState, decide_hint
-from omega.server.tables.store import Due, Writer
+from omega.server.tables.store import Writer
 from omega.server.work.computers import ComputerPlayers
-from omega.server.work.scheduler import Scheduler
 from omega.server.work.thinking import hint
 
-__all__ = ["Hints", "install_hints", "hint_routes", "hint_tag", "parse_hint_tag", "HINT", "HINT_TAG", "HINT_WAIT"]
+__all__ = ["Hints", "router", "setup", "hint_tag", "parse_hint_tag", "HINT", "HINT_TAG", "HINT_WAIT"]
 
 #: The kind of due work of a hint searched by another process.
 HINT = "hint"
@@ -196,26 +197,23 @@ class Hints:
                 waiting.set_result(action)
 
 
-def hint_routes(app: FastAPI, hints: Hints, actor: Callable[..., Awaitable[Identity]],
-                charged: Sequence[Any]) -> None:
-    """Add ``POST /api/tables/{id}/hint`` (docs/server-api.md) to ``app``: ``actor`` is the
-    app's dependency that identifies a seat, ``charged`` its rate limit."""
-
-    Actor = Annotated[Identity, Depends(actor)]
-
-    @app.post("/api/tables/{table_id}/hint", dependencies=list(charged))
-    async def post_hint(table_id: str, who: Actor) -> dict[str, Any]:
-        return await hints.ask(table_id, who)
+#: ``POST /api/tables/{id}/hint`` (docs/server-api.md).
+router = APIRouter()
 
 
-def install_hints(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None,
-                  actor: Callable[..., Awaitable[Identity]], charged: Sequence[Any], queue: int) -> Hints:
-    """Wire hints into the app: the route, and (with computer players) the search of hints
-    asked at other processes.  ``queue``: the computer work waiting past which a hint is
-    refused (``busy``)."""
+@router.post("/api/tables/{table_id}/hint", dependencies=CHARGED)
+async def post_hint(request: Request, table_id: str, who: Actor) -> dict[str, Any]:
+    hints: Hints = request.app.state.hints
+    return await hints.ask(table_id, who)
+
+
+def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None,
+          queue: int) -> Hints:
+    """The hints of the app (``app.state.hints``) and, with computer players, the search of
+    hints asked at other processes.  ``queue``: the computer work waiting past which a hint
+    is refused (``busy``)."""
     hints = Hints(core, computers, queue)
     if computers is not None:
         hints.search_in(scheduler)
-    hint_routes(app, hints, actor, charged)
     app.state.hints = hints
     return hints

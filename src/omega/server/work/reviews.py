@@ -27,24 +27,29 @@ import asyncio
 import json
 import logging
 import zlib
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy import DateTime, ForeignKey, Integer, Text, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.game import Game
 from omega.server.errors import ApiError
+from omega.server.infra.db import Base, Database
+from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG, Notice
+from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
-from omega.server.tables.identity import Identity
-from omega.server.tables.store import Due
+from omega.server.tables.deps import CHARGED, Reader
 from omega.server.work.computers import ComputerPlayers
-from omega.server.work.scheduler import Scheduler
 from omega.server.work.thinking import Searched, assemble_review, search
 
-__all__ = ["Reviews", "ReviewBudget", "review_routes", "install_reviews", "review_message", "review_tag",
-           "parse_review_tag", "REVIEW", "REVIEW_OWNER", "REVIEW_TAG", "IN_FLIGHT"]
+__all__ = ["Reviews", "ReviewBudget", "ReviewRow", "stored_review", "store_review", "router", "setup", "review_message",
+           "review_tag", "parse_review_tag", "REVIEW", "REVIEW_OWNER", "REVIEW_TAG", "IN_FLIGHT"]
 
 log = logging.getLogger("omega.server")
 
@@ -63,6 +68,31 @@ REVIEW_OWNER = "(reviews)"
 
 #: Simulations and seconds per position (None: ``omega.ai.review``'s defaults).
 ReviewBudget = tuple[int, float]
+
+
+class ReviewRow(Base):
+    """The review of a finished game (``omega.ai.review``'s JSON form), made once."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    #: The table version the review was made at.
+    version: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    data: Mapped[str] = mapped_column(Text)
+
+
+def stored_review(db: Database, table_id: str) -> str | None:
+    """The stored review of the table's game (JSON text), if it has one."""
+    with db.engine.connect() as conn, conn.begin():
+        return conn.execute(select(ReviewRow.data).where(ReviewRow.table_id == table_id)).scalar_one_or_none()
+
+
+def store_review(db: Database, table_id: str, version: int, data: str, now: datetime) -> None:
+    """Store the review of the table's game; a review already there stays (one per game)."""
+    dialect_insert = postgresql_insert if db.is_postgres else sqlite_insert
+    with db.writing() as conn:
+        conn.execute(dialect_insert(ReviewRow).values(table_id=table_id, version=version, data=data, created_at=now)
+                     .on_conflict_do_nothing(index_elements=["table_id"]))
 
 
 def review_message(status: str, done: int = 0, total: int = 0) -> str:
@@ -160,7 +190,7 @@ class Reviews:
         progress, when this process makes it or heard from the one that does), ``queued``
         or ``none``."""
         repo = self.core.repo
-        stored = await self.core.db(repo.review, table_id)
+        stored = await self.core.db(stored_review, repo, table_id)
         if stored is not None:
             self.progress.pop(table_id, None)
             return {"status": "done", "review": json.loads(stored)}
@@ -201,7 +231,7 @@ class Reviews:
         table_id = due.table_id
         core, computers = self.core, self.computers
         assert computers is not None
-        if await core.db(core.repo.review, table_id) is not None:
+        if await core.db(stored_review, core.repo, table_id) is not None:
             return None
         cached = await core.fresh(table_id)
         game = cached.state.game.copy()
@@ -239,35 +269,37 @@ class Reviews:
 
     async def _store(self, table_id: str, version: int, data: dict[str, Any]) -> None:
         text = json.dumps(data, separators=(",", ":"))
-        await self.core.db(self.core.repo.store_review, table_id, version, text, self.core.clock.now())
+        await self.core.db(store_review, self.core.repo, table_id, version, text, self.core.clock.now())
         await self._tell(table_id, "done")
         log.info("review of table %s stored", table_id)
 
 
-def review_routes(app: FastAPI, reviews: Reviews, reader: Callable[..., Awaitable[Identity]],
-                  charged: Sequence[Any]) -> None:
-    """Add the review's routes (docs/server-api.md) to ``app``, for anyone at the table:
-    ``reader`` is the app's dependency that identifies them, ``charged`` its rate limit."""
-
-    Reader = Annotated[Identity, Depends(reader)]
-
-    @app.get("/api/tables/{table_id}/review", dependencies=list(charged))
-    async def get_review(table_id: str, who: Reader) -> dict[str, Any]:
-        return await reviews.status(table_id)
-
-    @app.post("/api/tables/{table_id}/review", dependencies=list(charged))
-    async def post_review(table_id: str, who: Reader) -> JSONResponse:
-        answer = await reviews.request(table_id)
-        return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
+#: The review's routes (docs/server-api.md), for anyone at the table.
+router = APIRouter()
 
 
-def install_reviews(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None,
-                    reader: Callable[..., Awaitable[Identity]], charged: Sequence[Any], queue: int,
-                    budget: ReviewBudget | None = None) -> Reviews:
-    """Wire reviews into the app: their routes, and their due work in the scheduler."""
+def _reviews(request: Request) -> Reviews:
+    reviews: Reviews = request.app.state.reviews
+    return reviews
+
+
+@router.get("/api/tables/{table_id}/review", dependencies=CHARGED)
+async def get_review(request: Request, table_id: str, who: Reader) -> dict[str, Any]:
+    return await _reviews(request).status(table_id)
+
+
+@router.post("/api/tables/{table_id}/review", dependencies=CHARGED)
+async def post_review(request: Request, table_id: str, who: Reader) -> JSONResponse:
+    answer = await _reviews(request).request(table_id)
+    return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
+
+
+def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None, queue: int,
+          budget: ReviewBudget | None = None) -> Reviews:
+    """The reviews of the app (``app.state.reviews``), made as due work by this process when
+    it has computer players."""
     reviews = Reviews(core, computers, queue, budget)
     if computers is not None:
         reviews.make_in(scheduler)
-    review_routes(app, reviews, reader, charged)
     app.state.reviews = reviews
     return reviews

@@ -42,17 +42,19 @@ from collections.abc import Callable
 from omega.ai import bot_for_level
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
+from omega.server.infra.db import make_engine
 from omega.server.infra.limits import Limits
 from omega.server.infra.pubsub import WORK_TAG, PgListener
+from omega.server.infra.scheduler import Scheduler
+from omega.server.ratings.service import install as install_ratings
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import TokenAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.state import COMPUTER_TURN
-from omega.server.tables.store import Repository, make_engine
+from omega.server.tables.store import Repository
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
 from omega.server.work.hints import Hints
 from omega.server.work.reviews import ReviewBudget, Reviews
-from omega.server.work.scheduler import Scheduler
 from omega.server.work.thinking import BotForLevel
 
 __all__ = ["Worker", "computer_players", "count_due_work", "NEEDS_POSTGRES"]
@@ -100,6 +102,8 @@ class Worker:
         clock = clock or SystemClock()
         self.repo = Repository(make_engine(database_url))
         self.core = TableCore(self.repo, clock, TokenAuthenticator(), settings)
+        # A computer playing on for a resigned seat may make a rated game's last turn here.
+        install_ratings(self.core)
         self.metrics = self.core.metrics
         self.scheduler = Scheduler(self.core, Presence(self.core))
         # A computer's move that leaves another computer to move makes new work: look at once.

@@ -25,20 +25,60 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any, Protocol, TypeVar
 
-from omega.server.tables.core import TableCore
-from omega.server.tables.presence import Presence
-from omega.server.tables.store import Due
+from omega.server.clock import Clock
+from omega.server.config import Settings
+from omega.server.infra.due import Due, DueQueue
 
-__all__ = ["Scheduler", "Handler", "SWEEP", "ABANDON", "SITE", "wait_set"]
+__all__ = ["Scheduler", "Host", "Departures", "Handler", "SWEEP", "SITE", "wait_set"]
+
+T = TypeVar("T")
+
+
+class Host(Protocol):
+    """What the scheduler runs on: the process's database (its due work and ``servers``
+    rows), its id, clock and settings, and the threads that run blocking database work
+    (the table core is one)."""
+
+    @property
+    def repo(self) -> DueQueue:
+        """The database."""
+        ...
+
+    @property
+    def server_id(self) -> str:
+        """This process's id in ``servers``."""
+        ...
+
+    @property
+    def clock(self) -> Clock:
+        """Where the time comes from."""
+        ...
+
+    @property
+    def settings(self) -> Settings:
+        """The process's timings (``sweep_interval``, ``dead_after``, ``retry_delay``)."""
+        ...
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run blocking database work off the event loop."""
+        ...
+
+
+class Departures(Protocol):
+    """Told when a server process left (this one at shutdown, or a dead one found by the
+    sweep), before its row is forgotten: the tables' presence withdraws its sockets."""
+
+    async def withdraw(self, server_id: str) -> None:
+        """Clear what ``server_id`` held."""
+        ...
 
 log = logging.getLogger("omega.server")
 
 #: Site-wide work: clear the presence of dead server processes (PostgreSQL only: with SQLite
 #: one process owns the database and clears the others' at start-up).
 SWEEP = "sweep"
-#: Site-wide work: close tables abandoned unfinished (``TableCore.close_abandoned``).
-ABANDON = "abandon"
 #: The ``table_id`` of work that belongs to no table.
 SITE = ""
 #: Seconds a sweep's claim lasts, in case its process dies while sweeping.
@@ -77,7 +117,7 @@ class Scheduler:
     """Claims due work and runs it; keeps this process's heartbeat (and, with SQLite, moves
     the write-ahead log into the database file at each beat, off the commits' path)."""
 
-    def __init__(self, core: TableCore, presence: Presence) -> None:
+    def __init__(self, core: Host, presence: Departures) -> None:
         self.core = core
         self.presence = presence
         self.settings = core.settings
