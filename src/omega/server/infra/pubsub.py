@@ -28,7 +28,6 @@ from functools import cached_property
 from typing import Any
 
 from omega.server.infra.patch import diff
-from omega.server.tables.identity import Identity
 
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL", "WORK_TAG"]
 
@@ -87,11 +86,12 @@ class PresenceNote:
 @dataclass(frozen=True)
 class Notice:
     """A message for a table's sockets that is not an event (a chat message, where a rematch
-    stands): ``render`` gives each socket's text for its viewer (None: nothing for that one).
+    stands): ``render`` gives each socket's text for its viewer (the table's ``Identity`` of
+    the socket, which this layer only passes on; None: nothing for that one).
     ``chat_line``: the id of the chat line it carries, which a socket that opened meanwhile
     may already have sent in its history (then it sends it no second time)."""
 
-    render: Callable[[Identity], str | None]
+    render: Callable[[Any], str | None]
     chat_line: int | None = None
 
 
