@@ -49,7 +49,7 @@ import httpx
 import websockets
 
 from omega import Game
-from omega.server.patch import apply as apply_changes
+from omega.server.infra.patch import apply as apply_changes
 
 
 def _serve(url: str, port: int, synchronous: str = "FULL") -> None:
@@ -59,7 +59,7 @@ def _serve(url: str, port: int, synchronous: str = "FULL") -> None:
     import uvicorn
 
     from omega.server.app import create_app
-    from omega.server.limits import Limits
+    from omega.server.infra.limits import Limits
     from omega.server.run import settle_memory, uvicorn_options
 
     logging.basicConfig(level=logging.WARNING)

@@ -48,7 +48,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     # Start-up: each subcommand loads only what it runs, so `omega play` or `omega show`
     # never import FastAPI, SQLAlchemy, NumPy or Numba.
     ("omega.cli", "omega.server.run"): "start-up: `omega serve` / `omega worker` only",
-    ("omega.cli", "omega.server.ratings"): "start-up: `omega ratings` only",
+    ("omega.cli", "omega.server.ratings.service"): "start-up: `omega ratings` only",
     ("omega.cli", "omega.terminal"): "start-up: `omega play` / `omega show` only",
     ("omega.cli", "omega.bench"): "start-up: `omega bench` only",
     ("omega.cli", "omega.arena"): "start-up: `omega match` only",
@@ -56,17 +56,17 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.cli", "omega.engine"): "start-up: `omega engine` only",
     # The server: a worker process loads the review search only when it runs a review or a
     # hint; the web process reads the review defaults without loading the search.
-    ("omega.server.thinking", "omega.ai.review"): "a worker loads the review search when it runs one",
-    ("omega.server.reviews", "omega.ai.review"): "the web process reads the review defaults only",
+    ("omega.server.work.thinking", "omega.ai.review"): "a worker loads the review search when it runs one",
+    ("omega.server.work.reviews", "omega.ai.review"): "the web process reads the review defaults only",
     # `omega serve` builds the app, its metrics and its worker only after the arguments are
     # checked, and the slow-reader transport only when uvicorn is started.
     ("omega.server.run", "omega.ai"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.app"): "start-up: `omega serve` checks its arguments first",
-    ("omega.server.run", "omega.server.metrics"): "start-up: `omega serve` checks its arguments first",
-    ("omega.server.run", "omega.server.worker"): "start-up: `omega serve` checks its arguments first",
-    ("omega.server.run", "omega.server.limits"): "start-up: `omega serve` checks its arguments first",
-    ("omega.server.run", "omega.server.transport"): "start-up: uvicorn is loaded only when it runs",
-    ("omega.server.ratings", "omega.server.storage"): "start-up: `omega ratings` opens the database itself",
+    ("omega.server.run", "omega.server.infra.metrics"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.work.worker"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.infra.limits"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.infra.transport"): "start-up: uvicorn is loaded only when it runs",
+    ("omega.server.ratings.service", "omega.server.infra.db"): "start-up: `omega ratings` opens the database itself",
 }
 
 # Alembic loads these by path (they are the schema's history, not modules anyone imports):

@@ -214,7 +214,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "ratings":
         if not args.recompute:
             raise UsageError("omega ratings: nothing to do; pass --recompute")
-        from omega.server.ratings import recompute_main
+        from omega.server.ratings.service import recompute_main
 
         return recompute_main(args.db)
     raise UsageError(f"omega: unknown command {args.command!r}")

@@ -22,8 +22,8 @@ import httpx
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 
-from omega.server.patch import PatchError
-from omega.server.patch import apply as apply_changes
+from omega.server.infra.patch import PatchError
+from omega.server.infra.patch import apply as apply_changes
 
 from .server_helpers import ROOT, ServeProcess, Socket, subprotocols
 

@@ -17,7 +17,7 @@ import functools
 import sys
 from dataclasses import fields, replace
 
-from omega.server.limits import Limits
+from omega.server.infra.limits import Limits
 
 #: Limits that count requests: far above what one fuzzing client sends.
 RAISED: dict[str, float] = {"http_rate": 1e6, "http_burst": 10**6, "create_rate": 1e6, "create_burst": 10**6}

@@ -30,10 +30,10 @@ from websockets.sync.client import ClientConnection, connect
 from omega.server.app import create_app
 from omega.server.clock import Clock
 from omega.server.config import Settings
-from omega.server.limits import Limits
-from omega.server.patch import apply as apply_changes
+from omega.server.infra.limits import Limits
+from omega.server.infra.patch import apply as apply_changes
 from omega.server.run import SHUTDOWN_GRACE, uvicorn_options
-from omega.server.thinking import spec_bot
+from omega.server.work.thinking import spec_bot
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 ROOT = Path(__file__).resolve().parents[2]

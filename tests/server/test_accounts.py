@@ -19,7 +19,7 @@ from websockets.sync.client import connect
 
 from omega.server.clock import FakeClock
 from omega.server.config import Settings
-from omega.server.limits import Limits
+from omega.server.infra.limits import Limits
 
 from .server_helpers import LiveServer, ServeProcess, error_code, make_server, subprotocols
 

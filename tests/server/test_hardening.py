@@ -19,8 +19,8 @@ from websockets.sync.client import connect
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
 from omega.server.config import Settings
-from omega.server.limits import Buckets, Limits
-from omega.server.storage import make_engine
+from omega.server.infra.db import make_engine
+from omega.server.infra.limits import Buckets, Limits
 
 from .server_helpers import Api, LiveServer, ServeProcess, Socket, error_code, make_server
 

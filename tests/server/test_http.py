@@ -302,7 +302,7 @@ def test_a_game_with_no_person_left_ends(server: LiveServer, api: Api) -> None:
 
 
 def test_pages_and_rate_limit(sqlite_url: str) -> None:
-    from omega.server.limits import Limits
+    from omega.server.infra.limits import Limits
 
     live = make_server(sqlite_url, limits=Limits(http_rate=1.0, http_burst=5, create_burst=3, create_rate=0.01))
     api = Api(live.url)

@@ -22,10 +22,11 @@ from websockets.sync.client import connect
 from observe import observable_state
 from omega import Game
 from omega.server.clock import FakeClock
-from omega.server.limits import Limits
-from omega.server.quickplay import WINDOW, WINDOW_GROWTH
-from omega.server.ratings import MODEL, NOT_RATED, RatingRow, display, rated_users
-from omega.server.table import SeatConfig, TableConfig, TableState
+from omega.server.infra.limits import Limits
+from omega.server.lobby.quickplay import WINDOW, WINDOW_GROWTH
+from omega.server.ratings.models import RatingRow
+from omega.server.ratings.service import MODEL, NOT_RATED, display, rated_users
+from omega.server.tables.state import SeatConfig, TableConfig, TableState
 
 from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server
 from .test_accounts import CHEAP, Browser

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omega.server.patch import PatchError, apply, diff
+from omega.server.infra.patch import PatchError, apply, diff
 
 from .server_helpers import ROOT, Api, LiveServer, Socket, random_turn
 
@@ -46,10 +46,10 @@ def test_changes_that_do_not_fit_are_refused() -> None:
 
 def _game_states(seed: int) -> list[dict[str, Any]]:
     """Every table state of a random 3-player game, as a spectator is sent them (omega.v1)."""
-    from omega.server.actions import TurnAction
     from omega.server.clock import FakeClock
-    from omega.server.events import Event, Joined
-    from omega.server.table import SeatConfig, TableConfig, TableState, decide
+    from omega.server.tables.actions import TurnAction
+    from omega.server.tables.events import Event, Joined
+    from omega.server.tables.state import SeatConfig, TableConfig, TableState, decide
 
     config = TableConfig("t", 3, 4, False, "2026-12-01T00:00:00Z", (SeatConfig("human"),) * 3)
     state, clock, rng = TableState(config), FakeClock(), random.Random(seed)

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from omega.server.app import create_app
-from omega.server.thinking import spec_bot
+from omega.server.work.thinking import spec_bot
 
 from .server_helpers import (
     Api,

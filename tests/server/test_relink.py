@@ -20,8 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from observe import observable_state
 from omega import Game
 from omega.server.clock import FakeClock
-from omega.server.limits import Limits
-from omega.server.storage import make_engine
+from omega.server.infra.db import make_engine
+from omega.server.infra.limits import Limits
 
 from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, error_code, make_server
 

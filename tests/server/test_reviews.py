@@ -11,8 +11,8 @@ import pytest
 
 from omega import Game
 from omega.server.app import create_app
-from omega.server.limits import Limits
-from omega.server.thinking import spec_bot
+from omega.server.infra.limits import Limits
+from omega.server.work.thinking import spec_bot
 
 from .server_helpers import Api, LiveServer, Socket, error_code, random_turn
 

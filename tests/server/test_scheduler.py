@@ -14,11 +14,13 @@ from typing import Any
 import pytest
 
 from omega.server.clock import FakeClock
-from omega.server.core import TableCore
-from omega.server.identity import AccountAuthenticator
-from omega.server.presence import Presence
-from omega.server.scheduler import Scheduler, wait_set
-from omega.server.storage import Due, Repository, make_engine
+from omega.server.infra.db import make_engine
+from omega.server.infra.due import Due
+from omega.server.infra.scheduler import Scheduler, wait_set
+from omega.server.tables.core import TableCore
+from omega.server.tables.identity import AccountAuthenticator
+from omega.server.tables.presence import Presence
+from omega.server.tables.store import Repository
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -21,7 +21,7 @@ from omega import Game
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
 from omega.server.config import Settings
-from omega.server.hints import HINT
+from omega.server.work.hints import HINT
 
 from .clock_server import advance
 from .server_helpers import (

@@ -14,10 +14,10 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
-from omega.server.chat_text import CHAT_MAX
 from omega.server.clock import FakeClock
-from omega.server.identity import SeatHolder
-from omega.server.limits import Limits
+from omega.server.infra.limits import Limits
+from omega.server.social.chat_text import CHAT_MAX
+from omega.server.tables.identity import SeatHolder
 
 from .server_helpers import Api, LiveServer, Socket, make_server
 

@@ -15,10 +15,11 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 
-from omega.server.events import Event, Renamed
-from omega.server.identity import TableKeys
-from omega.server.storage import Repository, Write, Writer, make_engine, schema_head
-from omega.server.table import COMPUTER_TURN, SeatConfig, TableConfig
+from omega.server.infra.db import make_engine, schema_head
+from omega.server.tables.events import Event, Renamed
+from omega.server.tables.identity import TableKeys
+from omega.server.tables.state import COMPUTER_TURN, SeatConfig, TableConfig
+from omega.server.tables.store import Repository, Write, Writer
 
 from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
 

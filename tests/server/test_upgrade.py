@@ -21,7 +21,7 @@ from alembic.config import Config
 from sqlalchemy import MetaData, insert, text
 
 from omega import Game
-from omega.server.storage import make_engine, schema_head
+from omega.server.infra.db import make_engine, schema_head
 
 from .server_helpers import Socket, error_code, make_server
 from .test_accounts import CHEAP, Browser

@@ -16,7 +16,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from omega.server.clock import FakeClock
-from omega.server.limits import Limits
+from omega.server.infra.limits import Limits
 
 from .server_helpers import Api, LiveServer, Socket, make_server, random_turn
 

@@ -139,10 +139,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--clock-file", type=Path, default=None, help="clock_server.py's clock file")
     ours, rest = parser.parse_known_args(argv)
 
-    import omega.server.worker
+    import omega.server.work.worker
     from omega.cli import main as omega_main
     from omega.server.config import Settings
-    from omega.server.thinking import spec_bot
+    from omega.server.work.thinking import spec_bot
 
     settings: dict[str, Any] = {}
     if ours.dead_after is not None:
@@ -159,7 +159,7 @@ def main(argv: list[str]) -> int:
         from clock_server import FileClock  # this script's directory is on the path
 
         swapped["clock"] = FileClock(ours.clock_file)
-    omega.server.worker.Worker = functools.partial(omega.server.worker.Worker, **swapped)  # type: ignore[misc]
+    omega.server.work.worker.Worker = functools.partial(omega.server.work.worker.Worker, **swapped)  # type: ignore[misc]
     return omega_main(rest)
 
 

@@ -1,29 +1,22 @@
 """What a table on this site may be: the one home of the table limits the server checks and
-the page offers (``GET /api/config``); and :class:`Settings`, the timings of a server process.
+the page offers (``GET /api/config``, ``omega.server.site``); and :class:`Settings`, the
+timings of a server process.
 
 The engine plays boards of side 2 to 13; a table is 5 to 10, the sizes people play and the
 page draws comfortably.
 
 >>> TABLE_SIZES
 range(5, 11)
->>> site_config()["sizes"][0]
-{'size': 5, 'cells': 61}
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL
-from omega.board import cell_count
+from omega.ai.levels import MAX_LEVEL, MIN_LEVEL
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
-from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
-from omega.server.chat_text import CHAT_MAX
-from omega.server.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
-from omega.server.timecontrol import time_control_config
 
-__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE", "site_config"]
+__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE"]
 
 #: Board sides a table may have.
 TABLE_SIZES = range(5, 11)
@@ -34,22 +27,6 @@ LEVEL_RANGE = range(MIN_LEVEL, MAX_LEVEL + 1)
 #: What the page's form starts with.
 DEFAULT_SIZE = 5
 DEFAULT_LEVEL = 2
-
-
-def site_config() -> dict[str, Any]:
-    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md)."""
-    return {
-        "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
-        "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
-        "default_size": DEFAULT_SIZE,
-        "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
-        "default_level": DEFAULT_LEVEL,
-        "name_max": NAME_MAX,
-        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
-        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
-        "time_controls": time_control_config(),
-        "chat_max": CHAT_MAX,
-    }
 
 
 @dataclass

@@ -14,8 +14,8 @@ import logging
 import signal
 import sys
 
-from omega.server.logs import install_redaction
-from omega.server.storage import default_url
+from omega.server.infra.db import default_url
+from omega.server.infra.logs import install_redaction
 
 __all__ = ["SHUTDOWN_GRACE", "serve_main", "worker_main", "uvicorn_options", "settle_memory"]
 
@@ -43,7 +43,7 @@ def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTD
     >>> uvicorn_options()["timeout_graceful_shutdown"] == SHUTDOWN_GRACE
     True
     """
-    from omega.server.limits import Limits
+    from omega.server.infra.limits import Limits
 
     options: dict[str, object] = {
         "ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False, "server_header": False,
@@ -51,7 +51,7 @@ def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTD
         "timeout_graceful_shutdown": grace,
     }
     try:
-        from omega.server.transport import SlowReaderProtocol
+        from omega.server.infra.transport import SlowReaderProtocol
     except ImportError:  # a uvicorn without the sans-I/O protocol: its default, and no quick close
         return options
     options["ws"] = SlowReaderProtocol
@@ -94,8 +94,8 @@ def serve_main(args: argparse.Namespace) -> int:
 
     from omega.ai import bot_for_level
     from omega.server.app import create_app
-    from omega.server.metrics import DEFAULT_METRICS_FROM, MetricsAccess
-    from omega.server.worker import NEEDS_POSTGRES
+    from omega.server.infra.metrics import DEFAULT_METRICS_FROM, MetricsAccess
+    from omega.server.work.worker import NEEDS_POSTGRES
     _log_setup()
     url = _database(args)
     no_workers = bool(getattr(args, "no_workers", False))
@@ -141,7 +141,7 @@ def worker_main(args: argparse.Namespace) -> int:
     (or SQLite), 3 if the database cannot be reached at start."""
     from sqlalchemy.exc import ArgumentError
 
-    from omega.server.worker import NEEDS_POSTGRES, Worker
+    from omega.server.work.worker import NEEDS_POSTGRES, Worker
     _log_setup()
     url = _database(args)
     log = logging.getLogger("omega.server")

@@ -1,6 +1,6 @@
 // The changes an event brings to the table state (protocol omega.v2): patch operations
 // `[op, path, value]` with op "add", "replace" or "remove" and a JSON Pointer path, "/-"
-// appending to a list (the server's omega/server/patch.py makes them). Pure: no DOM.
+// appending to a list (the server's omega/server/infra/patch.py makes them). Pure: no DOM.
 
 /** @typedef {["add" | "replace", string, unknown] | ["remove", string]} Change */
 

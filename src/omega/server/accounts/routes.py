@@ -1,0 +1,310 @@
+"""The accounts' HTTP side: the session cookie, the CSRF check of writes, the FastAPI
+dependencies other routes use to know who is logged in, and the ``/api/account`` routes
+(``docs/server-api.md``, Accounts).
+
+The dependencies find the :class:`~omega.server.accounts.service.Accounts` of the app in
+``app.state.accounts``, so any router can use them:
+
+- :func:`current_user`: the logged-in user or None (for reads);
+- :func:`cookie_writer`: the same for a write, refused with ``cross_site`` when the request
+  carries a session cookie but does not come from the site itself;
+- :func:`logged_in_writer`: a write that needs a logged-in user (``auth_required`` otherwise).
+
+**CSRF.** A write the browser authenticates by itself (the cookie) must show that the site's
+own page sent it: its ``Origin`` header names this host (``https`` when the request came over
+HTTPS), or, without an ``Origin``, its ``Sec-Fetch-Site`` is ``same-origin``.  Anything else is
+refused with ``cross_site`` (403) and changes nothing.  Log-in and registration are checked the
+same way, so another site cannot log a browser into an account of its choosing.  Requests
+authenticated by a seat token in the ``Authorization`` header are not affected: a browser
+never adds that header by itself.
+
+>>> from starlette.requests import Request
+>>> def req(**headers):
+...     return Request({"type": "http", "method": "POST", "scheme": "http", "path": "/", "server": ("x", 80),
+...                     "headers": [(k.replace("_", "-").encode(), v.encode()) for k, v in headers.items()]})
+>>> same_site(req(host="omega.example", origin="http://omega.example"))
+True
+>>> same_site(req(host="omega.example", origin="https://evil.example")), same_site(req(host="omega.example"))
+(False, False)
+>>> same_site(req(host="omega.example", sec_fetch_site="same-origin"))
+True
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import re
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from starlette.requests import HTTPConnection
+
+from omega.server.accounts.passwords import Passwords
+from omega.server.accounts.schemas import parse_claim, parse_login, parse_password_change
+from omega.server.accounts.service import (
+    HISTORY_PAGE,
+    HISTORY_PAGE_MAX,
+    Accounts,
+    Session,
+    User,
+    parse_cursor,
+)
+from omega.server.errors import ApiError
+from omega.server.infra.limits import Limits, client_address, read_body
+from omega.server.infra.scheduler import Scheduler
+from omega.server.tables.core import TableCore
+from omega.server.tables.timecontrol import stamp_ms
+
+__all__ = [
+    "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
+    "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "user_json", "charged",
+    "body", "Body", "LoggedIn", "CHARGED", "CookieSessions", "router", "setup",
+]
+
+
+#: The cookie that carries the session id.
+SESSION_COOKIE = "omega_session"
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{20,128}")
+_USER = "omega_user"  # where a request keeps its looked-up user (request.state)
+
+
+def _accounts(conn: HTTPConnection) -> Accounts:
+    accounts: Accounts = conn.app.state.accounts
+    return accounts
+
+
+def session_id_of(conn: HTTPConnection) -> str | None:
+    """The session id the browser sent (None: no cookie, or not one the server could have made)."""
+    value = conn.cookies.get(SESSION_COOKIE)
+    return value if value is not None and _SESSION_ID.fullmatch(value) else None
+
+
+def is_https(conn: HTTPConnection) -> bool:
+    """Whether the request came over HTTPS (behind a trusted proxy, as the proxy says)."""
+    return conn.url.scheme in ("https", "wss")
+
+
+def same_site(conn: HTTPConnection) -> bool:
+    """Whether the request shows that this site's own page sent it (see the module's CSRF note)."""
+    origin = conn.headers.get("origin")
+    if origin is not None:
+        parts = urlsplit(origin)
+        host = conn.headers.get("host", "")
+        scheme_ok = parts.scheme == "https" if is_https(conn) else parts.scheme in ("http", "https")
+        return scheme_ok and bool(host) and parts.netloc.lower() == host.lower()
+    return conn.headers.get("sec-fetch-site") == "same-origin"
+
+
+def refuse_cross_site(conn: HTTPConnection) -> None:
+    """``cross_site`` unless :func:`same_site`."""
+    if not same_site(conn):
+        raise ApiError("cross_site", "this request must come from the site's own page "
+                                     "(its Origin header does not name this site)")
+
+
+async def session_user(conn: HTTPConnection) -> User | None:
+    """The account of the session cookie, looked up once per request or socket."""
+    if hasattr(conn.state, _USER):
+        user: User | None = getattr(conn.state, _USER)
+        return user
+    session_id = session_id_of(conn)
+    user = await _accounts(conn).user_of(session_id) if session_id is not None else None
+    setattr(conn.state, _USER, user)
+    return user
+
+
+async def current_user(request: Request) -> User | None:
+    """Dependency: the logged-in user, or None."""
+    return await session_user(request)
+
+
+async def cookie_writer(request: Request) -> User | None:
+    """Dependency of a write: the logged-in user or None; a request that carries a session
+    cookie must come from the site itself (``cross_site``)."""
+    if session_id_of(request) is not None:
+        refuse_cross_site(request)
+    return await session_user(request)
+
+
+async def logged_in_writer(request: Request) -> User:
+    """Dependency of a write that needs a logged-in user (``auth_required`` otherwise)."""
+    user = await cookie_writer(request)
+    if user is None:
+        raise ApiError("auth_required", "log in first")
+    return user
+
+
+async def logged_in_reader(request: Request) -> User:
+    """Dependency of a read that needs a logged-in user (``auth_required`` otherwise)."""
+    user = await session_user(request)
+    if user is None:
+        raise ApiError("auth_required", "log in first")
+    return user
+
+
+def site_only(request: Request) -> None:
+    """Dependency: the request must come from the site itself, logged in or not (log-in,
+    registration: so that no other site can log a browser into an account)."""
+    refuse_cross_site(request)
+
+
+def user_json(user: User | None) -> dict[str, Any] | None:
+    """A user as the API shows one.
+
+    >>> user_json(User(3, "Ann"))
+    {'id': 3, 'username': 'Ann'}
+    """
+    return None if user is None else {"id": user.id, "username": user.username}
+
+
+def _set_session(response: Response, request: Request, session: Session) -> None:
+    accounts = _accounts(request)
+    response.set_cookie(SESSION_COOKIE, session.session_id, max_age=int(accounts.settings.session_lifetime),
+                        path="/", httponly=True, samesite="lax", secure=is_https(request))
+
+
+def _clear_session(response: Response, request: Request) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=is_https(request))
+
+
+#: The ``/api/account`` and ``/api/users`` routes.
+router = APIRouter()
+
+
+class CookieSessions:
+    """The session cookie as the tables' dependencies see it (``tables.deps.Sessions``)."""
+
+    def session_id(self, conn: HTTPConnection) -> str | None:
+        """The session id the browser sent (:func:`session_id_of`)."""
+        return session_id_of(conn)
+
+    def refuse_cross_site(self, conn: HTTPConnection) -> None:
+        """:func:`refuse_cross_site`."""
+        refuse_cross_site(conn)
+
+    async def user_id(self, conn: HTTPConnection) -> int | None:
+        """The session's account (:func:`session_user`)."""
+        user = await session_user(conn)
+        return user.id if user is not None else None
+
+
+def setup(app: FastAPI, core: TableCore, passwords: Passwords, limits: Limits, scheduler: Scheduler) -> Accounts:
+    """The accounts of the app (``app.state.accounts``); expired sessions are purged as
+    recurring work."""
+    accounts = Accounts(core, passwords, limits, core.settings)
+    app.state.accounts = accounts
+    scheduler.every("sessions", core.settings.session_purge_every, accounts.purge)
+    return accounts
+
+
+async def body(request: Request) -> bytes:
+    """Dependency: the request's body (at most ``Limits.max_message`` bytes)."""
+    return await read_body(request, request.app.state.limits.max_message)
+
+
+#: A route's body, a logged-in writer (``auth_required`` otherwise) and a logged-in reader.
+Body = Annotated[bytes, Depends(body)]
+LoggedIn = Annotated[User, Depends(logged_in_writer)]
+Reader = Annotated[User, Depends(logged_in_reader)]
+
+
+async def charged(request: Request) -> None:
+    """Dependency: one request of the per-user budget of the account, lobby and ratings
+    routes (per user when logged in, else per address)."""
+    accounts = _accounts(request)
+    user = await session_user(request)
+    key = f"user:{user.id}" if user is not None else client_address(request)
+    if not accounts.requests.take(key, accounts.clock.monotonic()):
+        raise ApiError("rate_limited", "too many requests; slow down")
+
+
+#: The route dependency that charges :func:`charged`.
+CHARGED = Depends(charged)
+
+
+@router.get("/api/account", dependencies=[CHARGED])
+async def whoami(request: Request, response: Response) -> dict[str, Any]:
+    user = await session_user(request)
+    if user is None and request.cookies.get(SESSION_COOKIE) is not None:
+        _clear_session(response, request)  # expired or ended elsewhere: forget it
+    return {"user": user_json(user)}
+
+
+@router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])
+async def register(request: Request, response: Response, raw: Body) -> dict[str, Any]:
+    req = parse_login(raw)
+    session = await _accounts(request).register(req.username, req.password, client_address(request),
+                                                session_id_of(request))
+    _set_session(response, request, session)
+    return {"user": user_json(session.user)}
+
+
+@router.post("/api/account/login", dependencies=[Depends(site_only)])
+async def login(request: Request, response: Response, raw: Body) -> dict[str, Any]:
+    req = parse_login(raw)
+    session = await _accounts(request).login(req.username, req.password, client_address(request),
+                                             session_id_of(request))
+    _set_session(response, request, session)
+    return {"user": user_json(session.user)}
+
+
+@router.post("/api/account/logout", dependencies=[Depends(site_only), CHARGED])
+async def logout(request: Request, response: Response) -> dict[str, Any]:
+    session_id = session_id_of(request)
+    if session_id is not None:
+        await _accounts(request).logout(session_id)
+    _clear_session(response, request)
+    return {"user": None}
+
+
+@router.post("/api/account/logout-everywhere", dependencies=[CHARGED])
+async def logout_everywhere(request: Request, response: Response, user: LoggedIn) -> dict[str, Any]:
+    ended = await _accounts(request).logout_everywhere(user)
+    _clear_session(response, request)
+    return {"user": None, "sessions_ended": ended}
+
+
+@router.post("/api/account/password", dependencies=[CHARGED])
+async def change_password(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_password_change(raw)
+    session_id = session_id_of(request)
+    assert session_id is not None  # a logged-in writer came with its cookie
+    await _accounts(request).change_password(user, req.current_password, req.new_password,
+                                             client_address(request), session_id)
+    return {"user": user_json(user)}
+
+
+@router.post("/api/account/claim", dependencies=[CHARGED])
+async def claim(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_claim(raw)
+    # Each link loads a table: every one past the first costs a request of the budget.
+    accounts = _accounts(request)
+    for _ in req.seats[1:]:
+        if not accounts.requests.take(f"user:{user.id}", accounts.clock.monotonic()):
+            raise ApiError("rate_limited", "too many requests; slow down")
+    seats = await _accounts(request).claim(user, [(s.table_id, s.token) for s in req.seats])
+    return {"seats": seats}
+
+
+@router.get("/api/account/tables", dependencies=[CHARGED])
+async def my_tables(request: Request, user: Reader) -> dict[str, Any]:
+    # The server's time, for the page to count the clocks down by (not its own).
+    return {"tables": await _accounts(request).my_tables(user), "server_time": stamp_ms(_accounts(request).clock.now())}
+
+
+def page(request: Request) -> tuple[Any, int]:
+    before_text = request.query_params.get("before")
+    limit_text = request.query_params.get("limit", str(HISTORY_PAGE))
+    if not (limit_text.isascii() and limit_text.isdigit()) or not 1 <= int(limit_text) <= HISTORY_PAGE_MAX:
+        raise ApiError("bad_request", f"bad request: limit must be a whole number from 1 to {HISTORY_PAGE_MAX}")
+    return (parse_cursor(before_text) if before_text else None), int(limit_text)
+
+
+@router.get("/api/account/history", dependencies=[CHARGED])
+async def history(request: Request, user: Reader,
+                  paging: Annotated[tuple[Any, int], Depends(page)]) -> dict[str, Any]:
+    return await _accounts(request).history(user, *paging)
+
+
+@router.get("/api/users/{username}", dependencies=[CHARGED])
+async def profile(request: Request, username: str) -> dict[str, Any]:
+    return await _accounts(request).profile(username)

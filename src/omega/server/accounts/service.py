@@ -1,0 +1,232 @@
+"""Accounts: registering, logging in and out, sessions, claiming seats, and the lists of a
+user's tables and games.  The rules live here; HTTP (cookies, the CSRF check, routes) is
+:mod:`omega.server.accounts.routes`, storage :mod:`omega.server.accounts.store`.
+
+- A username follows :func:`omega.names.check_username` and is unique by
+  :func:`omega.names.username_key`; a password follows :func:`~omega.server.accounts.passwords.check_password`
+  and is stored as an argon2id hash (:class:`~omega.server.accounts.passwords.Passwords`).
+- A session is a random id (32 bytes) that only the browser keeps (in a cookie); the
+  database keeps its SHA-256 and its expiry (``Settings.session_lifetime`` after the log-in).
+- A failed log-in says only ``login_failed``, whether the username exists or not, and takes
+  as long either way (an unknown username is checked against a dummy hash).
+- Log-in attempts are limited per client address and per username tried; registrations per
+  address and per username asked for (``limits.Limits``).
+- A seat is bound to an account by showing its seat token while logged in (:meth:`Accounts.claim`):
+  bound once, never unbound; an account holds at most one seat of a table.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from omega.names import check_username, username_key
+from omega.server.accounts.passwords import Passwords, check_password
+from omega.server.accounts.store import AccountStore, HistoryCursor, User
+from omega.server.config import Settings
+from omega.server.errors import ApiError
+from omega.server.infra.limits import Buckets, Limits
+from omega.server.tables.core import TableCore
+from omega.server.tables.identity import Credentials, SeatHolder, hash_token
+
+__all__ = [
+    "Accounts", "User", "Session", "CLAIM_MAX", "HISTORY_PAGE", "HISTORY_PAGE_MAX", "MY_TABLES_MAX",
+    "LOGIN_FAILED", "new_session_id", "parse_cursor", "cursor_text",
+]
+
+#: Seat links one claim may carry (a browser remembers at most 50 tables).
+CLAIM_MAX = 50
+#: Finished games per page of the history (default and most).
+HISTORY_PAGE = 20
+HISTORY_PAGE_MAX = 50
+#: Unfinished tables listed at most.
+MY_TABLES_MAX = 100
+#: The one answer to a failed log-in, whatever failed.
+LOGIN_FAILED = "wrong username or password"
+
+
+def new_session_id() -> str:
+    """A new session id: 32 random bytes, URL-safe (43 characters).
+
+    >>> len(new_session_id())
+    43
+    """
+    return secrets.token_urlsafe(32)
+
+
+def cursor_text(cursor: HistoryCursor) -> str:
+    """A history cursor as the API writes it.
+
+    >>> from datetime import UTC, datetime
+    >>> cursor_text((datetime(2027, 1, 2, 3, 4, 5, 6, tzinfo=UTC), "aB-_x1y2"))
+    '2027-01-02T03:04:05.000006Z~aB-_x1y2'
+    """
+    return cursor[0].isoformat(timespec="microseconds").replace("+00:00", "Z") + "~" + cursor[1]
+
+
+def parse_cursor(text: str) -> HistoryCursor:
+    """The cursor of :func:`cursor_text`; ``bad_request`` for anything else.
+
+    >>> parse_cursor(cursor_text(parse_cursor("2027-01-02T03:04:05.000006Z~aB-_x1y2")))[1]
+    'aB-_x1y2'
+    """
+    moment, sep, table_id = text.partition("~")
+    try:
+        at = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    except ValueError:
+        at = None
+    if not sep or at is None or at.tzinfo is None or not 0 < len(table_id) <= 32 or len(text) > 80:
+        raise ApiError("bad_request", "bad request: before must be a cursor from a previous page")
+    return at, table_id
+
+
+@dataclass(frozen=True)
+class Session:
+    """A new log-in: the account, and the session id for the browser's cookie."""
+
+    user: User
+    session_id: str
+
+
+class Accounts:
+    """The accounts of the site, on the server's database and clock."""
+
+    def __init__(self, core: TableCore, passwords: Passwords, limits: Limits, settings: Settings) -> None:
+        self.core = core
+        self.clock = core.clock
+        self.store = AccountStore(core.repo)
+        self.passwords = passwords
+        self.settings = settings
+        self.login_by_address = Buckets(limits.login_rate, limits.login_burst)
+        self.login_by_name = Buckets(limits.login_user_rate, limits.login_user_burst)
+        self.register_by_address = Buckets(limits.register_rate, limits.register_burst)
+        self.register_by_name = Buckets(limits.register_user_rate, limits.register_user_burst)
+        #: Requests to the account routes that read lists or claim seats, per user (or address).
+        self.requests = Buckets(limits.http_rate, limits.http_burst)
+
+    def _charge(self, by_address: Buckets, by_name: Buckets, address: str, key: str) -> None:
+        now = self.clock.monotonic()
+        # The address first: a flood from one place does not drain a username's budget.
+        if not by_address.take(address, now) or not by_name.take(key, now):
+            raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
+
+    async def _new_session(self, user: User, replaces: str | None) -> Session:
+        session_id = new_session_id()
+        now = self.clock.now()
+        await self.core.db(self.store.new_session, user.id, hash_token(session_id), now,
+                           now + timedelta(seconds=self.settings.session_lifetime),
+                           hash_token(replaces) if replaces else None)
+        return Session(user, session_id)
+
+    # -- registering and logging in ---------------------------------------------------------
+
+    async def register(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
+        """A new account, logged in (``replaces``: the session the browser had, which ends)."""
+        try:
+            name = check_username(username)
+            check_password(password)
+        except ValueError as e:
+            raise ApiError("bad_request", f"bad request: {e}") from None
+        key = username_key(name)
+        self._charge(self.register_by_address, self.register_by_name, address, key)
+        # Usernames are public (seats, profiles): saying one is taken reveals nothing new.
+        if await self.core.db(self.store.login_record, key) is not None:
+            raise ApiError("name_taken", f"the username {name!r} is not available; choose another")
+        user = await self.core.db(self.store.create_user, name, key, await self.passwords.hash(password),
+                                  self.clock.now())
+        if user is None:  # someone registered it in the meantime
+            raise ApiError("name_taken", f"the username {name!r} is not available; choose another")
+        return await self._new_session(user, replaces)
+
+    async def login(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
+        """A new session for the account, if the password is its own (``login_failed`` if
+        not, the same answer for a username nobody has)."""
+        key = username_key(username)
+        self._charge(self.login_by_address, self.login_by_name, address, key)
+        record = await self.core.db(self.store.login_record, key)
+        checked = await self.passwords.verify(record[1] if record is not None else None, password)
+        if record is None or not checked.ok:
+            raise ApiError("login_failed", LOGIN_FAILED)
+        user = record[0]
+        if checked.rehashed is not None:  # the hashing parameters changed since this hash was made
+            await self.core.db(self.store.set_password_hash, user.id, checked.rehashed)
+        return await self._new_session(user, replaces)
+
+    async def user_of(self, session_id: str) -> User | None:
+        """The account of a live session (None: unknown or expired)."""
+        return await self.core.db(self.store.session_user, hash_token(session_id), self.clock.now())
+
+    async def logout(self, session_id: str) -> None:
+        """End one session."""
+        await self.core.db(self.store.end_session, hash_token(session_id))
+
+    async def logout_everywhere(self, user: User) -> int:
+        """End every session of the account; how many there were."""
+        return await self.core.db(self.store.end_sessions, user.id)
+
+    async def change_password(self, user: User, current: str, new: str, address: str, session_id: str) -> None:
+        """A new password, given the current one; every other session of the account ends."""
+        try:
+            check_password(new)
+        except ValueError as e:
+            raise ApiError("bad_request", f"bad request: new_password: {e}") from None
+        self._charge(self.login_by_address, self.login_by_name, address, username_key(user.username))
+        stored = await self.core.db(self.store.password_hash, user.id)
+        if stored is None or not (await self.passwords.verify(stored, current)).ok:
+            raise ApiError("forbidden", "the current password is not right")
+        new_hash = await self.passwords.hash(new)
+        keep = hash_token(session_id)
+        await self.core.db(lambda: self.store.set_password_hash(user.id, new_hash, keep_session=keep, end_sessions=True))
+
+    async def purge(self) -> int:
+        """Remove expired sessions (recurring work)."""
+        return await self.core.db(self.store.purge_sessions, self.clock.now())
+
+    # -- seats --------------------------------------------------------------------------------
+
+    async def claim(self, user: User, seats: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        """Bind to the account every seat whose link is given as ``(table id, seat token)``;
+        one answer per pair, in order: ``claimed``, ``already`` (this account held it), or
+        ``refused`` with the error that says why."""
+        out: list[dict[str, Any]] = []
+        for table_id, token in seats[:CLAIM_MAX]:
+            answer: dict[str, Any] = {"table_id": table_id, "seat": None}
+            try:
+                who = await self.core.identify(table_id, Credentials(token), fresh=False)
+                if not isinstance(who, SeatHolder):
+                    raise ApiError("forbidden", "a spectator link holds no seat")
+                answer["seat"] = who.seat
+                bound = await self.core.db(self.store.bind_seat, table_id, who.seat, user.id)
+                if bound == "other_account":
+                    raise ApiError("forbidden", "this seat belongs to another account")
+                if bound == "one_seat_per_table":
+                    raise ApiError("conflict", "your account already holds another seat of this table")
+                answer["status"] = bound
+            except ApiError as e:
+                answer["status"] = "refused"
+                answer["error"] = e.as_json()["error"]
+            out.append(answer)
+        return out
+
+    # -- lists ----------------------------------------------------------------------------------
+
+    async def my_tables(self, user: User) -> list[dict[str, Any]]:
+        """The account's unfinished tables, those where it is to move first."""
+        return await self.core.db(self.store.my_tables, user.id, MY_TABLES_MAX)
+
+    async def history(self, user: User, before: HistoryCursor | None, limit: int) -> dict[str, Any]:
+        """A page of the account's finished games, newest first, and the next page's cursor."""
+        games, after = await self.core.db(self.store.history, user.id, before, limit)
+        return {"games": games, "next": cursor_text(after) if after is not None else None}
+
+    async def profile(self, username: str) -> dict[str, Any]:
+        """What anyone may see of an account: its name, since when, games played and won."""
+        found = await self.core.db(self.store.user_by_key, username_key(username)) if len(username) <= 64 else None
+        if found is None:
+            raise ApiError("not_found", "there is no such player")
+        user, created = found
+        played, won = await self.core.db(self.store.record_of, user.id)
+        return {"username": user.username, "created_at": created.isoformat().replace("+00:00", "Z"),
+                "games_played": played, "games_won": won}

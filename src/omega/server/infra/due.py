@@ -1,0 +1,145 @@
+"""Work due at a time (a computer's turn, a clock's flag, a site-wide sweep, ...): the
+``due`` rows and the queries that make, claim, give back and finish them.
+
+One row per (kind, table); a claim holds while its process lives (``infra.servers``) and,
+for kinds with a lease, until then.  The scheduler (``infra.scheduler``) runs the claimed
+work; any feature registers its own kinds with it.
+
+>>> from datetime import UTC, datetime
+>>> from omega.server.infra.db import make_engine
+>>> queue = DueQueue(make_engine("sqlite://")); queue.migrate()
+>>> now = datetime(2026, 1, 1, tzinfo=UTC)
+>>> queue.register_server("me", now)
+>>> queue.keep_due("sweep", "", 0, now)
+>>> queue.claim_due("me", now, 10, {"sweep": None})
+[Due(kind='sweep', table_id='', version=0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import DateTime, Index, Integer, String, delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Mapped, mapped_column
+
+from omega.server.infra.db import Base, utc
+from omega.server.infra.servers import ServerRow, Servers
+
+__all__ = ["DueRow", "Due", "DueQueue", "keep_due_row", "drop_due_row"]
+
+
+class DueRow(Base):
+    """Work due at a time: a computer's turn at a table, the site-wide sweep, ...
+
+    One row per (kind, table); ``table_id`` is ``""`` for work that belongs to no table.
+    A process that takes the work claims the row (``claimed_by``); the claim holds while
+    that process lives (its ``servers`` row) and, when ``claim_expires`` is set, until then.
+    """
+
+    __tablename__ = "due"
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    __table_args__ = (Index("ix_due_due_at", "due_at"),)
+
+
+@dataclass(frozen=True)
+class Due:
+    """One claimed piece of due work."""
+
+    kind: str
+    table_id: str
+    version: int
+
+
+def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+    """Make ``kind`` work due at ``table_id`` at ``due_at``, for ``version``, inside the
+    caller's transaction: a row already there for the same version keeps its time and
+    claim; another version replaces it, unclaimed."""
+    # Insert unless there (two processes starting at once both make the site-wide rows:
+    # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
+    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at)
+                 .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
+    conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
+                 .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
+
+
+def drop_due_row(conn: Connection, kind: str, table_id: str) -> None:
+    """``table_id`` has no ``kind`` work due any more (inside the caller's transaction)."""
+    conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id))
+
+
+class DueQueue(Servers):
+    """The due rows of the database (their claims are held by live ``servers``)."""
+
+    def due_version(self, kind: str, table_id: str) -> int | None:
+        """The version ``kind`` work is due for at ``table_id`` (None: none is due)."""
+        with self.engine.connect() as conn, conn.begin():
+            return conn.execute(select(DueRow.version).where(DueRow.kind == kind, DueRow.table_id == table_id)
+                                ).scalar_one_or_none()
+
+    def due_count(self, kind: str) -> int:
+        """How many pieces of ``kind`` work are waiting or being done."""
+        with self.engine.connect() as conn, conn.begin():
+            return int(conn.execute(select(func.count()).select_from(DueRow).where(DueRow.kind == kind)).scalar_one())
+
+    def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+        """:func:`keep_due_row` in a transaction of its own."""
+        with self.writing() as conn:
+            keep_due_row(conn, kind, table_id, version, due_at)
+
+    def claim_due(self, server_id: str, now: datetime, limit: int, leases: dict[str, float | None]) -> list[Due]:
+        """Claim up to ``limit`` rows of the kinds in ``leases`` that are due by ``now`` and
+        free: never claimed, claimed by a process that is gone, or past their claim's expiry.
+        A claim of kind k expires ``leases[k]`` seconds from now (None: held while this
+        process lives).  Each row is claimed by one process only: PostgreSQL skips rows
+        another transaction is claiming (``SKIP LOCKED``); SQLite has one writer."""
+        if limit <= 0:
+            return []
+        alive = select(ServerRow.id).where(ServerRow.id == DueRow.claimed_by).exists()
+        free = DueRow.claimed_by.is_(None) | ~alive | (DueRow.claim_expires.is_not(None) & (DueRow.claim_expires < now))
+        query = (select(DueRow.kind, DueRow.table_id, DueRow.version)
+                 .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free)
+                 .order_by(DueRow.due_at).limit(limit))
+        if self.is_postgres:
+            query = query.with_for_update(skip_locked=True)
+        claimed = []
+        with self.writing() as conn:
+            for kind, table_id, version in conn.execute(query).all():
+                lease = leases[kind]
+                conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id).values(
+                    claimed_by=server_id, claim_expires=None if lease is None else now + timedelta(seconds=lease)))
+                claimed.append(Due(kind, table_id, version))
+        return claimed
+
+    def release_due(self, due: Due, server_id: str, due_at: datetime) -> None:
+        """Give back a claim: the work is due again at ``due_at`` (a retry, or the next round
+        of recurring work), unless someone replaced the row meanwhile."""
+        with self.writing() as conn:
+            conn.execute(update(DueRow).where(
+                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
+                DueRow.version == due.version).values(due_at=due_at, claimed_by=None, claim_expires=None))
+
+    def finish_due(self, due: Due, server_id: str) -> None:
+        """The claimed work is done (or there was nothing to do): remove its row, unless the
+        row was replaced meanwhile (new work for the table)."""
+        with self.writing() as conn:
+            conn.execute(delete(DueRow).where(
+                DueRow.kind == due.kind, DueRow.table_id == due.table_id, DueRow.claimed_by == server_id,
+                DueRow.version == due.version))
+
+    def next_due_at(self, kinds: Sequence[str]) -> datetime | None:
+        """When the earliest unclaimed work of these kinds is due (None: nothing waits)."""
+        with self.engine.connect() as conn, conn.begin():
+            first = conn.execute(select(func.min(DueRow.due_at)).where(
+                DueRow.kind.in_(list(kinds)), DueRow.claimed_by.is_(None))).scalar_one_or_none()
+        return None if first is None else utc(first)

@@ -1,0 +1,286 @@
+"""Quick play: choose the players and the board, press Play, and be matched into a table.
+
+The queue is a database table (``quickplay``: one row per waiting account), so it is the
+same for every server process and survives a restart.  Every change of it (joining,
+leaving, matching) is one transaction that first takes the queue's lock (a PostgreSQL
+advisory lock; SQLite has one writer), so two processes never match one player twice.
+
+**Matching** (:func:`choose`), for each (players, size) separately, waiting players in the
+order they came: the player who has waited longest is the anchor; the others within the
+anchor's rating window (or whose own window reaches the anchor) are candidates, and the
+closest in display rating to the anchor (then the longest waiting) fill the table.  If
+the anchor cannot be matched yet, the next in line is tried.  A window is
+:data:`WINDOW` display points and grows by :data:`WINDOW_GROWTH` a second of waiting, so the
+closest ratings are matched first when several wait, and nobody waits for ever while
+enough players do.  Matching runs when someone joins and, for the growing windows, as
+recurring work (``Scheduler.every``).
+
+A match creates the table in the same transaction: rated, every seat held by its account
+(in a random order), the pie rule for two players, named after the accounts.  The matched
+players' pages are told on the lobby socket (``matched``); other processes hear of it by
+``NOTIFY`` (``server:match:<table id>``).  A waiting entry older than :data:`MAX_WAIT`
+seconds is dropped (a player who closed the page is not matched into a table nobody opens).
+
+>>> now = datetime(2027, 1, 1, tzinfo=UTC)
+>>> q = [Waiting(1, 1000, now), Waiting(2, 1400, now), Waiting(3, 1050, now)]
+>>> choose(q, 2, now)
+[[1, 3]]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, func, insert, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Mapped, mapped_column
+
+from omega.server.accounts.models import UserRow
+from omega.server.accounts.store import User
+from omega.server.clock import stamp
+from omega.server.config import TABLE_SIZES
+from omega.server.errors import ApiError
+from omega.server.infra.db import Base
+from omega.server.lobby.service import MATCH_TOPIC, Lobby
+from omega.server.ratings.models import RatingRow
+from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
+from omega.server.tables.core import TableCore
+from omega.server.tables.events import Event, Renamed
+from omega.server.tables.identity import TableKeys, hash_token, new_token
+from omega.server.tables.state import SeatConfig, TableConfig
+from omega.server.tables.store import Writer, insert_table
+
+__all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN"]
+
+log = logging.getLogger("omega.server")
+
+#: A waiting player's rating window: this many display points either way at first...
+WINDOW = 100
+#: ...and this many more for every second waited.
+WINDOW_GROWTH = 10
+#: Seconds a player waits at most; then the entry is dropped.
+MAX_WAIT = 600.0
+#: Seconds a match is still reported to its players' pages (``GET /api/quickplay``).
+MATCH_SHOWN = 120.0
+#: The advisory lock of the queue's transactions (PostgreSQL).
+_QUEUE_LOCK = 4242005
+
+
+class QueueRow(Base):
+    """A player waiting for a quick-play table (``table_id`` None), or just matched."""
+
+    __tablename__ = "quickplay"
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    players: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    #: The display rating at ``players`` when the player joined.
+    rating: Mapped[int] = mapped_column(Integer)
+    #: When the player joined; once matched, when the match was made.
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A waiting player as matching sees them."""
+
+    user_id: int
+    rating: int
+    since: datetime
+
+    def window(self, now: datetime) -> float:
+        """How far from their rating this player accepts an opponent now."""
+        return WINDOW + WINDOW_GROWTH * max(0.0, (now - self.since).total_seconds())
+
+
+def choose(waiting: list[Waiting], players: int, now: datetime) -> list[list[int]]:
+    """The matches to make among ``waiting`` (one group: same players and size), each a
+    list of user ids, anchor first (see the module's note).
+
+    >>> now = datetime(2027, 1, 1, tzinfo=UTC)
+    >>> q = [Waiting(1, 1000, now - timedelta(seconds=30)), Waiting(2, 1390, now)]
+    >>> choose(q, 2, now)   # 30 s of waiting widened player 1's window to 400
+    [[1, 2]]
+    """
+    line = sorted(waiting, key=lambda w: (w.since, w.user_id))
+    used: set[int] = set()
+    matches = []
+    for anchor in line:
+        if anchor.user_id in used:
+            continue
+        near = [w for w in line if w.user_id not in used and w.user_id != anchor.user_id
+                and abs(w.rating - anchor.rating) <= max(anchor.window(now), w.window(now))]
+        if len(near) < players - 1:
+            continue
+        near.sort(key=lambda w: (abs(w.rating - anchor.rating), w.since, w.user_id))
+        group = [anchor, *near[:players - 1]]
+        used.update(w.user_id for w in group)
+        matches.append([w.user_id for w in group])
+    return matches
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _skill(conn: Connection, user_id: int, players: int) -> tuple[float, float]:
+    row = conn.execute(select(RatingRow.mu, RatingRow.sigma).where(
+        RatingRow.user_id == user_id, RatingRow.players == players)).one_or_none()
+    return (MODEL.mu, MODEL.sigma) if row is None else (float(row.mu), float(row.sigma))
+
+
+class QuickPlay:
+    """The quick-play queue of the site."""
+
+    def __init__(self, core: TableCore, lobby: Lobby, ratings: RatingStore) -> None:
+        self.core = core
+        self.lobby = lobby
+        self.ratings = ratings
+
+    # -- the routes' side -----------------------------------------------------------------------
+
+    async def join(self, user: User, players: int, size: int) -> dict[str, Any]:
+        """Wait for a table of ``players`` on a board of side ``size`` (a new choice replaces
+        the last); matched at once if others wait."""
+        if players not in RATED_PLAYERS or size not in TABLE_SIZES:
+            raise ApiError("bad_request", "bad request: players or size out of range")
+        now = self.core.clock.now()
+
+        def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:
+            rating = display(*_skill(conn, user.id, players))
+            conn.execute(delete(QueueRow).where(QueueRow.user_id == user.id))
+            conn.execute(insert(QueueRow).values(user_id=user.id, players=players, size=size, rating=rating,
+                                                 joined_at=now))
+            return self._match(conn, now)
+
+        await self._announce(await self.core.db(self._locked, run))
+        return await self.status(user)
+
+    async def leave(self, user: User) -> dict[str, Any]:
+        """Stop waiting (a match already made stands: its table is answered)."""
+        def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:
+            conn.execute(delete(QueueRow).where(QueueRow.user_id == user.id, QueueRow.table_id.is_(None)))
+            return []
+
+        await self.core.db(self._locked, run)
+        return await self.status(user)
+
+    async def status(self, user: User) -> dict[str, Any]:
+        """``{"status": "idle" | "waiting" | "matched", ...}`` for the user."""
+        now = self.core.clock.now()
+
+        def read() -> Any:
+            with self.core.repo.engine.connect() as conn:
+                row = conn.execute(select(QueueRow).where(QueueRow.user_id == user.id)).one_or_none()
+                ahead = 0
+                if row is not None and row.table_id is None:
+                    ahead = conn.execute(select(func.count()).select_from(QueueRow).where(
+                        QueueRow.players == row.players, QueueRow.size == row.size,
+                        QueueRow.table_id.is_(None), QueueRow.user_id != user.id)).scalar_one()
+                conn.rollback()
+            return row, ahead
+
+        row, others = await self.core.db(read)
+        if row is None:
+            return {"status": "idle"}
+        since = _utc(row.joined_at)
+        if row.table_id is not None:
+            if (now - since).total_seconds() > MATCH_SHOWN:
+                return {"status": "idle"}
+            return {"status": "matched", "table_id": row.table_id, "seat": row.seat}
+        if (now - since).total_seconds() > MAX_WAIT:
+            return {"status": "idle"}
+        return {"status": "waiting", "players": row.players, "size": row.size, "rating": row.rating,
+                "since": stamp(since), "others_waiting": int(others)}
+
+    async def match_all(self) -> int:
+        """Recurring work: match whoever can be matched now (windows grow as players wait);
+        drop entries that waited too long.  Returns how many tables were made."""
+        def waiting() -> int:
+            with self.core.repo.engine.connect() as conn:
+                n = conn.execute(select(func.count()).select_from(QueueRow)).scalar_one()
+                conn.rollback()
+            return int(n)
+
+        if not await self.core.db(waiting):
+            return 0
+        now = self.core.clock.now()
+
+        def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:
+            conn.execute(delete(QueueRow).where(QueueRow.table_id.is_(None),
+                                                QueueRow.joined_at < now - timedelta(seconds=MAX_WAIT)))
+            conn.execute(delete(QueueRow).where(QueueRow.table_id.is_not(None),
+                                                QueueRow.joined_at < now - timedelta(seconds=MATCH_SHOWN)))
+            return self._match(conn, now)
+
+        made = await self.core.db(self._locked, run)
+        await self._announce(made)
+        return len(made)
+
+    def remote_match(self, table_id: str) -> None:
+        """Another process made a match (PostgreSQL NOTIFY): tell the players' sockets here."""
+        asyncio.get_running_loop().create_task(self._tell(table_id))
+
+    async def _tell(self, table_id: str) -> None:
+        def read() -> dict[int, int]:
+            with self.core.repo.engine.connect() as conn:
+                rows = conn.execute(select(QueueRow.user_id, QueueRow.seat).where(QueueRow.table_id == table_id)).all()
+                conn.rollback()
+            return {int(u): int(s) for u, s in rows if s is not None}
+
+        try:
+            self.lobby.on_match(table_id, await self.core.db(read))
+        except Exception:
+            log.exception("could not tell the players of quick-play table %s", table_id)
+
+    # -- inside the queue's transaction ---------------------------------------------------------
+
+    def _locked(self, run: Any) -> list[tuple[str, dict[int, int]]]:
+        with self.core.repo.writing() as conn:
+            if self.core.repo.is_postgres:
+                conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _QUEUE_LOCK})
+            result: list[tuple[str, dict[int, int]]] = run(conn)
+            return result
+
+    def _match(self, conn: Connection, now: datetime) -> list[tuple[str, dict[int, int]]]:
+        rows = conn.execute(select(QueueRow).where(QueueRow.table_id.is_(None))).all()
+        groups: dict[tuple[int, int], list[Waiting]] = {}
+        for r in rows:
+            groups.setdefault((r.players, r.size), []).append(Waiting(int(r.user_id), int(r.rating),
+                                                                      _utc(r.joined_at)))
+        made = []
+        for (players, size), waiting in sorted(groups.items()):
+            for users in choose(waiting, players, now):
+                made.append(self._make_table(conn, users, players, size, now))
+        return made
+
+    def _make_table(self, conn: Connection, users: list[int], players: int, size: int,
+                    now: datetime) -> tuple[str, dict[int, int]]:
+        order = list(users)
+        secrets.SystemRandom().shuffle(order)  # who plays White is luck, not who came first
+        names = dict(conn.execute(select(UserRow.id, UserRow.username).where(UserRow.id.in_(order))).all())
+        seats = tuple(SeatConfig("human") for _ in order)
+        # Nobody is given these tokens: the accounts hold the seats.
+        keys = TableKeys(tuple(hash_token(new_token()) for _ in order), hash_token(new_token()), tuple(order))
+        config = TableConfig(secrets.token_urlsafe(6), players, size, players == 2, stamp(now), seats, rated=True)
+        insert_table(conn, config, keys, owner="quickplay")
+        writer = Writer(conn, config.id, 0, self.core.repo.is_postgres)
+        writer.append([Event(Renamed(i, names[u]), at=now) for i, u in enumerate(order)],
+                      status="playing", to_move_seat=0)
+        seat_of = {u: i for i, u in enumerate(order)}
+        for u, i in seat_of.items():
+            conn.execute(update(QueueRow).where(QueueRow.user_id == u).values(table_id=config.id, seat=i,
+                                                                             joined_at=now))
+        writer.notify(f"{self.core.server_id}:{MATCH_TOPIC}:{config.id}")
+        log.info("quick play: table %s for %d players", config.id, players)
+        return config.id, seat_of
+
+    async def _announce(self, made: list[tuple[str, dict[int, int]]]) -> None:
+        for table_id, seats in made:
+            self.lobby.on_match(table_id, seats)

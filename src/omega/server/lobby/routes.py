@@ -1,0 +1,270 @@
+"""The lobby's HTTP and WebSocket side (``docs/server-api.md``, Lobby, quick play and
+ratings): open tables, quick play, the lobby socket, and the pages' paths.  :func:`setup`
+makes the lobby's parts; the ratings' routes are in ``omega.server.ratings.routes``.
+
+>>> parse_open(b'{"players": 2, "rated": true}')[1]
+True
+>>> parse_open(b'{"players": 2, "rated": "yes"}')
+Traceback (most recent call last):
+...
+omega.server.errors.ApiError: bad request: rated: Input should be a valid boolean
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import asyncio
+import contextlib
+import json
+import logging
+from dataclasses import dataclass, replace
+from importlib.resources import files
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Request, WebSocket
+from fastapi.responses import HTMLResponse
+from pydantic import Field, TypeAdapter
+from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocketDisconnect
+
+from omega.server.accounts.routes import (
+    CHARGED,
+    Body,
+    LoggedIn,
+    same_site,
+    session_id_of,
+    session_user,
+    user_json,
+)
+from omega.server.config import TABLE_SIZES
+from omega.server.errors import ApiError
+from omega.server.infra.bodies import Strict, parse
+from omega.server.infra.limits import Buckets, Limits, client_address
+from omega.server.infra.scheduler import Scheduler
+from omega.server.lobby.quickplay import QuickPlay
+from omega.server.lobby.service import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed
+from omega.server.ratings.service import RATED_PLAYERS, RatingStore
+from omega.server.tables.core import TableCore
+from omega.server.tables.routes import new_table
+from omega.server.tables.schemas import CreateTable, parse_create
+
+__all__ = ["router", "setup", "LobbyParts", "parse_open", "QUICKPLAY_EVERY"]
+
+log = logging.getLogger("omega.server")
+
+#: Seconds between two rounds of quick-play matching (windows grow meanwhile).
+QUICKPLAY_EVERY = 2.0
+
+
+class TakeBody(Strict):
+    """``POST /api/lobby/tables/{id}/take``: which seat (default: the first free one)."""
+
+    seat: Annotated[int, Field(ge=0, le=3)] | None = None
+
+
+class QuickPlayBody(Strict):
+    """``POST /api/quickplay``."""
+
+    players: Annotated[int, Field(ge=RATED_PLAYERS.start, le=RATED_PLAYERS.stop - 1)]
+    size: Annotated[int, Field(ge=TABLE_SIZES.start, le=TABLE_SIZES.stop - 1)]
+
+
+_take = TypeAdapter(TakeBody)
+_quick = TypeAdapter(QuickPlayBody)
+
+
+def parse_open(raw: bytes) -> tuple[CreateTable, bool]:
+    """An open table's body: what ``POST /api/tables`` takes (checked by the same rules),
+    and ``rated``."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise ApiError("bad_request", "bad request: the body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise ApiError("bad_request", "bad request: the body must be a JSON object")
+    rated = data.pop("rated", False)
+    if not isinstance(rated, bool):
+        raise ApiError("bad_request", "bad request: rated: Input should be a valid boolean")
+    if "name" in data:
+        raise ApiError("bad_request", "bad request: name: an open table's players play under their usernames")
+    if rated and data.get("hints"):
+        raise ApiError("bad_request", "bad request: hints: never at a rated table (a rating measures the players)")
+    return parse_create(json.dumps(data).encode()), rated
+
+
+@dataclass
+class LobbyParts:
+    """What the app keeps of the lobby: the parts, and the PostgreSQL topics they hear."""
+
+    lobby: Lobby
+    quickplay: QuickPlay
+    ratings: RatingStore
+    limits: Limits
+    #: New open tables per client address, and new lobby sockets per address.
+    creations: Buckets
+    connects: Buckets
+
+    @property
+    def feed(self) -> LobbyFeed:
+        """The lobby sockets of this process."""
+        return self.lobby.feed
+
+    @property
+    def topics(self) -> dict[str, Any]:
+        """Notification topics -> handlers (``PgListener(topics=...)``)."""
+        return {LOBBY_TOPIC: self.lobby.remote_change, MATCH_TOPIC: self.quickplay.remote_match}
+
+    async def stop(self) -> None:
+        """At shutdown."""
+        await self.lobby.feed.stop()
+
+
+def _index() -> HTMLResponse:
+    page = files("omega") / "web" / "index.html"
+    return HTMLResponse(page.read_text(encoding="utf-8") if page.is_file() else "<!doctype html><title>Omega</title>")
+
+
+def setup(app: FastAPI, core: TableCore, ratings: RatingStore, scheduler: Scheduler, limits: Limits) -> LobbyParts:
+    """The lobby of the app (``app.state.lobby``), and quick play's matching as recurring
+    work (games are rated as they end by the action path itself: ``TableCore.on_end``)."""
+    lobby = Lobby(core, ratings)
+    quickplay = QuickPlay(core, lobby, ratings)
+    parts = LobbyParts(lobby, quickplay, ratings, limits, Buckets(limits.create_rate, limits.create_burst),
+                       Buckets(limits.ws_connect_rate, limits.ws_connect_burst))
+    scheduler.every("quickplay", QUICKPLAY_EVERY, quickplay.match_all, lease=60.0)
+    app.state.lobby = parts
+    return parts
+
+
+def _parts(conn: HTTPConnection) -> LobbyParts:
+    parts: LobbyParts = conn.app.state.lobby
+    return parts
+
+
+#: The lobby's routes and socket.
+router = APIRouter()
+
+# -- pages -----------------------------------------------------------------------------------------
+for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}"):
+    router.add_api_route(_path, _index, methods=["GET", "HEAD"], include_in_schema=False)
+
+# -- open tables -----------------------------------------------------------------------------------
+
+
+@router.get("/api/lobby", dependencies=[CHARGED])
+async def listing(request: Request) -> dict[str, Any]:
+    return {"tables": await _parts(request).lobby.listing()}
+
+
+@router.post("/api/lobby/tables", status_code=201, dependencies=[CHARGED])
+async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req, rated = parse_open(raw)
+    parts = _parts(request)
+    if not parts.creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
+        raise ApiError("rate_limited", "too many new tables; slow down")
+    new = replace(new_table(req), name=None, rated=rated)
+    return await parts.lobby.open_table(user, new, client_address(request))
+
+
+@router.post("/api/lobby/tables/{table_id}/take", dependencies=[CHARGED])
+async def take(request: Request, table_id: str, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req: TakeBody = parse(_take, raw or b"{}")
+    return await _parts(request).lobby.take(user, table_id, req.seat)
+
+
+@router.post("/api/lobby/tables/{table_id}/cancel", dependencies=[CHARGED])
+async def cancel(request: Request, table_id: str, user: LoggedIn) -> dict[str, Any]:
+    return await _parts(request).lobby.cancel(user, table_id)
+
+# -- quick play ------------------------------------------------------------------------------------
+
+
+@router.get("/api/quickplay", dependencies=[CHARGED])
+async def quick_status(request: Request) -> dict[str, Any]:
+    user = await session_user(request)
+    if user is None:
+        raise ApiError("auth_required", "log in first")
+    return await _parts(request).quickplay.status(user)
+
+
+@router.post("/api/quickplay", dependencies=[CHARGED])
+async def quick_join(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req: QuickPlayBody = parse(_quick, raw or b"{}")
+    return await _parts(request).quickplay.join(user, req.players, req.size)
+
+
+@router.post("/api/quickplay/leave", dependencies=[CHARGED])
+async def quick_leave(request: Request, user: LoggedIn) -> dict[str, Any]:
+    return await _parts(request).quickplay.leave(user)
+
+# -- the lobby socket ------------------------------------------------------------------------------
+
+
+@router.websocket("/ws/lobby")
+async def lobby_socket(websocket: WebSocket) -> None:
+    parts = _parts(websocket)
+    lobby, quickplay, limits = parts.lobby, parts.quickplay, parts.limits
+    clock = websocket.app.state.callers.clock
+    await websocket.accept(subprotocol="omega.v1" if "omega.v1" in websocket.scope.get("subprotocols", []) else None)
+
+    async def refuse(error: ApiError) -> None:
+        with contextlib.suppress(Exception):
+            await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+            await websocket.close(code=4000 + error.status)
+
+    address = websocket.client.host if websocket.client else "?"
+    if not parts.connects.take(address, clock.monotonic()):
+        await refuse(ApiError("rate_limited", "too many new sockets; wait a moment"))
+        return
+    if session_id_of(websocket) is not None and not same_site(websocket):
+        await refuse(ApiError("cross_site", "this socket must come from the site's own page"))
+        return
+    if len(lobby.feed.subscribers) >= limits.lobby_sockets:
+        await refuse(ApiError("busy", "the lobby is full right now; try again in a minute"))
+        return
+    user = await session_user(websocket)
+    sub = lobby.feed.add(user.id if user is not None else None, limits.ws_send_queue)
+
+    sending = asyncio.Lock()
+
+    async def send(message: dict[str, Any]) -> None:
+        async with sending, asyncio.timeout(limits.ws_send_timeout):
+            await websocket.send_text(json.dumps(message, separators=(",", ":")))
+
+    async def snapshot() -> None:
+        quick = await quickplay.status(user) if user is not None else None
+        await send({"type": "lobby", "tables": await lobby.listing(), "you": user_json(user), "quickplay": quick})
+
+    async def pump() -> None:
+        while True:
+            message = await sub.queue.get()
+            if sub.resync or message is None:
+                sub.resync = False
+                await snapshot()
+            else:
+                await send(message)
+
+    writer: asyncio.Task[None] | None = None
+    try:
+        await snapshot()
+        writer = asyncio.get_running_loop().create_task(pump())
+        bucket = Buckets(limits.ws_rate, limits.ws_burst, max_keys=1)
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if not bucket.take("", clock.monotonic()):
+                continue  # a flood costs its sender only
+            raw = message.get("text") or ""
+            if len(raw) <= limits.max_message and raw.replace(" ", "") == '{"type":"ping"}':
+                await send({"type": "pong"})
+            else:
+                await send({"type": "error", "request_id": None, "error": {
+                    "code": "bad_request", "message": 'bad request: the lobby socket takes {"type": "ping"} only'}})
+    except (WebSocketDisconnect, TimeoutError, OSError):
+        pass
+    finally:
+        lobby.feed.remove(sub)
+        if writer is not None:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+

@@ -1,0 +1,25 @@
+"""Every feature's ORM models, on the one :class:`~omega.server.infra.db.Base`: importing
+this module fills ``Base.metadata`` with every table of the schema, the one the Alembic
+history (``migrations/``) makes.  A new feature's models are imported here too.
+
+>>> sorted(Base.metadata.tables)[:4]
+['chat', 'due', 'events', 'presence']
+"""
+
+from __future__ import annotations
+
+from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.infra.db import Base
+from omega.server.infra.due import DueRow
+from omega.server.infra.servers import ServerRow
+from omega.server.lobby.quickplay import QueueRow
+from omega.server.ratings.models import RatedGameRow, RatingChangeRow, RatingRow
+from omega.server.social.models import ChatRow, RematchRow
+from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
+from omega.server.work.reviews import ReviewRow
+
+__all__ = ["Base", "MODELS"]
+
+#: The models of every feature.
+MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, ServerRow, DueRow, ReviewRow, ChatRow,
+          RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow)

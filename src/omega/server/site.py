@@ -1,0 +1,179 @@
+"""What the site serves besides its features: the page (``/``, ``/t/{id}``, its static
+files, and the page for a path no route knows), ``/api/health``, ``/healthz``,
+``/metrics``, ``/api/config`` (the limits the page offers) and ``/api/status``; and the
+error handlers that give every failure the API's error shape.
+
+>>> site_config()["sizes"][0]
+{'size': 5, 'cells': 61}
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import logging
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Receive, Scope, Send
+
+from omega.ai.levels import LEVELS
+from omega.board import cell_count
+from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
+from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
+from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
+from omega.server.errors import ApiError
+from omega.server.infra.metrics import MetricsAccess
+from omega.server.social.chat_text import CHAT_MAX
+from omega.server.tables.deps import table_core
+from omega.server.tables.state import COMPUTER_TURN
+from omega.server.tables.timecontrol import time_control_config
+
+__all__ = ["router", "setup", "web_dir", "index", "site_config", "PROGRAM_PATHS"]
+
+log = logging.getLogger("omega.server")
+
+_MISSING_CLIENT = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Omega</title></head>
+<body><h1>Omega server</h1><p>The web client is missing: <code>omega/web/index.html</code> is not
+installed. The API is at <code>/api</code>.</p></body></html>"""
+
+#: Paths of programs, not of people's browsers: a path there that no route knows keeps the
+#: JSON error (a browser elsewhere gets the page, which says "not found" in its own words).
+PROGRAM_PATHS = ("/api/", "/ws/", "/static/", "/healthz")
+
+
+def web_dir() -> Path:
+    """Where the page's files are (``src/omega/web``)."""
+    return Path(str(files("omega") / "web"))
+
+
+def site_config() -> dict[str, Any]:
+    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md)."""
+    return {
+        "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
+        "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
+        "default_size": DEFAULT_SIZE,
+        "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
+        "default_level": DEFAULT_LEVEL,
+        "name_max": NAME_MAX,
+        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
+        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
+        "time_controls": time_control_config(),
+        "chat_max": CHAT_MAX,
+    }
+
+
+def index() -> Response:
+    """The page (the one page of the site; it reads its path itself)."""
+    page = web_dir() / "index.html"
+    if page.is_file():
+        return HTMLResponse(page.read_text(encoding="utf-8"))
+    return HTMLResponse(_MISSING_CLIENT)
+
+
+router = APIRouter()
+router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=False)
+router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
+
+
+@router.get("/api/health")
+async def health() -> dict[str, Any]:
+    return {"ok": True}
+
+
+async def healthz(request: Request) -> dict[str, Any]:
+    """For load balancers and monitors: the process answers and its database does too
+    (a database that does not answer gives 503 ``unavailable``)."""
+    core = table_core(request)
+    await core.db(core.repo.ping)
+    return {"ok": True, "database": "ok"}
+
+
+router.add_api_route("/healthz", healthz, methods=["GET", "HEAD"], include_in_schema=False)
+
+
+async def prometheus(request: Request) -> Response:
+    """This process's metrics, for monitoring addresses only (never through the proxy)."""
+    access: MetricsAccess = request.app.state.metrics_access
+    if not access.allows(request.client.host if request.client else None,
+                         forwarded="x-forwarded-for" in request.headers):
+        raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
+    metrics = table_core(request).metrics
+    await metrics.refresh()
+    body, content_type = metrics.render(request.headers.get("accept", ""))
+    return Response(body, headers={"content-type": content_type})
+
+
+router.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=False)
+
+
+@router.get("/api/config")
+async def config() -> dict[str, Any]:
+    return site_config()
+
+
+@router.get("/api/status")
+async def status(request: Request) -> dict[str, Any]:
+    """What the server is doing: sockets, cached tables, computer turns."""
+    core = table_core(request)
+    computers = request.app.state.computers
+    return {
+        "sockets": core.hub.socket_count(), "tables_cached": core.cached_tables,
+        "computer_turns_due": await core.db(core.repo.due_count, COMPUTER_TURN),
+        "computers": computers.status() if computers is not None else None,
+    }
+
+
+async def _api_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.as_json(), status_code=exc.status)
+
+
+async def _database_error(request: Request, exc: Exception) -> JSONResponse:
+    # The database is down or restarting: nothing was acknowledged, the client may retry
+    # (with the same request_id, so a retry never plays twice).
+    log.error("database error on %s: %s", request.url.path, exc)
+    error = ApiError("unavailable", "the database is not available; try again")
+    return JSONResponse(error.as_json(), status_code=error.status)
+
+
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+    error = ApiError(code, str(exc.detail))
+    # A 405 keeps the router's Allow header.
+    return JSONResponse(error.as_json(), status_code=error.status, headers=exc.headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    # A bug: the traceback goes to the log (uvicorn logs it after this answer), the client
+    # gets the usual error shape, never a plain-text page.
+    error = ApiError("internal", "internal server error")
+    return JSONResponse(error.as_json(), status_code=error.status)
+
+
+def setup(app: FastAPI, metrics_from: str) -> None:
+    """The error handlers, the static files, the page for unknown paths, and who may read
+    ``/metrics`` (``metrics_from``: addresses or networks, comma-separated)."""
+    app.state.metrics_access = MetricsAccess(metrics_from)
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(DBAPIError, _database_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)
+    app.mount("/static", StaticFiles(directory=web_dir(), check_dir=False), name="static")
+    no_route = app.router.default
+
+    async def not_found(scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(PROGRAM_PATHS):
+            response = index()
+            response.status_code = 404
+            await response(scope, receive, send)
+            return
+        await no_route(scope, receive, send)
+
+    app.router.default = not_found
+

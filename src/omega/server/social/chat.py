@@ -1,0 +1,180 @@
+"""Table chat: short plain-text messages between the people at a table.
+
+Who may write: the player of any human seat (resigned or not), and spectators unless the
+table is rated (:func:`may_chat`; whether a table is rated is read through :func:`is_rated`
+alone).  A message is checked by :func:`~omega.server.social.chat_text.check_chat_text` (at most
+``CHAT_MAX`` characters, one line), then charged to its writer's budget (``Limits.chat_rate``,
+``chat_burst``: per seat, or per client address for spectators, counted by each server
+process), then stored in the ``chat`` table beside the table's rows.  Chat is never an event:
+it does not move the table's version and never enters the record or a replay.
+
+A stored message reaches this process's sockets of the table at once, and other processes'
+through the database (``NOTIFY 'server:table:c<id>'``: they read the message by its id).  A
+socket that opens gets the last :data:`CHAT_HISTORY` messages.
+
+>>> from omega.server.tables.state import SeatConfig, TableConfig
+>>> from omega.server.tables.identity import SeatHolder, Spectator
+>>> config = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 1)))
+>>> may_chat(config, SeatHolder(0)), may_chat(config, Spectator())
+(True, True)
+>>> from dataclasses import replace
+>>> may_chat(replace(config, rated=True), Spectator())
+False
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, text
+
+from omega.server.accounts.models import UserRow
+from omega.server.clock import Clock, stamp
+from omega.server.errors import ApiError
+from omega.server.infra.limits import Buckets, Limits
+from omega.server.infra.pubsub import Notice
+from omega.server.social.chat_text import check_chat_text
+from omega.server.social.models import ChatRow
+from omega.server.tables.core import TableCore
+from omega.server.tables.identity import Identity, SeatHolder, Spectator
+from omega.server.tables.state import TableConfig
+
+__all__ = ["Chat", "ChatLine", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated", "chat_message"]
+
+#: Messages a socket gets when it opens (the latest ones).
+CHAT_HISTORY = 100
+#: The tag of a chat message's note between server processes (followed by its id).
+CHAT_TAG = "c"
+#: How a spectator's messages are signed.
+SPECTATOR_NAME = "Spectator"
+
+
+def is_rated(config: TableConfig) -> bool:
+    """Whether the table is rated: the one place chat asks (rated tables keep their chat to
+    the players)."""
+    return config.rated
+
+
+def may_chat(config: TableConfig, who: Identity) -> bool:
+    """Whether ``who`` may write in the table's chat: a human seat's player, or a spectator
+    of a table that is not rated."""
+    if isinstance(who, SeatHolder):
+        return config.seats[who.seat].kind == "human"
+    return isinstance(who, Spectator) and not is_rated(config)
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    """One stored message as sockets see it."""
+
+    id: int
+    at: str
+    seat: int | None
+    name: str
+    user: str | None
+    text: str
+
+    def json(self) -> dict[str, Any]:
+        """The message of ``docs/server-api.md`` (Table chat).
+
+        >>> ChatLine(7, "2027-01-01T00:00:00Z", None, "Spectator", None, "hi").json()["text"]
+        'hi'
+        """
+        return {"id": self.id, "at": self.at, "seat": self.seat, "name": self.name, "user": self.user,
+                "text": self.text}
+
+
+def chat_message(lines: list[ChatLine], *, history: bool) -> str:
+    """The socket message carrying ``lines`` (``history``: the ones sent when a socket opens).
+
+    >>> chat_message([], history=True)
+    '{"type":"chat","history":true,"messages":[]}'
+    """
+    return json.dumps({"type": "chat", "history": history, "messages": [line.json() for line in lines]},
+                      separators=(",", ":"))
+
+
+def _line(row: Any) -> ChatLine:
+    at = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
+    return ChatLine(row.id, stamp(at), row.seat, row.name, row.username, row.text)
+
+
+#: A table's latest lines, newest first: built once (every socket that opens reads them).
+_LATEST = select(ChatRow).where(ChatRow.table_id == bindparam("tid")).order_by(ChatRow.id.desc()).limit(CHAT_HISTORY)
+
+
+class Chat:
+    """The chat of every table, for one server process."""
+
+    def __init__(self, core: TableCore, limits: Limits, clock: Clock) -> None:
+        self.core = core
+        self.clock = clock
+        self.budgets = Buckets(limits.chat_rate, limits.chat_burst)
+
+    async def history(self, table_id: str) -> list[ChatLine]:
+        """The table's latest messages, oldest first."""
+        def read() -> list[ChatLine]:
+            with self.core.repo.engine.connect() as conn:
+                rows = conn.execute(_LATEST, {"tid": table_id}).all()
+                conn.rollback()
+            return [_line(r) for r in reversed(rows)]
+
+        return await self.core.db(read)
+
+    async def post(self, table_id: str, who: Identity, address: str, raw_text: str) -> ChatLine:
+        """Store a message by ``who`` (from ``address``) and send it to the table's sockets.
+        Refused (and nothing stored) with ``forbidden``, ``bad_request`` or ``rate_limited``."""
+        cached = await self.core.get(table_id)
+        config = cached.state.config
+        if not may_chat(config, who):
+            raise ApiError("forbidden", "spectators cannot write in the chat of a rated table"
+                           if isinstance(who, Spectator) else "this seat cannot write in the chat")
+        message = check_chat_text(raw_text)
+        seat = who.seat if isinstance(who, SeatHolder) else None
+        key = f"{table_id}:{seat}" if seat is not None else f"{table_id}:watch:{address}"
+        if not self.budgets.take(key, self.clock.monotonic()):
+            raise ApiError("rate_limited", "you are writing too fast; wait a few seconds")
+        name = cached.state.names[seat] if seat is not None else SPECTATOR_NAME
+        user_id = cached.keys.seat_users[seat] if seat is not None and seat < len(cached.keys.seat_users) else None
+        now = self.clock.now()
+        repo = self.core.repo
+        server_id = self.core.server_id
+
+        def store() -> ChatLine:
+            with repo.writing() as conn:
+                username = None if user_id is None else conn.execute(
+                    select(UserRow.username).where(UserRow.id == user_id)).scalar_one_or_none()
+                new_id = conn.execute(insert(ChatRow).values(
+                    table_id=table_id, created_at=now, seat=seat, name=name, username=username, text=message,
+                ).returning(ChatRow.id)).scalar_one()
+                if repo.is_postgres:
+                    conn.execute(text("SELECT pg_notify('omega_events', :p)"),
+                                 {"p": f"{server_id}:{table_id}:{CHAT_TAG}{new_id}"})
+            return ChatLine(new_id, stamp(now), seat, name, username, message)
+
+        line = await self.core.db(store)
+        self._deliver(table_id, line)
+        return line
+
+    def _deliver(self, table_id: str, line: ChatLine) -> None:
+        out = chat_message([line], history=False)
+        self.core.hub.deliver_notice(table_id, Notice(lambda _who: out, chat_line=line.id))
+
+    async def remote(self, table_id: str, message_id: int) -> None:
+        """Another process stored message ``message_id``: give it to this process's sockets."""
+        if not self.core.hub.has(table_id):
+            return
+
+        def read() -> ChatLine | None:
+            with self.core.repo.engine.connect() as conn:
+                row = conn.execute(select(ChatRow).where(ChatRow.id == message_id,
+                                                         ChatRow.table_id == table_id)).one_or_none()
+                conn.rollback()
+            return None if row is None else _line(row)
+
+        line = await self.core.db(read)
+        if line is not None:
+            self._deliver(table_id, line)

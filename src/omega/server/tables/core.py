@@ -1,0 +1,753 @@
+"""The one action path: identity -> seat -> version -> decide -> persist -> broadcast.
+
+:class:`TableCore` holds this process's cache of tables and is the only place that writes
+a table's events.  Every change goes through :meth:`TableCore.write`:
+
+1. serialise: the table's ``asyncio.Lock`` in this process, and a write transaction that
+   locks the table row (PostgreSQL) or the database (SQLite) across processes;
+2. catch up: events other processes stored since the cache last looked are applied first;
+3. decide: a function of the up-to-date state and ``now`` (the injected clock's time) says
+   which events the change makes, or raises :class:`~omega.server.errors.ApiError`;
+4. persist: the events, the table row and the table's due work (a computer to move) are
+   committed together;
+5. broadcast: only after the commit does the cache move on and this process's sockets get
+   the events; other processes hear of them through the database (``pubsub``).
+
+A person's action (:meth:`TableCore.act`) adds, before deciding, the identity's seat, the
+request id (a retry gets its first answer) and the version the client saw.  Computer turns
+take the same path with the :data:`~omega.server.tables.identity.COMPUTER` identity.
+
+Blocking database work runs in a thread pool (:meth:`TableCore.db`), never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import zlib
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from omega.game import Game
+from omega.server.clock import Clock, stamp
+from omega.server.config import Settings
+from omega.server.errors import ApiError
+from omega.server.infra.due import Due
+from omega.server.infra.metrics import Metrics
+from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
+from omega.server.tables.actions import Action, action_fingerprint
+from omega.server.tables.commits import Commits
+from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
+from omega.server.tables.identity import (
+    Authenticator,
+    ComputerPlayer,
+    Credentials,
+    Identity,
+    SeatHolder,
+    Spectator,
+    TableKeys,
+    hash_token,
+    new_token,
+)
+from omega.server.tables.state import (
+    COMPUTER_TURN,
+    DUE_KINDS,
+    PresenceCount,
+    SeatConfig,
+    TableConfig,
+    TableState,
+    decide,
+    decide_abandon,
+    decide_timeout,
+)
+from omega.server.tables.store import Repository, Writer
+from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between
+
+__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
+
+#: Events each cached table keeps for sockets that reconnect with ``since``.
+RECENT_EVENTS = 64
+
+log = logging.getLogger("omega.server")
+T = TypeVar("T")
+
+#: What a write decides: the events for the up-to-date state at ``now`` (the writer is
+#: there for decisions that read or count other rows in the same transaction).
+Decision = Callable[[TableState, Writer, datetime], list[Event]]
+#: Told inside the transaction that stores a game's end: the writer, the table as the end
+#: left it, and the events being stored (the ratings are updated so, in the same commit).
+EndHook = Callable[[Writer, TableState, list[Event]], None]
+
+
+@dataclass
+class Cached:
+    """A table in this process's memory: its state, its keys, and the lock of its writes."""
+
+    state: TableState
+    keys: TableKeys
+    #: Who opened the table (computer turns are queued fairly by it).
+    owner: str = ""
+    #: The seat that created the table, the one that may make new links (None: nobody).
+    creator: int | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The last events sent to sockets, consecutive versions (a reconnecting socket is
+    #: served from here instead of rebuilding the table from the database).
+    recent: deque[Delivery] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
+
+    def view_before(self, pending: list[Delivery]) -> dict[str, Any]:
+        """The table's view (no viewer) at its current version, the one the next event's
+        changes are counted from: the last of ``pending`` (deliveries made, not yet sent) or
+        of the events sent, when it is that version; else made now."""
+        last = pending[-1] if pending else self.recent[-1] if self.recent else None
+        if last is not None and last.version == self.state.version:
+            return last.state
+        return self.state.view(viewer=False)
+
+    def delivered(self, items: list[Delivery]) -> None:
+        """Remember events just sent (forgetting older ones if these do not follow)."""
+        for item in items:
+            if self.recent and self.recent[-1].version + 1 != item.version:
+                self.recent.clear()
+            self.recent.append(item)
+
+
+@dataclass(frozen=True)
+class Acted:
+    """The answer to an action: the version it was stored at, and the table after it (as
+    the actor sees it), made only when asked for: a WebSocket ack needs the version only."""
+
+    version: int
+    table: TableState
+    seat: int | None
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The table state of ``docs/server-api.md``, for the actor."""
+        return self.table.view(self.seat)
+
+
+@dataclass(frozen=True)
+class ComputerJob:
+    """What a computer needs to choose its action: the game at ``version`` and its level."""
+
+    table_id: str
+    version: int
+    level: int
+    seed: int
+    game: Game
+    #: Who opened the table: turns of different owners take turns for the workers.
+    owner: str = ""
+
+
+@dataclass(frozen=True)
+class NewTable:
+    """A table to create: its seats, who creates it and the name they chose."""
+
+    players: int
+    size: int
+    pie_rule: bool
+    seats: tuple[SeatConfig, ...]
+    creator_seat: int
+    name: str | None = None
+    #: The creator's account, which then holds the creator's seat (None: a guest).
+    creator_user: int | None = None
+    time_control: TimeControl = UNTIMED
+    hints: bool = False
+    #: Listed in the lobby, where accounts take the other seats (no invite links then).
+    open: bool = False
+    #: The result changes the players' ratings.
+    rated: bool = False
+
+
+def seat_of(who: Identity) -> int | None:
+    """The seat an identity acts for (None: the computer, for the seat to move);
+    ``forbidden`` for a spectator."""
+    if isinstance(who, SeatHolder):
+        return who.seat
+    if isinstance(who, ComputerPlayer):
+        return None
+    raise ApiError("forbidden", "spectators cannot act")
+
+
+class TableCore:
+    """The tables of one server process: the cache, the action path and event fan-out."""
+
+    def __init__(self, repo: Repository, clock: Clock, authenticator: Authenticator,
+                 settings: Settings | None = None, metrics: Metrics | None = None) -> None:
+        self.repo = repo
+        #: This process's figures for ``/metrics``.
+        self.metrics = metrics or Metrics()
+        self.clock = clock
+        self.authenticator = authenticator
+        self.settings = settings or Settings()
+        self.server_id = secrets.token_hex(8)
+        self.hub = Hub()
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
+        self._loading: dict[str, asyncio.Lock] = {}
+        threads = self.settings.db_threads or (16 if repo.is_postgres else 2)
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-db")
+        self.commits = Commits(repo, self.db)
+        #: Called after a commit stored due work (a computer to move): the scheduler looks.
+        self.on_due: Callable[[], None] = lambda: None
+        #: Called inside the transaction that ends a game (see :data:`EndHook`); the ratings
+        #: feature sets it (``omega.server.ratings.service.install``) in every process that
+        #: stores ends: a server, or a worker whose computer plays on for a resigned seat.
+        self.on_end: EndHook | None = None
+
+    async def db(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run blocking database work in the database threads."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        except DBAPIError as e:
+            # A clash of keys is an answer (a retried id, a version taken), not a failure.
+            if not isinstance(e, IntegrityError):
+                self.metrics.database_error(e)
+            raise
+
+    async def note(self, table_id: str, tag: str) -> None:
+        """Tell the other server processes something about ``table_id`` that is not an
+        event (PostgreSQL NOTIFY ``'server:table:tag'``, heard by their ``PgListener`` as
+        ``on_note``); nothing to tell on SQLite, where one process owns the database.  ``tag``
+        is short (no ``:``): a note names what changed, its listeners read the rest."""
+        if not self.repo.is_postgres:
+            return
+        payload = f"{self.server_id}:{table_id}:{tag}"
+
+        def send() -> None:
+            with self.repo.engine.begin() as conn:
+                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
+        await self.db(send)
+
+    def close(self) -> None:
+        """Release the database threads and connections."""
+        self._executor.shutdown(wait=True)
+        self.repo.engine.dispose()
+
+    @property
+    def cached_tables(self) -> int:
+        """How many tables this process holds in memory."""
+        return len(self._cache)
+
+    # -- the table cache --------------------------------------------------------------------
+
+    async def get(self, table_id: str) -> Cached:
+        """The cached table (loaded from its events when needed); ``not_found`` otherwise."""
+        if len(table_id) > 32:  # longer than any id: no need to ask the database
+            raise ApiError("not_found", "there is no such table")
+        cached = self._cache.get(table_id)
+        if cached is not None:
+            self._cache.move_to_end(table_id)
+            return cached
+        lock = self._loading.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            cached = self._cache.get(table_id)
+            if cached is None:
+                stored = await self.db(self.repo.load, table_id)
+                if stored is None:
+                    self._loading.pop(table_id, None)
+                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                state = TableState(stored.config)
+                for e in stored.events:
+                    state.apply(e)
+                state.set_presence(stored.presence)
+                cached = Cached(state, stored.keys, stored.owner, stored.creator)
+                self._remember(table_id, cached)
+        self._loading.pop(table_id, None)
+        return cached
+
+    def _remember(self, table_id: str, cached: Cached) -> None:
+        self._cache[table_id] = cached
+        excess = len(self._cache) - self.settings.cache_size
+        if excess <= 0:
+            return
+        # Forget the least recently used tables that no socket watches and no write holds;
+        # a forgotten table is simply loaded again from its events when needed.
+        for old_id in list(self._cache):
+            if excess <= 0:
+                break
+            old = self._cache[old_id]
+            if old_id != table_id and not self.hub.has(old_id) and not old.lock.locked():
+                del self._cache[old_id]
+                excess -= 1
+
+    async def fresh(self, table_id: str) -> Cached:
+        """The cached table, caught up with events other processes stored."""
+        cached = await self.get(table_id)
+        if not self.repo.is_postgres:
+            # One process owns an SQLite database (workers need PostgreSQL): every event of
+            # a cached table went through this cache, so there is nothing to ask.
+            return cached
+        version = await self.db(self.repo.version, table_id)
+        if version is not None and version > cached.state.version:
+            async with cached.lock:
+                await self._catch_up(table_id, cached)
+        return cached
+
+    async def _catch_up(self, table_id: str, cached: Cached) -> None:
+        """Apply events other processes stored, and push them to this process's sockets
+        (whoever catches up delivers, so no event is applied without being delivered).
+        The caller holds ``cached.lock``."""
+        events = await self.db(self.repo.events_after, table_id, cached.state.version)
+        if _renews_keys(events):
+            # Read after the events: keys at least as new as them, taken before they are applied.
+            keys: TableKeys | None = await self.db(self.repo.keys, table_id)
+            cached.keys = keys or cached.keys
+        out: list[Delivery] = []
+        for e in events:
+            before = cached.view_before(out)
+            cached.state.apply(e)
+            out.append(Delivery(e.version, e.public(), cached.state.view(viewer=False), before))
+        cached.delivered(out)
+        self.hub.deliver(table_id, out)
+
+    def remote_event(self, table_id: str, version: int) -> None:
+        """Another process stored an event (PostgreSQL NOTIFY): deliver it to our sockets."""
+        if self.hub.has(table_id):
+            asyncio.get_running_loop().create_task(self._deliver_remote(table_id))
+
+    async def _deliver_remote(self, table_id: str) -> None:
+        try:
+            cached = await self.get(table_id)
+            async with cached.lock:
+                await self._catch_up(table_id, cached)
+        except Exception:
+            log.exception("could not deliver remote events of table %s", table_id)
+
+    # -- presence (live state, not history) ---------------------------------------------------
+
+    def presence_counted(self, table_id: str, count: PresenceCount) -> None:
+        """The open-socket counts of a table changed: tell its sockets here if who is
+        connected changed (a cached table only: one not in memory is read fresh when loaded).
+        A count older than one already taken (two reads that finished out of order) is
+        passed over."""
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.state.set_presence(count):
+            self.hub.deliver_presence(table_id, PresenceNote(cached.state.version, cached.state.connected()))
+
+    async def presence_now(self, table_id: str) -> PresenceNote:
+        """Who is at the table now, as a presence message says it."""
+        cached = await self.get(table_id)
+        if self.repo.is_postgres:  # other processes' sockets count too (as for a sync)
+            cached.state.set_presence(await self.db(self.repo.presence_count, table_id))
+        return PresenceNote(cached.state.version, cached.state.connected())
+
+    def remote_presence(self, table_id: str) -> None:
+        """Another process counted sockets of ``table_id`` (PostgreSQL NOTIFY)."""
+        if self.hub.has(table_id):
+            asyncio.get_running_loop().create_task(self._recount(table_id))
+
+    async def _recount(self, table_id: str) -> None:
+        try:
+            self.presence_counted(table_id, await self.db(self.repo.presence_count, table_id))
+        except Exception:
+            log.exception("could not count the sockets of table %s", table_id)
+
+    # -- identity ---------------------------------------------------------------------------
+
+    async def identify(self, table_id: str, credentials: Credentials, *, fresh: bool = True) -> Identity:
+        """Who ``credentials`` prove the caller is at ``table_id`` (``fresh`` catches the
+        cached table up with other processes first, for reads)."""
+        cached = await (self.fresh(table_id) if fresh else self.get(table_id))
+        if not fresh:
+            # A seat nobody has joined may have had its invite replaced in another process
+            # (a joined seat's token never changes): its first action looks at the latest keys.
+            who = self._try_identify(credentials, cached.keys)
+            if isinstance(who, SeatHolder) and not cached.state.joined[who.seat]:
+                cached = await self.fresh(table_id)
+        try:
+            return self.authenticator.identify(credentials, cached.keys)
+        except ApiError:
+            if credentials.token is not None:
+                raise
+            if credentials.user_id is None:
+                if cached.state.config.public:  # a lobby or rated table: anyone may watch
+                    return Spectator()
+                raise
+        # An account found no seat in the cached keys: a seat may have been bound to it
+        # since (seats are bound, never unbound), here or in another process.
+        cached.keys = replace(cached.keys, seat_users=await self.db(self.repo.seat_users, table_id))
+        try:
+            return self.authenticator.identify(credentials, cached.keys)
+        except ApiError:
+            if cached.state.config.public:
+                return Spectator()
+            raise
+
+    def _try_identify(self, credentials: Credentials, keys: TableKeys) -> Identity | None:
+        try:
+            return self.authenticator.identify(credentials, keys)
+        except ApiError:
+            return None
+
+    async def visit(self, table_id: str, who: Identity) -> None:
+        """A seat's first visit is recorded as a ``join``."""
+        if not isinstance(who, SeatHolder) or (await self.get(table_id)).state.joined[who.seat]:
+            return
+        seat = who.seat
+        seen = self._cache[table_id].state.version
+
+        def decision(st: TableState, w: Writer, now: datetime) -> list[Event]:
+            if st.joined[seat]:
+                return []
+            _refuse_replaced(st, seat, seen)
+            return [Event(Joined(seat), at=now)]
+
+        await self.write(table_id, decision)
+
+    # -- the action path ----------------------------------------------------------------------
+
+    async def write(self, table_id: str, decision: Decision) -> tuple[Cached, list[Event]]:
+        """Run ``decision`` on the up-to-date table inside a write transaction, store its
+        events with the table's due work, and only then push them to sockets.  Returns the
+        table and the stored events."""
+        cached = await self.get(table_id)
+        async with cached.lock:
+            state = cached.state
+            # Events applied to the cache, to be pushed to sockets whatever the decision says:
+            # a refused action may still have caught the cache up with other processes' events.
+            applied: list[Delivery] = []
+            # The keys after a ``links`` event: caught up (committed by another process) and
+            # this write's own (in force once committed).
+            caught_keys: list[TableKeys] = []
+            own_keys: list[TableKeys] = []
+            in_force: list[bool] = []
+            # The table after the decided events, made to store its derived columns.
+            trials: list[TableState] = []
+
+            def transaction(w: Writer | None) -> list[Event]:
+                # Runs inside the transaction (with other tables' writes, on SQLite).
+                if w is None:
+                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                # The commit's time, read while the table is locked: the writes of one table
+                # get their times in the order they are stored, so a move and the flag that
+                # races it are decided one after the other on the same clock.
+                now = self.clock.now()
+                if w.version != state.version:  # another process wrote: catch up first
+                    caught = w.events_after(state.version)
+                    if _renews_keys(caught):
+                        caught_keys.append(w.keys())
+                    for e in caught:
+                        before = cached.view_before(applied)
+                        state.apply(e)
+                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
+                events = decision(state, w, now)
+                if not events:
+                    return []
+                # Where the table stands after these events: the row's derived columns and
+                # the work due for it are stored in the same commit.
+                trial = state.copy()
+                for i, e in enumerate(events, start=1):
+                    trial.apply(e.with_version(state.version + i))
+                trials.append(trial)
+                stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
+                if self.on_end is not None and trial.over and not state.over:
+                    self.on_end(w, trial, stored)
+                if _renews_keys(stored):
+                    own_keys.append(w.keys())
+                due_before, due = state.due_work(), trial.due_work()
+                for kind in DUE_KINDS:
+                    if kind in due:
+                        # A timeout is due when the flag falls; the version fixes that time
+                        # (it moves only with the play), so the same version keeps its row.
+                        if due_before.get(kind) != due[kind]:
+                            w.keep_due(kind, due[kind], trial.due_at(kind) or now)
+                    elif kind in due_before:
+                        w.drop_due(kind)
+                w.notify(f"{self.server_id}:{table_id}:{w.version}")
+                if COMPUTER_TURN in due and due_before.get(COMPUTER_TURN) != due[COMPUTER_TURN]:
+                    # A computer's turn for whichever process plays them (maybe a worker).
+                    w.notify(f"{self.server_id}:{table_id}:{WORK_TAG}")
+                return stored
+
+            def committed(stored: list[Event]) -> None:
+                # Stored for good: now the cache may move on (and the views are made only for
+                # a table some socket of this process watches).
+                if own_keys:
+                    cached.keys = own_keys[-1]
+                    in_force.append(True)
+                watched = self.hub.has(table_id)
+                if not stored:
+                    return  # nothing decided (a retry's first answer, a name unchanged)
+                before = cached.view_before(applied) if watched else {}
+                if len(stored) == 1:
+                    # Nearly every write (a turn): the trial is the table after it, so the
+                    # turn is not played again.
+                    state.take(trials[-1])
+                else:
+                    # Each event's delivery carries the table as that event left it.
+                    for e in stored[:-1]:
+                        state.apply(e)
+                        if watched:
+                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
+                            before = applied[-1].state
+                    state.apply(stored[-1])
+                if watched:
+                    last = stored[-1]
+                    applied.append(Delivery(last.version, last.public(), state.view(viewer=False), before))
+                if not watched:
+                    cached.recent.clear()  # events went by unseen: the memory has a gap
+
+            try:
+                stored = await self.commits.run(table_id, transaction, committed)
+            finally:
+                if caught_keys and not in_force:
+                    cached.keys = caught_keys[-1]
+                cached.delivered(applied)
+                self.hub.deliver(table_id, applied)
+        if stored and cached.state.due_work():
+            self.on_due()
+        return cached, stored
+
+    async def act(self, table_id: str, who: Identity, action: Action, *, request_id: str | None = None,
+                  version: int | None = None) -> Acted | None:
+        """An action by ``who``; answers only once it is stored.
+
+        ``request_id`` makes a retry safe (the first answer again, never a second move);
+        ``version`` is the table version the action was chosen at: ``stale_version`` if the
+        play changed since (a player arriving or renaming does not count).  For the computer
+        (no request id) a stale action is dropped: None.
+        """
+        seat = seat_of(who)
+        fingerprint = action_fingerprint(action)
+        # The version the caller was identified at (the table is cached by then).
+        known = self._cache.get(table_id)
+        seen = known.state.version if known is not None else None
+        first_answer: list[int] = []
+        too_late: list[ApiError] = []
+        flags: list[datetime | None] = []
+
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            first = state.requests.get(request_id) if request_id is not None else None
+            if first is not None:  # a retry: the first answer, never a second move
+                first_version, first_seat, first_fp = first
+                if first_seat != seat or first_fp != fingerprint:
+                    raise ApiError("conflict", "this request_id was already used for another action")
+                first_answer.append(first_version)
+                return []
+            if version is not None and not state.play_version <= version <= state.version:
+                if seat is None:
+                    return []  # the computer chose on a position that is gone
+                raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+            try:
+                events = decide(state, seat, action, now)
+            except ApiError as e:
+                if e.code != "too_late":
+                    raise
+                # The flag fell before this came: the timeout is stored instead (without
+                # the request id: the action was refused, not played) and the caller hears
+                # too_late once it is committed.
+                too_late.append(e)
+                flags.append(state.flag_at())
+                return decide_timeout(state, now)
+            events[0] = Event(events[0].payload, at=now, seat=seat, request_id=request_id,
+                              fingerprint=fingerprint if request_id is not None else None)
+            # A seat's first action joins it in the same transaction.
+            if seat is not None and not state.joined[seat]:
+                _refuse_replaced(state, seat, seen)
+                events.insert(0, Event(Joined(seat), at=now))
+            return events
+
+        cached, stored = await self.write(table_id, decision)
+        if too_late:
+            self._timed_out(table_id, flags[0], stored)
+            raise too_late[0]
+        if first_answer:
+            return Acted(first_answer[0], cached.state, seat)
+        acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
+        if acted is None:
+            return None  # a computer's stale action, dropped
+        return Acted(acted.version, cached.state, seat)
+
+    async def flag(self, due: Due) -> datetime | None:
+        """The scheduler's handler of ``timeout`` work: store the timeout of the table's
+        running clock if its flag has fallen by now (decided in the write, like any action,
+        so a move that got in first wins).  Returns when to look again if the flag has not
+        fallen yet (this process's clock is behind the one that set the time), else None."""
+        flags: list[datetime | None] = []
+
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            flags[:] = [state.flag_at()]
+            return decide_timeout(state, now)
+
+        _, stored = await self.write(due.table_id, decision)
+        if stored:
+            self._timed_out(due.table_id, flags[0], stored)
+            return None
+        # Not fallen yet (another process's clock set the time) or no clock runs any more.
+        return flags[0] if flags and flags[0] is not None else None
+
+    def _timed_out(self, table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+        # Both ways a flag falls (the scheduler's timeout, a move that came too late) store
+        # the timeout through one write: counted here once, in the process that stored it.
+        if any(isinstance(e.payload, TimedOut) for e in stored):
+            self.metrics.timeout_fired()
+        _log_timeout(table_id, flag, stored)
+
+    async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
+        """Change the display name of ``who``'s seat."""
+        if not isinstance(who, SeatHolder):
+            raise ApiError("forbidden", "spectators have no seat to name")
+        seat = who.seat
+        cached, _ = await self.write(
+            table_id, lambda st, w, now: [] if st.names[seat] == name else [Event(Renamed(seat, name), at=now)])
+        return cached.state.view(seat)
+
+    async def create(self, new: NewTable, owner: str = "") -> dict[str, Any]:
+        """Create a table opened by ``owner``; the answer holds every human seat's token and
+        the spectator key."""
+        humans = [i for i, s in enumerate(new.seats) if s.kind == "human"]
+        tokens = {i: new_token() for i in humans}
+        spectator = new_token()
+        now = self.clock.now()
+        keys = TableKeys(tuple(hash_token(tokens[i]) if i in tokens else None for i in range(new.players)),
+                         hash_token(spectator),
+                         tuple(new.creator_user if i == new.creator_seat else None for i in range(new.players)))
+        for attempt in range(5):
+            # 48 random bits per id: a clash is rare, and then another id is drawn.
+            config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
+                                 new.time_control, new.hints, open=new.open, rated=new.rated)
+            state = TableState(config)
+            try:
+                await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner,
+                              new.creator_seat)
+                break
+            except IntegrityError:
+                if attempt == 4:
+                    raise
+        cached = Cached(state, keys, owner, new.creator_seat)
+        self._remember(config.id, cached)
+        # The creator has joined (and named their seat) by creating the table.
+        creator = new.creator_seat
+        first = [Event(Joined(creator), at=now)]
+        if new.name is not None:
+            first.append(Event(Renamed(creator, new.name), at=now))
+        await self.write(config.id, lambda st, w, at: first)
+        if state.due_work():
+            self.on_due()
+            await self.note(config.id, WORK_TAG)
+        return {
+            "id": config.id, "seat": creator, "token": tokens[creator],
+            # An open table's other seats are taken in the lobby, never by link.
+            "invites": {str(i): t for i, t in tokens.items() if i == creator or not new.open},
+            "spectator_key": spectator,
+            "state": cached.state.view(creator),
+        }
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def view(self, table_id: str, who: Identity) -> dict[str, Any]:
+        """The table state as ``who`` sees it."""
+        return (await self.get(table_id)).state.view(viewer_seat(who))
+
+    async def sync(self, table_id: str, who: Identity) -> tuple[int, dict[str, Any]]:
+        """Current version and state (for a WebSocket sync)."""
+        cached = await self.fresh(table_id)
+        if self.repo.is_postgres:
+            # Presence changes of other processes arrive as notifications; a sync (after a
+            # lost listener, say) counts afresh.
+            cached.state.set_presence(await self.db(self.repo.presence_count, table_id))
+        async with cached.lock:
+            return cached.state.version, cached.state.view(viewer_seat(who))
+
+    async def events_since(self, table_id: str, since: int) -> list[Delivery] | None:
+        """Every event after ``since`` with the state after each, or None if a sync is better
+        (``since`` unknown or too far behind)."""
+        cached = await self.fresh(table_id)
+        current = cached.state.version
+        if since > current or since < 0 or current - since > self.settings.max_replay_events:
+            return None
+        if since == current:
+            return []
+        recent = cached.recent
+        if recent and recent[0].version <= since + 1 and recent[-1].version == current:
+            return [d for d in recent if d.version > since]
+
+        def rebuild() -> list[Delivery] | None:
+            # In a database thread: hundreds of states of a big board would stall the loop.
+            stored = self.repo.load(table_id)
+            if stored is None:
+                return None
+            replay = TableState(stored.config)
+            out: list[Delivery] = []
+            before: dict[str, Any] = {}
+            for e in stored.events:
+                if e.version == since + 1:
+                    before = replay.view(viewer=False)  # what the client holds
+                replay.apply(e)
+                if e.version > since:
+                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False), before))
+                    before = out[-1].state
+            return out
+
+        return await self.db(rebuild)
+
+    async def computer_job(self, table_id: str) -> ComputerJob | None:
+        """What the computer to move at ``table_id`` must think about; None if no computer is."""
+        cached = await self.fresh(table_id)
+        state = cached.state
+        if not state.computer_to_move():
+            return None
+        seed = zlib.crc32(f"{table_id}:{state.version}".encode())
+        return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy(), cached.owner)
+
+    async def close_abandoned(self) -> int:
+        """Close every unfinished table nobody acted on for ``Settings.abandon_after``
+        seconds (finished games are kept as they are); returns how many were closed."""
+        idle_since = self.clock.now() - timedelta(seconds=self.settings.abandon_after)
+        closed = 0
+        while True:
+            batch = await self.db(self.repo.idle_tables, idle_since, 100)
+            for table_id in batch:
+                closed += await self.close_if_idle(table_id, idle_since)
+            if len(batch) < 100:
+                break
+        if closed:
+            log.info("closed %d tables abandoned unfinished", closed)
+        return closed
+
+    async def close_if_idle(self, table_id: str, idle_since: datetime) -> bool:
+        """Close the table as abandoned if nothing happened on it since ``idle_since``
+        (checked again inside the write: a move that just came in keeps it open)."""
+        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+            if state.updated_at is not None and state.updated_at >= idle_since:
+                return []
+            return decide_abandon(state, now)
+
+        _, stored = await self.write(table_id, decision)
+        return bool(stored)
+
+
+def _renews_keys(events: list[Event]) -> bool:
+    """Whether ``events`` replace some of the table's secrets (the keys must be read again)."""
+    return any(isinstance(e.payload, LinksRenewed) for e in events)
+
+
+def _refuse_replaced(state: TableState, seat: int, seen: int | None) -> None:
+    """An invite replaced after the caller was identified (at version ``seen``) is refused,
+    even if the request was let in just before the replacement."""
+    if seen is not None and state.renewed_at.get(seat, 0) > seen:
+        raise ApiError("forbidden", "this invite link was replaced by a newer one")
+
+
+def _log_timeout(table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+    """Log a stored timeout and how long after the flag fell the server stored it."""
+    out = next((e for e in stored if isinstance(e.payload, TimedOut)), None)
+    if out is None or flag is None or out.at is None:
+        return
+    assert isinstance(out.payload, TimedOut)
+    log.info("clock of seat %d ran out at table %s%s; stored %d ms after the flag fell", out.payload.seat, table_id,
+             " (game aborted)" if out.payload.aborted else "", ms_between(flag, out.at))
+
+
+def viewer_seat(who: Identity) -> int | None:
+    """The seat a viewer sees the table from (None: a spectator's view)."""
+    return who.seat if isinstance(who, SeatHolder) else None

@@ -1,0 +1,758 @@
+"""A table: seats around one :class:`omega.Game`, rebuilt from its event log.
+
+This module decides what an action does (:func:`decide`: which events it produces) and
+what a table looks like to its players (:meth:`TableState.view`); it does no input/output
+and reads no clock: the time comes in as ``now``.  Every rule question goes to ``Game``.
+
+A table's history is a list of events with consecutive versions (1, 2, ...).  Applying the
+events in order to a fresh :class:`TableState` gives the table exactly as it was, which is
+how the server restarts, catches up with other server processes and replays games.
+
+>>> from datetime import UTC, datetime
+>>> from omega.server.tables.actions import TurnAction
+>>> now = datetime(2026, 1, 1, tzinfo=UTC)
+>>> t = TableState(TableConfig("t1", players=2, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
+...                            seats=(SeatConfig("human"), SeatConfig("computer", 2))))
+>>> events = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
+>>> [e.kind for e in events], events[0].at == now
+(['turn'], True)
+>>> t.apply(events[0].with_version(1)); t.game.current_player
+1
+>>> t.computer_to_move()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from omega.game import SWAP, Color, Game, IllegalMove
+from omega.server.errors import ApiError
+from omega.server.tables.actions import Action, ResignAction, SwapAction
+from omega.server.tables.events import (
+    PLAY_EVENTS,
+    Abandoned,
+    Cancelled,
+    Event,
+    GameEnded,
+    HintUsed,
+    Joined,
+    LinksRenewed,
+    Payload,
+    PresenceChanged,
+    Renamed,
+    Resigned,
+    Swapped,
+    TimedOut,
+    TurnPlayed,
+)
+from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
+from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
+
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "PresenceCount", "SeatConfig", "TableConfig", "TableState", "decide",
+           "decide_abandon", "decide_timeout", "decide_hint", "decide_cancel", "default_name", "final_ranking",
+           "game_view", "hints_text"]
+
+#: Level of the computer that plays on for a resigned seat.
+RESIGNED_LEVEL = 1
+
+#: Work due at a table: a computer (a computer seat or a resigned one) is to move.
+COMPUTER_TURN = "computer"
+#: Work due at a time: the running clock's flag falls (see :meth:`TableState.flag_at`).
+TIMEOUT = "timeout"
+#: Every kind of work a table's state can make due (see :meth:`TableState.due_work`).
+DUE_KINDS = (COMPUTER_TURN, TIMEOUT)
+
+
+@dataclass(frozen=True)
+class SeatConfig:
+    """What a seat is when the table is created: ``human`` or ``computer`` with a level."""
+
+    kind: Literal["human", "computer"]
+    level: int | None = None
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """The fixed settings of a table."""
+
+    id: str
+    players: int
+    size: int
+    pie_rule: bool
+    created_at: str
+    seats: tuple[SeatConfig, ...]
+    time_control: TimeControl = UNTIMED
+    #: Whether the players may ask the computer for hints (never at a rated table).
+    hints: bool = False
+    #: Listed in the lobby: its free seats are taken there by accounts, and no move is made
+    #: before every seat is taken (see :attr:`TableState.waiting`).
+    open: bool = False
+    #: The result changes the players' ratings (``omega.server.ratings.service``); rated tables keep
+    #: their chat to the players.
+    rated: bool = False
+
+    @property
+    def public(self) -> bool:
+        """Anyone may watch it without a key: it was listed in the lobby, or it is rated."""
+        return self.open or self.rated
+
+
+@dataclass(frozen=True)
+class PresenceCount:
+    """A table's open sockets per seat over all server processes (seats with none left
+    out), as one read found them.  ``stamp`` orders one process's reads: each is taken with
+    the table's row locked (every write to the table holds that lock until its commit), so a
+    count with a larger stamp was read later and is never older.  Reads finish in any order
+    (several database threads), so the stamp, not the order of arrival, says which is news.
+    (A load on SQLite is stamped 0: every count after it is news.)
+
+    >>> PresenceCount(2, {0: 1}).seats
+    {0: 1}
+    """
+
+    stamp: int
+    seats: dict[int, int]
+
+
+@dataclass
+class TableState:
+    """A table as its events made it: the game, names, resignations, presence."""
+
+    config: TableConfig
+    game: Game = field(init=False)
+    version: int = 0
+    # Version of the last event that changed the play (a turn, swap, resignation or the
+    # end): a client that saw it or later saw the position as it is, whatever presence or
+    # name events came since.
+    play_version: int = 0
+    #: When the last event was decided (None before the first).
+    updated_at: datetime | None = None
+    names: list[str] = field(init=False)
+    joined: list[bool] = field(init=False)
+    connections: list[int] = field(init=False)
+    #: The stamp of the presence count ``connections`` was last taken from.
+    presence_stamp: int = 0
+    # Seat indices out of play, in the order they left: resigned, or timed out (those are
+    # also in ``timed_out``); the computer plays them on and they rank last.
+    resigned: list[int] = field(default_factory=list)
+    timed_out: list[int] = field(default_factory=list)
+    #: Closed by the server for want of moves (``decide_abandon``).
+    abandoned: bool = False
+    #: Aborted: a seat's clock ran out before it ever moved (``decide_timeout``).
+    aborted: bool = False
+    #: Hints used: (seat, colour, turn number), in the order they were asked for.
+    hints: list[tuple[int, str, int]] = field(default_factory=list)
+    #: Called off by its creator while it waited for players (``decide_cancel``).
+    cancelled: bool = False
+    #: The seat of the table's first ``join``: its creator's (who joins by creating it).
+    host: int | None = None
+    requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
+    #: Per seat: its clock's bank in ms (see ``omega.server.tables.timecontrol``).
+    banks_ms: list[int] = field(init=False)
+    #: Per seat: whether it has made a move (a turn or the swap) itself.
+    moved: list[bool] = field(init=False)
+    #: When the turn now on began for the clocks: the last turn or swap, or before the first
+    #: one the moment every person had joined (None: not yet; a clock does not run).
+    turn_since: datetime | None = None
+    #: Per seat whose invite was replaced (``links`` events): the version of the last one.
+    renewed_at: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        c = self.config
+        self.game = Game(players=c.players, size=c.size, pie_rule=c.pie_rule)
+        self.names = [default_name(i, s) for i, s in enumerate(c.seats)]
+        self.joined = [s.kind == "computer" for s in c.seats]
+        self.connections = [0] * c.players
+        self.banks_ms = [c.time_control.start_bank_ms] * c.players
+        self.moved = [False] * c.players
+
+    # -- applying -----------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Apply a stored event (its version must be the next one)."""
+        if event.version != self.version + 1:
+            raise ValueError(f"event version {event.version} does not follow {self.version}")
+        _APPLY[type(event.payload)](self, event.payload)
+        self._clock_step(event)
+        if event.request_id is not None:
+            self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
+        if event.kind in PLAY_EVENTS:
+            self.play_version = event.version
+        self.version = event.version
+        if event.at is not None:
+            self.updated_at = event.at
+
+    def copy(self) -> TableState:
+        """An independent copy (requests, which only grow, are left out)."""
+        other = TableState(self.config)
+        other.game = self.game.copy()
+        other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
+        other.names, other.joined = list(self.names), list(self.joined)
+        other.connections, other.resigned = list(self.connections), list(self.resigned)
+        other.presence_stamp = self.presence_stamp
+        other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
+        other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
+        other.hints = list(self.hints)
+        other.cancelled, other.host = self.cancelled, self.host
+        other.renewed_at = dict(self.renewed_at)
+        return other
+
+    def take(self, trial: TableState) -> None:
+        """Become ``trial``, a :meth:`copy` of this state with events applied since: the
+        action path applies a turn once, to decide what to store, and the cache then takes
+        the result instead of applying the events again.  The live counts of sockets are
+        kept (they change apart from events); the trial's request ids are added."""
+        for name, value in vars(trial).items():
+            if name not in _NOT_TAKEN:
+                setattr(self, name, value)
+        self.requests.update(trial.requests)
+
+    def _clock_step(self, event: Event) -> None:
+        """What an event does to the clocks (they are derived from the log like the rest)."""
+        p = event.payload
+        if isinstance(p, TurnPlayed | Swapped):
+            if not p.computer:
+                self.moved[p.seat] = True
+            if p.used_ms is not None:
+                self.banks_ms[p.seat] = self.config.time_control.bank_after(self.banks_ms[p.seat], p.used_ms)
+            self.turn_since = event.at
+        elif isinstance(p, TimedOut):
+            self.banks_ms[p.seat] = 0
+        elif isinstance(p, Joined) and self.turn_since is None and not self.game.history and all(self.joined):
+            # The first turn's clock starts once everyone is there: a table for friends
+            # does not eat its first player's time while the invites are still out.
+            self.turn_since = event.at
+
+    # -- reading ------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended: the rules ended it, resignations did (see
+        :func:`ended_by_resignations`), or the server closed the table as abandoned.
+
+        Derived, not set by the ``over`` event: the state right after the turn that fills the
+        board (or the resignation that leaves one player) already says over, so no client ever
+        sees a "playing" table with nobody to move.
+        """
+        return (self.game.is_over or self.abandoned or self.aborted
+                or ended_by_resignations(self.config, self.resigned))
+
+    @property
+    def waiting(self) -> bool:
+        """An open table some of whose seats are still free: nobody may move yet."""
+        return self.config.open and not self.cancelled and not all(self.joined)
+
+    @property
+    def status(self) -> str:
+        """``waiting`` (an open table with free seats), ``playing``, ``over``, or
+        ``cancelled`` (called off before it started)."""
+        if self.cancelled:
+            return "cancelled"
+        if self.waiting:
+            return "waiting"
+        return "over" if self.over else "playing"
+
+    def to_move_seat(self) -> int | None:
+        """The seat to move, None once the table's game is over (or before it starts)."""
+        return None if self.over or self.cancelled or self.waiting else self.game.current_player
+
+    def set_presence(self, count: PresenceCount) -> bool:
+        """Take the open-socket counts per seat (live state, not from events) unless a newer
+        count was taken already; True if who is connected changed.
+
+        >>> t = TableState(TableConfig("t", 2, 5, False, "2026-01-01T00:00:00Z", (SeatConfig("human"),) * 2))
+        >>> t.set_presence(PresenceCount(2, {0: 1, 1: 1})), t.set_presence(PresenceCount(1, {0: 1})), t.connected()
+        (True, False, (True, True))
+        """
+        if count.stamp < self.presence_stamp:
+            return False
+        self.presence_stamp = count.stamp
+        before = self.connected()
+        self.connections = [count.seats.get(i, 0) for i in range(self.config.players)]
+        return self.connected() != before
+
+    def connected(self) -> tuple[bool, ...]:
+        """Per seat: is its player here (a computer always is)."""
+        return tuple(s.kind == "computer" or self.connections[i] > 0 for i, s in enumerate(self.config.seats))
+
+    def computer_to_move(self) -> bool:
+        """Whether the seat to move is played by the computer (its own or a resigned one)."""
+        seat = self.to_move_seat()
+        return seat is not None and (self.config.seats[seat].kind == "computer" or seat in self.resigned)
+
+    def computer_level(self) -> int:
+        """The level the computer plays the seat to move at."""
+        seat = self.to_move_seat()
+        assert seat is not None and self.computer_to_move()
+        if seat in self.resigned:
+            return RESIGNED_LEVEL
+        level = self.config.seats[seat].level
+        assert level is not None
+        return level
+
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended (None while it is on): ``board_full``, ``resignation``,
+        ``timeout`` (a clock ran out and too few players were left), ``abandoned`` or
+        ``aborted`` (a clock ran out before its seat's first move: not to be rated)."""
+        if not self.over:
+            return None
+        if self.aborted:
+            return "aborted"
+        if self.abandoned:
+            return "abandoned"
+        if self.game.is_over:
+            return "board_full"
+        return "timeout" if self.resigned and self.resigned[-1] in self.timed_out else "resignation"
+
+    # -- clocks ---------------------------------------------------------------------------
+
+    def clock_seat(self) -> int | None:
+        """The seat whose clock runs now: a person to move at a timed table whose turn has
+        begun (computers, and seats the computer plays on for, have no clock)."""
+        if not self.config.time_control.timed or self.over or self.turn_since is None:
+            return None
+        seat = self.game.current_player
+        if seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
+            return None
+        return seat
+
+    def flag_at(self) -> datetime | None:
+        """When the running clock's flag falls unless its seat moves first (None: no clock runs)."""
+        seat = self.clock_seat()
+        if seat is None or self.turn_since is None:
+            return None
+        return self.turn_since + timedelta(milliseconds=self.config.time_control.allowance_ms(self.banks_ms[seat]))
+
+    def flag_fallen(self, now: datetime) -> bool:
+        """Whether the running clock has run out by ``now`` (a move at the very moment the
+        flag falls is too late)."""
+        flag = self.flag_at()
+        return flag is not None and now >= flag
+
+    def used_ms(self, now: datetime) -> int | None:
+        """The time the seat to move has used of its clock by ``now`` (None: no clock runs
+        for it; 0 before its clock started)."""
+        seat = self.game.current_player
+        tc = self.config.time_control
+        if not tc.timed or seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
+            return None
+        return 0 if self.turn_since is None else max(0, ms_between(self.turn_since, now))
+
+    def clock_view(self) -> dict[str, Any] | None:
+        """The clocks as the table state shows them (``docs/server-api.md``), None untimed."""
+        tc = self.config.time_control
+        if not tc.timed:
+            return None
+        flag = self.flag_at()
+        return {
+            "control": tc.text, "kind": tc.kind, "label": tc.describe(),
+            "per_move_ms": tc.per_move_ms, "increment_ms": tc.increment_ms, "low_ms": tc.low_ms(),
+            "left_ms": [None if s.kind != "human" or i in self.resigned else tc.allowance_ms(self.banks_ms[i])
+                        for i, s in enumerate(self.config.seats)],
+            "running": self.clock_seat(),
+            "since": None if flag is None or self.turn_since is None else stamp_ms(self.turn_since),
+            "flag_at": None if flag is None else stamp_ms(flag),
+        }
+
+    def due_work(self) -> dict[str, int]:
+        """The work this state makes due, by kind, each for the play version it is about:
+        ``{"computer": v}`` while a computer is to move, ``{"timeout": v}`` while a clock
+        runs (due at :meth:`due_at`).  Stored in the same commit as the events that made it
+        due, so a crash can never lose a pending computer turn or a flag."""
+        due = {COMPUTER_TURN: self.play_version} if self.computer_to_move() else {}
+        if self.clock_seat() is not None:
+            due[TIMEOUT] = self.play_version
+        return due
+
+    def due_at(self, kind: str) -> datetime | None:
+        """When work of ``kind`` is due (None: at once)."""
+        return self.flag_at() if kind == TIMEOUT else None
+
+    def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
+        """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
+        c = self.config
+        connected = self.connected()
+        state: dict[str, Any] = {
+            "id": c.id, "version": self.version, "created_at": c.created_at,
+            "players": c.players, "size": c.size, "pie_rule": c.pie_rule, "hints": c.hints,
+            "open": c.open, "rated": c.rated,
+            "status": self.status,
+            "seats": [
+                {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
+                 "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
+                 "timed_out": i in self.timed_out,
+                 "connected": connected[i],
+                 "joined": self.joined[i], "hints_used": sum(1 for h in self.hints if h[0] == i)}
+                for i, s in enumerate(c.seats)
+            ],
+            "game": game_view(self.game, self.resigned, self.over, timed_out=self.timed_out),
+            "clock": self.clock_view(),
+            "end_reason": self.end_reason,
+        }
+        if viewer:
+            state["you"] = {"seat": you}
+        return state
+
+    def record_tags(self) -> dict[str, str]:
+        """Record tags: player names per colour, the table, and how a resigned game ended."""
+        tags = {"Table": self.config.id, "Date": self.config.created_at[:10]}
+        for i in range(self.config.players):
+            # A computer seat's name already says it is a computer and its level.
+            tags[self.game.color_of(i).label] = self.names[i]
+        if self.config.time_control.timed:
+            tags["TimeControl"] = self.config.time_control.text
+        resigners = [s for s in self.resigned if s not in self.timed_out]
+        if resigners:
+            tags["Resigned"] = ", ".join(self.game.color_of(s).label for s in resigners)
+        if self.timed_out:
+            tags["TimedOut"] = ", ".join(self.game.color_of(s).label for s in self.timed_out)
+        if self.hints:
+            tags["Hints"] = hints_text(self.hints)
+        if self.over:
+            ranking = final_ranking(self.game, self.resigned)
+            tags["Ranking"] = ", ".join(c.label for c in ranking)
+            reason = self.end_reason
+            if reason == "aborted":
+                seat = self.game.current_player
+                tags["Outcome"] = aborted_outcome(self.game.color_of(seat if seat is not None else 0))
+            elif reason == "abandoned":
+                tags["Outcome"] = abandoned_outcome(ranking[0])
+            elif reason == "timeout":
+                tags["Outcome"] = timeout_outcome(ranking[0])
+            elif reason == "resignation":
+                tags["Outcome"] = resignation_outcome(ranking[0])
+        return tags
+
+
+#: What :meth:`TableState.take` leaves as it is: the table's fixed configuration, the live
+#: socket counts, and the request ids (the trial's are added to them).
+_NOT_TAKEN = frozenset({"config", "connections", "presence_stamp", "requests"})
+
+
+# -- how each event changes a table -------------------------------------------------------
+
+def _turn(t: TableState, e: TurnPlayed) -> None:
+    t.game.play(list(e.cells))
+
+
+def _swap(t: TableState, e: Swapped) -> None:
+    t.game.swap()
+
+
+def _join(t: TableState, e: Joined) -> None:
+    if t.host is None:
+        t.host = e.seat
+    t.joined[e.seat] = True
+
+
+def _rename(t: TableState, e: Renamed) -> None:
+    t.names[e.seat] = e.name
+
+
+def _resign(t: TableState, e: Resigned) -> None:
+    t.resigned.append(e.seat)
+
+
+def _abandon(t: TableState, e: Abandoned) -> None:
+    t.abandoned = True
+
+
+def _timeout(t: TableState, e: TimedOut) -> None:
+    if e.aborted:
+        t.aborted = True
+    else:
+        # As after a resignation: ranked last, the computer plays on for the seat.
+        t.resigned.append(e.seat)
+        t.timed_out.append(e.seat)
+def _cancel(t: TableState, e: Cancelled) -> None:
+    t.cancelled = True
+
+
+def _end(t: TableState, e: GameEnded) -> None:
+    # Only announces (reason, ranking) the end that the event before it, stored in the same
+    # commit, already made: ``over`` is derived, see TableState.over.
+    pass
+
+
+def _hint(t: TableState, e: HintUsed) -> None:
+    t.hints.append((e.seat, e.color, e.turn))
+
+
+def _links(t: TableState, e: LinksRenewed) -> None:
+    # Applied just before ``version`` moves on to this event's.
+    for seat in e.seats:
+        t.renewed_at[seat] = t.version + 1
+
+
+def _presence(t: TableState, e: PresenceChanged) -> None:
+    # Logs written before presence left the log hold these; presence is live state now
+    # (TableState.set_presence), so an old count says nothing about who is there today.
+    pass
+
+
+_APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
+    TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
+    Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
+    HintUsed: _hint, Cancelled: _cancel, LinksRenewed: _links,
+}
+
+
+def hints_text(hints: list[tuple[int, str, int]]) -> str:
+    """The record's ``Hints`` tag: who asked for a hint on which turn.
+
+    >>> hints_text([(0, "White", 3), (1, "Black", 4), (0, "White", 7)])
+    'White on turn 3, Black on turn 4, White on turn 7'
+    """
+    return ", ".join(f"{color} on turn {turn}" for _, color, turn in hints)
+
+
+# -- deciding ---------------------------------------------------------------------------------
+
+def decide(state: TableState, seat: int | None, action: Action, now: datetime) -> list[Event]:
+    """The events ``action`` by ``seat`` produces at time ``now``, or ApiError; ``state`` is
+    unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
+    seat or a resigned one).
+    """
+    if state.cancelled:
+        raise ApiError("game_over", "this table was cancelled before it started")
+    if state.over:
+        raise ApiError("game_over", "the game is over")
+    if state.waiting:
+        free = state.joined.count(False)
+        raise ApiError("not_started", f"the game starts when every seat is taken ({free} still free)")
+    flag = state.flag_at()
+    if flag is not None and now >= flag:
+        # The flag fell before this arrived: the action path stores the timeout instead
+        # (decide_timeout), so a late move is never both refused and played.
+        out = state.clock_seat()
+        who = "your" if out == seat else f"{state.game.color_of(out if out is not None else 0).label}'s"
+        late = ms_between(flag, now) / 1000
+        raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
+    if isinstance(action, ResignAction):
+        return _decide_resign(state, seat, now)
+    mover = state.game.current_player
+    assert mover is not None  # the game is not over, so someone is to move
+    if seat is None:
+        if not state.computer_to_move():
+            raise ApiError("not_your_turn", "no computer seat is to move")
+        seat = mover
+        by_computer = True
+    else:
+        if seat in state.timed_out:
+            raise ApiError("forbidden", "your time ran out; the computer plays this seat")
+        if seat in state.resigned:
+            raise ApiError("forbidden", "you have resigned; the computer plays this seat")
+        if state.config.seats[seat].kind != "human":
+            raise ApiError("forbidden", "this seat is played by the computer")
+        if seat != mover:
+            color = state.game.to_move
+            assert color is not None
+            raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
+        by_computer = False
+    trial = state.game.copy()
+    color = trial.to_move
+    assert color is not None
+    payload: Payload
+    # The time this move took off the mover's clock (the swapper's, for the swap).
+    used = state.used_ms(now)
+    try:
+        if isinstance(action, SwapAction):
+            trial.swap()
+            payload = Swapped(seat=seat, computer=by_computer, used_ms=used)
+        else:
+            trial.play(list(action.cells))
+            played = trial.history[-1]
+            assert played != SWAP
+            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer, used_ms=used)
+    except IllegalMove as e:
+        raise ApiError("illegal_move", str(e)) from None
+    events = [Event(payload, at=now)]
+    if trial.is_over:
+        events.append(_over_event(trial, state.resigned, "board_full", now))
+    return events
+
+
+def decide_hint(state: TableState, seat: int, now: datetime) -> list[Event]:
+    """The ``hint`` event of ``seat`` asking for a hint now, or ApiError: only at a table
+    whose creator allowed hints, for a person whose turn it is."""
+    if state.over:
+        raise ApiError("game_over", "the game is over")
+    if not state.config.hints or state.config.rated:
+        # Never at a rated table, whatever its settings say: a rating measures the players.
+        raise ApiError("forbidden", "hints are not allowed at this table")
+    if state.config.seats[seat].kind != "human" or seat in state.resigned:
+        raise ApiError("forbidden", "only a person still playing can ask for a hint")
+    mover = state.game.current_player
+    color = state.game.to_move
+    assert mover is not None and color is not None
+    if seat != mover:
+        raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover}): a hint is for your own turn")
+    return [Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now)]
+
+
+def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[Event]:
+    if seat is None or state.config.seats[seat].kind != "human":
+        raise ApiError("forbidden", "only a human seat can resign")
+    if seat in state.timed_out:
+        raise ApiError("forbidden", "your time ran out; the computer plays this seat")
+    if seat in state.resigned:
+        raise ApiError("forbidden", "you have already resigned")
+    color = state.game.color_of(seat)
+    events = [Event(Resigned(seat=seat, color=color.label), at=now)]
+    resigned = [*state.resigned, seat]
+    if ended_by_resignations(state.config, resigned):
+        events.append(_over_event(state.game, resigned, "resignation", now))
+    return events
+
+
+def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
+    """Whether resignations end the game: fewer than two seats are still in, or no person
+    is (computers do not play on among themselves: that would only spend the site's
+    computer time on a game nobody watches for).
+
+    >>> people = TableConfig("t", 3, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 1),
+    ...                                             SeatConfig("computer", 1)))
+    >>> ended_by_resignations(people, []), ended_by_resignations(people, [0])
+    (False, True)
+    """
+    if config.players - len(resigned) < 2:
+        return True
+    return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
+
+
+def decide_cancel(state: TableState, now: datetime) -> list[Event]:
+    """The creator calls off an open table that still waits for players; ``conflict`` once
+    it has started (every seat taken) or was already cancelled.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, open=True))
+    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1))]
+    ('waiting', ['cancel'])
+    """
+    if not state.waiting:
+        raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
+    return [Event(Cancelled(), at=now)]
+
+
+def decide_abandon(state: TableState, now: datetime) -> list[Event]:
+    """The server closes an unfinished table nobody has acted on for long: the game ends as
+    it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
+    """
+    if state.over or state.cancelled:
+        return []
+    if state.waiting:  # nobody moved: an open table nobody came to is called off, not scored
+        return [Event(Cancelled(), at=now)]
+    return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
+
+
+def decide_timeout(state: TableState, now: datetime) -> list[Event]:
+    """The events of the running clock's flag having fallen by ``now`` ([] if it has not,
+    or no clock runs).  A seat that never moved aborts the game; otherwise it ranks last
+    and the computer plays on for it, and the game ends if too few players are left
+    (with 2 players: the other one wins on time).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> from omega.server.tables.timecontrol import TimeControl
+    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> c = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("human")), TimeControl.parse("1+0"))
+    >>> t = TableState(c)
+    >>> for e in [Event(Joined(0), at=t0), Event(Joined(1), at=t0)]: t.apply(e.with_version(t.version + 1))
+    >>> t.flag_at() == t0 + timedelta(minutes=1), decide_timeout(t, t0 + timedelta(seconds=59.999))
+    (True, [])
+    >>> [(e.kind, getattr(e.payload, "reason", None)) for e in decide_timeout(t, t0 + timedelta(minutes=1))]
+    [('timeout', None), ('over', 'aborted')]
+    """
+    seat = state.clock_seat()
+    if seat is None or not state.flag_fallen(now):
+        return []
+    aborted = not state.moved[seat]
+    events = [Event(TimedOut(seat=seat, color=state.game.color_of(seat).label, aborted=aborted), at=now)]
+    if aborted:
+        events.append(_over_event(state.game, state.resigned, "aborted", now))
+        return events
+    out = [*state.resigned, seat]
+    if ended_by_resignations(state.config, out):
+        events.append(_over_event(state.game, out, "timeout", now))
+    return events
+
+
+def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:
+    ranking = final_ranking(game, resigned)
+    scores = game.scores()
+    return Event(GameEnded(
+        reason=reason, ranking=tuple(c.label for c in ranking), winner=ranking[0].label,
+        scores={c.label: str(scores[c]) for c in game.colors},
+    ), at=now)
+
+
+def default_name(index: int, seat: SeatConfig) -> str:
+    """The name a seat shows until its player picks one (computer seats keep it).
+
+    Seat numbers make names distinct (two level-1 computers at one table are not both
+    "Computer 1"); the colour is left out because a pie swap changes it.  Derived from the
+    table's settings only, so a restart gives the same names.
+
+    >>> default_name(1, SeatConfig("computer", 3)), default_name(2, SeatConfig("computer", 3))
+    ('Computer 2, level 3', 'Computer 3, level 3')
+    >>> default_name(0, SeatConfig("human"))
+    'Player 1'
+    """
+    if seat.kind == "computer":
+        return f"Computer {index + 1}, level {seat.level}"
+    return f"Player {index + 1}"
+
+
+def final_ranking(game: Game, resigned: list[int]) -> list[Color]:
+    """Colours best first: players still in by the rules' ranking, then resigners, the
+    latest resigner above earlier ones.
+
+    >>> g = Game(players=3); g.play(["e5", "a1", "i9"])
+    >>> [c.label for c in final_ranking(g, [0])]
+    ['Red', 'Black', 'White']
+    """
+    out = [game.color_of(s) for s in resigned]
+    return [c for c in game.ranking() if c not in out] + out[::-1]
+
+
+def game_view(game: Game, resigned: list[int] | tuple[int, ...] = (), over: bool | None = None, *,
+              timed_out: list[int] | tuple[int, ...] = ()) -> dict[str, Any]:
+    """The game view of ``docs/server-api.md`` for ``game`` (over = the table is over;
+    ``resigned``: the seats out of play in the order they left, of which ``timed_out``
+    ran out of time).
+
+    >>> g = Game(); g.play(["e5", "a1"]); v = game_view(g)
+    >>> v["to_move"], v["stones"], v["last_turn"], v["scores"]
+    ('Black', {'a1': 'Black', 'e5': 'White'}, {'index': 0, 'cells': {'White': 'e5', 'Black': 'a1'}}, {'White': '1', 'Black': '1'})
+    """
+    resigned = list(resigned)
+    is_over = game.is_over if over is None else over
+    scores = game.scores()
+    ranking = final_ranking(game, resigned)
+    active = [c for c in ranking if game.player_of(c) not in resigned]
+    last_turn = None
+    for index in range(len(game.history) - 1, -1, -1):
+        action = game.history[index]
+        if action != SWAP:
+            last_turn = {"index": index, "cells": {Color(i).label: cell for i, cell in enumerate(action)}}
+            break
+    return {
+        "to_move": None if is_over or game.to_move is None else game.to_move.label,
+        "current_seat": None if is_over else game.current_player,
+        "can_swap": game.can_swap and not is_over,
+        "turn_number": game.turns_played + (0 if is_over else 1),
+        "over": is_over,
+        "stones": {cell: color.label for cell, color in sorted(game.stones().items())},
+        "history": [SWAP if a == SWAP else list(a) for a in game.history],
+        "last_turn": last_turn,
+        "scores": {c.label: str(scores[c]) for c in game.colors},
+        "factors": {c.label: game.group_sizes(c) for c in game.colors},
+        "ranking": [c.label for c in ranking],
+        "winner": ranking[0].label if is_over else None,
+        "tiebreak": bool(is_over and len(active) >= 2 and scores[active[0]] == scores[active[1]]),
+        "resigned": [game.color_of(s).label for s in resigned if s not in timed_out],
+        "timed_out": [game.color_of(s).label for s in timed_out],
+    }
