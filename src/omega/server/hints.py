@@ -38,12 +38,11 @@ from omega.game import SWAP, Action
 from omega.server.computers import ComputerPlayers
 from omega.server.core import Cached, TableCore, seat_of
 from omega.server.errors import ApiError
-from omega.server.events import Event
 from omega.server.identity import Identity
 from omega.server.pubsub import WORK_TAG
 from omega.server.scheduler import Scheduler
 from omega.server.storage import Due, Writer
-from omega.server.table import TableState, decide_hint
+from omega.server.table import Decided, TableState, decide_hint
 from omega.server.thinking import hint
 
 __all__ = ["Hints", "install_hints", "hint_routes", "hint_tag", "parse_hint_tag", "HINT", "HINT_TAG", "HINT_WAIT"]
@@ -123,14 +122,14 @@ class Hints:
         else:
             raise ApiError("unavailable", "this server has no computer players to give hints")
 
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if state.play_version != version:
                 raise ApiError("stale_version", "the game moved on while the computer was thinking")
             return decide_hint(state, seat, now)
 
-        cached, stored = await core.write(table_id, decision)
-        return {"version": stored[-1].version, "hint": SWAP if action == SWAP else list(action),
-                "state": cached.state.view(seat)}
+        written = await core.write(table_id, decision)
+        return {"version": written.stored[-1].version, "hint": SWAP if action == SWAP else list(action),
+                "state": written.view(seat)}
 
     async def _search(self, cached: Cached, version: int) -> Action:
         assert self.computers is not None

@@ -19,7 +19,7 @@ A rematch's table has no creator: its seats hold the secrets of the table before
 >>> from omega.server.table import SeatConfig, TableConfig
 >>> t = TableState(TableConfig("t", 3, 5, False, "", (SeatConfig("human"),) * 3))
 >>> t.joined[0] = True
->>> [e.payload for e in decide_links(t, 0, 0, True, False, datetime(2026, 1, 1, tzinfo=UTC))]
+>>> [e.payload for e in decide_links(t, 0, 0, True, False, datetime(2026, 1, 1, tzinfo=UTC)).events]
 [LinksRenewed(seat=0, seats=(1, 2), spectator=False)]
 >>> open_seats(t)
 [1, 2]
@@ -27,6 +27,7 @@ A rematch's table has no creator: its seats hold the secrets of the table before
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -39,7 +40,7 @@ from omega.server.identity import Identity, SeatHolder, hash_token, new_token
 from omega.server.limits import Buckets, Limits, read_body
 from omega.server.schemas import LinksBody, parse_links
 from omega.server.storage import Writer
-from omega.server.table import TableState
+from omega.server.table import Decided, TableState
 
 __all__ = ["link_routes", "decide_links", "open_seats"]
 
@@ -50,7 +51,7 @@ def open_seats(state: TableState) -> list[int]:
 
 
 def decide_links(state: TableState, seat: int | None, creator: int | None, invites: bool, spectator: bool,
-                 now: datetime) -> list[Event]:
+                 now: datetime) -> Decided:
     """The ``links`` event of ``seat`` asking for new invites and/or a new spectator key, or
     ApiError: only the creator's seat may, and new invites need a seat still waiting."""
     if creator is None or seat != creator:
@@ -62,7 +63,16 @@ def decide_links(state: TableState, seat: int | None, creator: int | None, invit
     seats = tuple(open_seats(state)) if invites else ()
     if invites and not seats and not spectator:
         raise ApiError("conflict", "every seat's player has joined: no invite is waiting")
-    return [Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat)]
+    return Decided(state).then(Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat))
+
+
+@dataclass(frozen=True)
+class _Linked(Decided):
+    """The ``links`` event with the new secrets it stores the digests of (only its answer
+    ever holds them)."""
+
+    invites: dict[str, str] = field(default_factory=dict)
+    spectator_key: str | None = None
 
 
 def link_routes(app: FastAPI, core: TableCore, reader: Callable[..., Awaitable[Identity]],
@@ -91,17 +101,16 @@ def link_routes(app: FastAPI, core: TableCore, reader: Callable[..., Awaitable[I
         decide_links(cached.state, seat, cached.creator, req.invites, req.spectator, core.clock.now())
         if not budgets.take(table_id, core.clock.monotonic()):
             raise ApiError("rate_limited", "new links were made just now; try again in a minute")
-        made: dict[str, Any] = {}
-
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
-            events = decide_links(state, seat, cached.creator, req.invites, req.spectator, now)
-            renewed = events[0].payload
+        def decision(state: TableState, w: Writer, now: datetime) -> _Linked:
+            decided = decide_links(state, seat, cached.creator, req.invites, req.spectator, now)
+            renewed = decided.events[0].payload
             assert isinstance(renewed, LinksRenewed)
             tokens = {i: new_token() for i in renewed.seats}
             key = new_token() if renewed.spectator else None
             w.replace_keys({i: hash_token(t) for i, t in tokens.items()}, hash_token(key) if key else None)
-            made.update(invites={str(i): t for i, t in tokens.items()}, spectator_key=key)
-            return events
+            return _Linked(state, decided.events, decided.states, {str(i): t for i, t in tokens.items()}, key)
 
-        cached, stored = await core.write(table_id, decision)
-        return {"version": stored[-1].version, **made, "state": cached.state.view(seat)}
+        written = await core.write(table_id, decision)
+        linked = written.decided
+        return {"version": written.stored[-1].version, "invites": linked.invites,
+                "spectator_key": linked.spectator_key, "state": written.view(seat)}

@@ -49,7 +49,7 @@ from omega.server.events import Event, Renamed
 from omega.server.identity import Identity, SeatHolder, Spectator, TableKeys
 from omega.server.pubsub import Notice
 from omega.server.storage import PresenceRow, RematchRow, TableRow, insert_table
-from omega.server.table import TableConfig, TableState, default_name
+from omega.server.table import Decided, TableConfig, TableState, default_name
 
 __all__ = ["Rematches", "Rematch", "REMATCH_TAG", "rotated", "new_seat", "rematch_config"]
 
@@ -308,8 +308,8 @@ class Rematches:
                 renames.append((j, start.names[old]))
         if renames:
             try:
-                await self.core.write(start.config.id, lambda st, w, at: [
-                    Event(Renamed(j, name), at=at) for j, name in renames])
+                await self.core.write(start.config.id, lambda st, w, at: Decided(st).then(*[
+                    Event(Renamed(j, name), at=at) for j, name in renames]))
             except Exception:  # the table stands without them: names are only shown
                 log.exception("could not carry the names over to rematch %s", start.config.id)
         if TableState(start.config).due_work():
