@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def _table(control: str, seats: tuple[SeatConfig, ...] = HUMANS2, pie: bool = Fa
     return TableState(TableConfig("clk", len(seats), 5, pie, "2026-01-01T00:00:00Z", seats, TimeControl.parse(control)))
 
 
-def _store(state: TableState, events: list[Event], log: list[Event] | None = None) -> None:
+def _store(state: TableState, events: Sequence[Event], log: list[Event] | None = None) -> None:
     for e in events:
         stored = e.with_version(state.version + 1)
         state.apply(stored)
@@ -56,12 +57,12 @@ def _join_all(state: TableState, clock: FakeClock, log: list[Event] | None = Non
 
 
 def _move(state: TableState, clock: FakeClock, seconds: float, log: list[Event] | None = None,
-          seat: int | None = -1) -> list[Event]:
+          seat: int | None = -1) -> Sequence[Event]:
     """The seat to move plays a legal turn after thinking ``seconds``."""
     clock.advance(seconds)
     mover = state.to_move_seat() if seat == -1 else seat
     cells = tuple(state.game.empty_cells()[: state.config.players])
-    events = decide(state, mover, TurnAction(cells), clock.now())
+    events = decide(state, mover, TurnAction(cells), clock.now()).events
     _store(state, events, log)
     return events
 
@@ -126,7 +127,7 @@ def test_the_swap_uses_the_swapping_players_clock() -> None:
     _join_all(t, clock)
     _move(t, clock, 10)                    # White (seat 0) plays the first turn
     clock.advance(7)
-    swap = decide(t, 1, SwapAction(), clock.now())
+    swap = decide(t, 1, SwapAction(), clock.now()).events
     assert swap[0].payload.used_ms == 7000 and swap[0].payload.seat == 1  # type: ignore[union-attr]
     _store(t, swap)
     assert t.banks_ms == [180_000 - 10_000 + 2_000, 180_000 - 7_000 + 2_000]
@@ -144,8 +145,8 @@ def test_the_flag_falls_at_its_very_moment() -> None:
     assert flag is not None and flag == clock.now() + timedelta(seconds=59)
     just_before = flag - timedelta(microseconds=1)
     cells = TurnAction(tuple(t.game.empty_cells()[:2]))
-    assert decide_timeout(t, just_before) == [] and not t.flag_fallen(just_before)
-    assert decide(t, 0, cells, just_before)[0].payload.used_ms == 58_999  # type: ignore[union-attr]
+    assert decide_timeout(t, just_before).events == () and not t.flag_fallen(just_before)
+    assert decide(t, 0, cells, just_before).events[0].payload.used_ms == 58_999  # type: ignore[union-attr]
     # At the flag's moment it is too late, for a turn as for a resignation, and the timeout
     # is what happens instead.
     for action in (cells, ResignAction()):
@@ -155,7 +156,7 @@ def test_the_flag_falls_at_its_very_moment() -> None:
     with pytest.raises(ApiError) as info:
         decide(t, 1, ResignAction(), flag)
     assert info.value.code == "too_late" and "White's time ran out" in info.value.message
-    events = decide_timeout(t, flag)
+    events = decide_timeout(t, flag).events
     assert [e.kind for e in events] == ["timeout", "over"]
     _store(t, events)
     assert t.over and t.end_reason == "timeout" and t.view()["game"]["winner"] == "Black"
@@ -171,7 +172,7 @@ def test_a_seat_that_never_moved_aborts_the_game() -> None:
     _join_all(t, clock)
     _move(t, clock, 3)                     # White moves; Black never does
     clock.advance(60)
-    events = decide_timeout(t, clock.now())
+    events = decide_timeout(t, clock.now()).events
     assert [(e.kind, getattr(e.payload, "reason", None)) for e in events] == [("timeout", None), ("over", "aborted")]
     _store(t, events)
     assert t.over and t.aborted and t.end_reason == "aborted"
@@ -189,7 +190,7 @@ def test_with_three_players_the_seat_out_of_time_ranks_last_and_the_computer_pla
     assert t.clock_seat() == 0 and t.turn_since == clock.now()  # White's turn began with the computer's
     assert t.banks_ms == [59_000, 59_000, 60_000] and t.clock_view()["left_ms"][2] is None  # type: ignore[index]
     clock.advance(59)
-    events = decide_timeout(t, clock.now())
+    events = decide_timeout(t, clock.now()).events
     assert [e.kind for e in events] == ["timeout"]  # two players are still in: the game goes on
     _store(t, events)
     assert not t.over and t.computer_to_move() and t.computer_level() == 1
@@ -228,7 +229,7 @@ def test_the_log_replays_to_the_same_clocks() -> None:
                 flag = live.flag_at()
                 assert flag is not None
                 clock.advance((flag - clock.now()).total_seconds())
-                _store(live, decide_timeout(live, clock.now()), log)
+                _store(live, decide_timeout(live, clock.now()).events, log)
         replayed = TableState(live.config)
         for e in log:
             # Through the stored form, as a restart reads the log.

@@ -59,7 +59,7 @@ def _game_states(seed: int) -> list[dict[str, Any]]:
         out.append(state.view(viewer=False))
     while not state.over:
         for e in decide(state, state.to_move_seat(), TurnAction(tuple(rng.sample(state.game.empty_cells(), 3))),
-                        clock.now()):
+                        clock.now()).events:
             state.apply(e.with_version(state.version + 1))
             out.append(state.view(viewer=False))
     return out

@@ -4,6 +4,7 @@ log rebuilds the same table, times included.  No server, no real clock."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -33,7 +34,7 @@ def _play_random(state: TableState, clock: FakeClock, rng: random.Random, turns:
     clock moving on between them; returns the stored events."""
     log: list[Event] = []
 
-    def store(events: list[Event]) -> None:
+    def store(events: Sequence[Event]) -> None:
         for e in events:
             stored = e.with_version(state.version + 1)
             state.apply(stored)
@@ -45,12 +46,12 @@ def _play_random(state: TableState, clock: FakeClock, rng: random.Random, turns:
         if state.over:
             break
         if n == 3:
-            store(decide(state, 1, ResignAction(), clock.now()))
+            store(decide(state, 1, ResignAction(), clock.now()).events)
             continue
         mover = state.to_move_seat()
         seat = None if state.computer_to_move() else mover
         cells = rng.sample(state.game.empty_cells(), state.config.players)
-        store(decide(state, seat, TurnAction(tuple(cells)), clock.now()))
+        store(decide(state, seat, TurnAction(tuple(cells)), clock.now()).events)
         if n % 2:
             store([Event(PresenceChanged(0, connected=n % 4 == 1, connections=n % 4 == 1), at=clock.now())])
     return log
@@ -65,7 +66,7 @@ def test_decide_stamps_events_with_the_time_it_is_given_and_changes_nothing() ->
     state = TableState(CONFIG)
     now = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
     before = _picture(state)
-    events = decide(state, 0, TurnAction(("e5", "a1", "i9")), now)
+    events = decide(state, 0, TurnAction(("e5", "a1", "i9")), now).events
     assert [e.kind for e in events] == ["turn"] and events[0].at == now
     assert _picture(state) == before  # deciding is not applying
     for seat, action, code in ((1, TurnAction(("e5", "a1", "i9")), "not_your_turn"),
@@ -139,7 +140,7 @@ def test_due_work_follows_the_play_version() -> None:
     assert state.due_work() == {}
     for seat in (0, 1):
         cells = [c for c in state.game.empty_cells()][:3]
-        for e in decide(state, seat, TurnAction(tuple(cells)), now):
+        for e in decide(state, seat, TurnAction(tuple(cells)), now).events:
             state.apply(e.with_version(state.version + 1))
     assert state.computer_to_move() and state.due_work() == {COMPUTER_TURN: state.play_version}
     # A player coming or going does not make the computer's turn a new piece of work.

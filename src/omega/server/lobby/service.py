@@ -39,7 +39,7 @@ from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import NewTable, TableCore
 from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.models import SeatRow, TableRow
-from omega.server.tables.state import TableState, decide_cancel
+from omega.server.tables.state import Decided, TableState, decide_cancel
 from omega.server.tables.store import Writer
 
 __all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary"]
@@ -202,9 +202,7 @@ class Lobby:
 
     async def take(self, user: User, table_id: str, seat: int | None) -> dict[str, Any]:
         """Seat ``user`` at a free seat (``seat``, or the first free one) of an open table."""
-        taken: list[int] = []
-
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             c = state.config
             if not c.open:
                 raise ApiError("forbidden", "this table is not open in the lobby; join it by its invite link")
@@ -224,16 +222,17 @@ class Lobby:
             if bound.rowcount != 1:  # held by an account already: the log and the seats disagree
                 raise ApiError("conflict", f"seat {chosen + 1} is not free")
             self._notify(w, table_id)
-            taken.append(chosen)
-            return [Event(Joined(chosen), at=now), Event(Renamed(chosen, user.username), at=now)]
+            return Decided(state).then(Event(Joined(chosen), at=now), Event(Renamed(chosen, user.username), at=now))
 
-        cached, _ = await self.core.write(table_id, decision)
+        written = await self.core.write(table_id, decision)
         self.feed.changed(table_id)
-        return {"id": table_id, "seat": taken[0], "state": cached.state.view(taken[0])}
+        joined = written.stored[0].payload  # the seat taken is the one its join names
+        assert isinstance(joined, Joined)
+        return {"id": table_id, "seat": joined.seat, "state": written.view(joined.seat)}
 
     async def cancel(self, user: User, table_id: str) -> dict[str, Any]:
         """The creator calls off an open table that still waits for players."""
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if not state.config.open:
                 raise ApiError("forbidden", "only an open table of the lobby can be cancelled")
             host = state.host
@@ -243,9 +242,9 @@ class Lobby:
             self._notify(w, table_id)
             return events
 
-        cached, _ = await self.core.write(table_id, decision)
+        written = await self.core.write(table_id, decision)
         self.feed.changed(table_id)
-        return {"id": table_id, "state": cached.state.view(None)}
+        return {"id": table_id, "state": written.view(None)}
 
     # -- reading ------------------------------------------------------------------------------
 

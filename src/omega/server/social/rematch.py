@@ -50,7 +50,7 @@ from omega.server.tables.core import Cached, TableCore
 from omega.server.tables.events import Event, Renamed
 from omega.server.tables.identity import Identity, SeatHolder, Spectator, TableKeys
 from omega.server.tables.models import PresenceRow, TableRow
-from omega.server.tables.state import TableConfig, TableState, default_name
+from omega.server.tables.state import Decided, TableConfig, TableState, default_name
 from omega.server.tables.store import insert_table
 
 __all__ = ["Rematches", "Rematch", "REMATCH_TAG", "rotated", "new_seat", "rematch_config"]
@@ -310,8 +310,8 @@ class Rematches:
                 renames.append((j, start.names[old]))
         if renames:
             try:
-                await self.core.write(start.config.id, lambda st, w, at: [
-                    Event(Renamed(j, name), at=at) for j, name in renames])
+                await self.core.write(start.config.id, lambda st, w, at: Decided(st).then(*[
+                    Event(Renamed(j, name), at=at) for j, name in renames]))
             except Exception:  # the table stands without them: names are only shown
                 log.exception("could not carry the names over to rematch %s", start.config.id)
         if TableState(start.config).due_work():

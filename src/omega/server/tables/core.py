@@ -7,11 +7,14 @@ a table's events.  Every change goes through :meth:`TableCore.write`:
    locks the table row (PostgreSQL) or the database (SQLite) across processes;
 2. catch up: events other processes stored since the cache last looked are applied first;
 3. decide: a function of the up-to-date state and ``now`` (the injected clock's time) says
-   which events the change makes, or raises :class:`~omega.server.errors.ApiError`;
+   which events the change makes, with the table after them (a
+   :class:`~omega.server.table.Decided`: each event applied once, to a copy), or raises
+   :class:`~omega.server.errors.ApiError`;
 4. persist: the events, the table row and the table's due work (a computer to move) are
-   committed together;
-5. broadcast: only after the commit does the cache move on and this process's sockets get
-   the events; other processes hear of them through the database (``pubsub``).
+   committed together, the last two read from the decided table;
+5. broadcast: only after the commit does the cache take the decided table (nothing is
+   applied again) and this process's sockets get the events; other processes hear of them
+   through the database (``pubsub``).
 
 A person's action (:meth:`TableCore.act`) adds, before deciding, the identity's seat, the
 request id (a retry gets its first answer) and the version the client saw.  Computer turns
@@ -27,11 +30,11 @@ import logging
 import secrets
 import zlib
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -60,28 +63,35 @@ from omega.server.tables.identity import (
 from omega.server.tables.state import (
     COMPUTER_TURN,
     DUE_KINDS,
+    Decided,
     PresenceCount,
     SeatConfig,
     TableConfig,
     TableState,
     decide,
     decide_abandon,
+    decide_join,
     decide_timeout,
+    with_viewer,
 )
 from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between
 
-__all__ = ["TableCore", "Cached", "Acted", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
+__all__ = ["TableCore", "Cached", "Acted", "Written", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
 
 #: Events each cached table keeps for sockets that reconnect with ``since``.
 RECENT_EVENTS = 64
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
+#: A write's decision: a :class:`~omega.server.table.Decided`, or a kind of it that also
+#: carries what its caller is to hear besides the events (a retry's first answer, say).
+D = TypeVar("D", bound=Decided)
 
-#: What a write decides: the events for the up-to-date state at ``now`` (the writer is
-#: there for decisions that read or count other rows in the same transaction).
-Decision = Callable[[TableState, Writer, datetime], list[Event]]
+#: What a write decides: the events for the up-to-date state at ``now``, with the table
+#: after them (the writer is there for decisions that read or count other rows in the same
+#: transaction).  Decided on the state it is given (``Decided.before``).
+Decision = Callable[[TableState, Writer, datetime], D]
 #: Told inside the transaction that stores a game's end: the writer, the table as the end
 #: left it, and the events being stored (the ratings are updated so, in the same commit).
 EndHook = Callable[[Writer, TableState, list[Event]], None]
@@ -120,18 +130,82 @@ class Cached:
 
 
 @dataclass(frozen=True)
+class Written(Generic[D]):
+    """What a write did: the table, its decision (whose events are what was stored: none,
+    nothing was) and the view of the table after them that their delivery to this process's
+    sockets made (None: no socket here watches, or nothing was stored)."""
+
+    cached: Cached
+    decided: D
+    shared: dict[str, Any] | None = None
+
+    @property
+    def stored(self) -> tuple[Event, ...]:
+        """The events stored, with their versions."""
+        return self.decided.events
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The table after the write as the viewer at ``seat`` sees it (``docs/server-api.md``):
+        the delivery's view with the viewer's part added, so that a turn's view is made once
+        for its sockets and its answer; made now when no delivery made it."""
+        if self.shared is None:
+            return self.cached.state.view(seat)
+        return with_viewer(self.shared, seat)
+
+
+@dataclass(frozen=True)
 class Acted:
     """The answer to an action: the version it was stored at, and the table after it (as
     the actor sees it), made only when asked for: a WebSocket ack needs the version only."""
 
     version: int
-    table: TableState
+    written: Written[Any]
     seat: int | None
 
     @property
     def state(self) -> dict[str, Any]:
         """The table state of ``docs/server-api.md``, for the actor."""
-        return self.table.view(self.seat)
+        return self.written.view(self.seat)
+
+
+@dataclass(frozen=True)
+class _Turned(Decided):
+    """An action's decision: its events, or why it stored none or others."""
+
+    #: A retry: the version the request was first answered at (nothing is stored again).
+    first_version: int | None = None
+    #: The flag fell before the action came: it is refused with this, once the timeout
+    #: (these events) is stored; ``flag`` is when the flag fell.
+    too_late: ApiError | None = None
+    flag: datetime | None = None
+
+
+@dataclass(frozen=True)
+class _Flagged(Decided):
+    """The timeout decided at a flag's due time, and when the flag falls (None: no clock runs)."""
+
+    flag: datetime | None = None
+
+
+@dataclass
+class _Progress:
+    """What a write has done to the cache before its decision's outcome is known (kept
+    whatever the decision says, so a refused action still delivers what it caught up with)."""
+
+    #: Events applied to the cache, to be pushed to sockets: caught up with (committed by
+    #: other processes), then, once committed, the write's own.
+    applied: list[Delivery] = field(default_factory=list)
+    #: The keys after a caught-up ``links`` event (unless this write's own replace them).
+    caught_keys: TableKeys | None = None
+
+
+@dataclass(frozen=True)
+class _Stored(Generic[D]):
+    """What a write's transaction stored: its decision, and the keys after its own ``links``
+    event (in force once committed)."""
+
+    decided: D
+    keys: TableKeys | None = None
 
 
 @dataclass(frozen=True)
@@ -361,7 +435,7 @@ class TableCore:
             # A seat nobody has joined may have had its invite replaced in another process
             # (a joined seat's token never changes): its first action looks at the latest keys.
             who = self._try_identify(credentials, cached.keys)
-            if isinstance(who, SeatHolder) and not cached.state.joined[who.seat]:
+            if isinstance(who, SeatHolder) and decide_join(cached.state, who.seat, self.clock.now()).events:
                 cached = await self.fresh(table_id)
         try:
             return self.authenticator.identify(credentials, cached.keys)
@@ -390,40 +464,33 @@ class TableCore:
 
     async def visit(self, table_id: str, who: Identity) -> None:
         """A seat's first visit is recorded as a ``join``."""
-        if not isinstance(who, SeatHolder) or (await self.get(table_id)).state.joined[who.seat]:
+        if not isinstance(who, SeatHolder):
             return
         seat = who.seat
-        seen = self._cache[table_id].state.version
+        state = (await self.get(table_id)).state
+        if not decide_join(state, seat, self.clock.now()).events:
+            return
+        seen = state.version
 
-        def decision(st: TableState, w: Writer, now: datetime) -> list[Event]:
-            if st.joined[seat]:
-                return []
-            _refuse_replaced(st, seat, seen)
-            return [Event(Joined(seat), at=now)]
+        def decision(st: TableState, w: Writer, now: datetime) -> Decided:
+            joining = decide_join(st, seat, now)
+            _refuse_replaced(joining, seat, seen)
+            return joining
 
         await self.write(table_id, decision)
 
     # -- the action path ----------------------------------------------------------------------
 
-    async def write(self, table_id: str, decision: Decision) -> tuple[Cached, list[Event]]:
+    async def write(self, table_id: str, decision: Decision[D]) -> Written[D]:
         """Run ``decision`` on the up-to-date table inside a write transaction, store its
-        events with the table's due work, and only then push them to sockets.  Returns the
-        table and the stored events."""
+        events with the table's due work, and only then take the table it decided and push
+        the events to sockets.  Returns what was written."""
         cached = await self.get(table_id)
         async with cached.lock:
             state = cached.state
-            # Events applied to the cache, to be pushed to sockets whatever the decision says:
-            # a refused action may still have caught the cache up with other processes' events.
-            applied: list[Delivery] = []
-            # The keys after a ``links`` event: caught up (committed by another process) and
-            # this write's own (in force once committed).
-            caught_keys: list[TableKeys] = []
-            own_keys: list[TableKeys] = []
-            in_force: list[bool] = []
-            # The table after the decided events, made to store its derived columns.
-            trials: list[TableState] = []
+            progress = _Progress()
 
-            def transaction(w: Writer | None) -> list[Event]:
+            def transaction(w: Writer | None) -> _Stored[D]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
                 if w is None:
                     raise ApiError("not_found", f"there is no table {table_id!r}")
@@ -434,78 +501,71 @@ class TableCore:
                 if w.version != state.version:  # another process wrote: catch up first
                     caught = w.events_after(state.version)
                     if _renews_keys(caught):
-                        caught_keys.append(w.keys())
+                        progress.caught_keys = w.keys()
                     for e in caught:
-                        before = cached.view_before(applied)
+                        before = cached.view_before(progress.applied)
                         state.apply(e)
-                        applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
-                events = decision(state, w, now)
-                if not events:
-                    return []
-                # Where the table stands after these events: the row's derived columns and
-                # the work due for it are stored in the same commit.
-                trial = state.copy()
-                for i, e in enumerate(events, start=1):
-                    trial.apply(e.with_version(state.version + i))
-                trials.append(trial)
-                stored = w.append(events, status=trial.status, to_move_seat=trial.to_move_seat())
-                if self.on_end is not None and trial.over and not state.over:
-                    self.on_end(w, trial, stored)
-                if _renews_keys(stored):
-                    own_keys.append(w.keys())
-                due_before, due = state.due_work(), trial.due_work()
+                        progress.applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
+                decided = decision(state, w, now)
+                assert decided.before is state, "a write's decision is decided on the table it is given"
+                if not decided.events:
+                    return _Stored(decided)
+                # Where the table stands after these events (decided, not applied again): the
+                # row's derived columns and the work due for it are stored in the same commit.
+                after = decided.after
+                stored = w.append(decided.events, status=after.status, to_move_seat=after.to_move_seat())
+                if self.on_end is not None and after.over and not state.over:
+                    self.on_end(w, after, stored)
+                due_before, due = state.due_work(), after.due_work()
                 for kind in DUE_KINDS:
                     if kind in due:
                         # A timeout is due when the flag falls; the version fixes that time
                         # (it moves only with the play), so the same version keeps its row.
                         if due_before.get(kind) != due[kind]:
-                            w.keep_due(kind, due[kind], trial.due_at(kind) or now)
+                            w.keep_due(kind, due[kind], after.due_at(kind) or now)
                     elif kind in due_before:
                         w.drop_due(kind)
                 w.notify(f"{self.server_id}:{table_id}:{w.version}")
                 if COMPUTER_TURN in due and due_before.get(COMPUTER_TURN) != due[COMPUTER_TURN]:
                     # A computer's turn for whichever process plays them (maybe a worker).
                     w.notify(f"{self.server_id}:{table_id}:{WORK_TAG}")
-                return stored
+                return _Stored(decided, w.keys() if _renews_keys(stored) else None)
 
-            def committed(stored: list[Event]) -> None:
+            def committed(result: _Stored[D]) -> None:
                 # Stored for good: now the cache may move on (and the views are made only for
                 # a table some socket of this process watches).
-                if own_keys:
-                    cached.keys = own_keys[-1]
-                    in_force.append(True)
-                watched = self.hub.has(table_id)
-                if not stored:
+                if result.keys is not None:
+                    cached.keys = result.keys
+                    progress.caught_keys = None  # older than this write's own
+                decided = result.decided
+                if not decided.events:
                     return  # nothing decided (a retry's first answer, a name unchanged)
-                before = cached.view_before(applied) if watched else {}
-                if len(stored) == 1:
-                    # Nearly every write (a turn): the trial is the table after it, so the
-                    # turn is not played again.
-                    state.take(trials[-1])
-                else:
-                    # Each event's delivery carries the table as that event left it.
-                    for e in stored[:-1]:
-                        state.apply(e)
-                        if watched:
-                            applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
-                            before = applied[-1].state
-                    state.apply(stored[-1])
-                if watched:
-                    last = stored[-1]
-                    applied.append(Delivery(last.version, last.public(), state.view(viewer=False), before))
-                if not watched:
+                if not self.hub.has(table_id):
+                    for after in decided.states:
+                        state.take(after)
                     cached.recent.clear()  # events went by unseen: the memory has a gap
+                    return
+                # The cache takes each decided state in turn (each holds its own event's
+                # request id), and each event's delivery carries the table as it left it.
+                before = cached.view_before(progress.applied)
+                for e, after in zip(decided.events, decided.states, strict=True):
+                    state.take(after)
+                    progress.applied.append(Delivery(e.version, e.public(), state.view(viewer=False), before))
+                    before = progress.applied[-1].state
 
             try:
-                stored = await self.commits.run(table_id, transaction, committed)
+                result = await self.commits.run(table_id, transaction, committed)
             finally:
-                if caught_keys and not in_force:
-                    cached.keys = caught_keys[-1]
-                cached.delivered(applied)
-                self.hub.deliver(table_id, applied)
+                if progress.caught_keys is not None:
+                    cached.keys = progress.caught_keys
+                cached.delivered(progress.applied)
+                self.hub.deliver(table_id, progress.applied)
+        stored = result.decided.events
         if stored and cached.state.due_work():
             self.on_due()
-        return cached, stored
+        last = progress.applied[-1] if progress.applied else None
+        shared = last.state if stored and last is not None and last.version == stored[-1].version else None
+        return Written(cached, result.decided, shared)
 
     async def act(self, table_id: str, who: Identity, action: Action, *, request_id: str | None = None,
                   version: int | None = None) -> Acted | None:
@@ -521,71 +581,65 @@ class TableCore:
         # The version the caller was identified at (the table is cached by then).
         known = self._cache.get(table_id)
         seen = known.state.version if known is not None else None
-        first_answer: list[int] = []
-        too_late: list[ApiError] = []
-        flags: list[datetime | None] = []
 
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> _Turned:
             first = state.requests.get(request_id) if request_id is not None else None
             if first is not None:  # a retry: the first answer, never a second move
                 first_version, first_seat, first_fp = first
                 if first_seat != seat or first_fp != fingerprint:
                     raise ApiError("conflict", "this request_id was already used for another action")
-                first_answer.append(first_version)
-                return []
+                return _Turned(state, first_version=first_version)
             if version is not None and not state.play_version <= version <= state.version:
                 if seat is None:
-                    return []  # the computer chose on a position that is gone
+                    return _Turned(state)  # the computer chose on a position that is gone
                 raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+            # A seat's first action joins it in the same transaction: the action is decided
+            # on the table its join leaves.
+            joining = decide_join(state, seat, now) if seat is not None else Decided(state)
             try:
-                events = decide(state, seat, action, now)
+                acted = decide(joining.after, seat, action, now, request_id=request_id)
             except ApiError as e:
                 if e.code != "too_late":
                     raise
                 # The flag fell before this came: the timeout is stored instead (without
-                # the request id: the action was refused, not played) and the caller hears
-                # too_late once it is committed.
-                too_late.append(e)
-                flags.append(state.flag_at())
-                return decide_timeout(state, now)
-            events[0] = Event(events[0].payload, at=now, seat=seat, request_id=request_id,
-                              fingerprint=fingerprint if request_id is not None else None)
-            # A seat's first action joins it in the same transaction.
-            if seat is not None and not state.joined[seat]:
-                _refuse_replaced(state, seat, seen)
-                events.insert(0, Event(Joined(seat), at=now))
-            return events
+                # the join and the request id: the action was refused, not played) and the
+                # caller hears too_late once it is committed.
+                timeout = decide_timeout(state, now)
+                return _Turned(state, timeout.events, timeout.states, too_late=e, flag=state.flag_at())
+            if seat is not None:
+                _refuse_replaced(joining, seat, seen)
+            decided = joining.followed_by(acted)
+            return _Turned(state, decided.events, decided.states)
 
-        cached, stored = await self.write(table_id, decision)
-        if too_late:
-            self._timed_out(table_id, flags[0], stored)
-            raise too_late[0]
-        if first_answer:
-            return Acted(first_answer[0], cached.state, seat)
-        acted = next((e for e in stored if not isinstance(e.payload, Joined)), None)
+        written = await self.write(table_id, decision)
+        turned = written.decided
+        if turned.too_late is not None:
+            self._timed_out(table_id, turned.flag, written.stored)
+            raise turned.too_late
+        if turned.first_version is not None:
+            return Acted(turned.first_version, written, seat)
+        acted = next((e for e in written.stored if not isinstance(e.payload, Joined)), None)
         if acted is None:
             return None  # a computer's stale action, dropped
-        return Acted(acted.version, cached.state, seat)
+        return Acted(acted.version, written, seat)
 
     async def flag(self, due: Due) -> datetime | None:
         """The scheduler's handler of ``timeout`` work: store the timeout of the table's
         running clock if its flag has fallen by now (decided in the write, like any action,
         so a move that got in first wins).  Returns when to look again if the flag has not
         fallen yet (this process's clock is behind the one that set the time), else None."""
-        flags: list[datetime | None] = []
+        def decision(state: TableState, w: Writer, now: datetime) -> _Flagged:
+            timeout = decide_timeout(state, now)
+            return _Flagged(state, timeout.events, timeout.states, flag=state.flag_at())
 
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
-            flags[:] = [state.flag_at()]
-            return decide_timeout(state, now)
-
-        _, stored = await self.write(due.table_id, decision)
-        if stored:
-            self._timed_out(due.table_id, flags[0], stored)
+        written = await self.write(due.table_id, decision)
+        if written.stored:
+            self._timed_out(due.table_id, written.decided.flag, written.stored)
             return None
         # Not fallen yet (another process's clock set the time) or no clock runs any more.
-        return flags[0] if flags and flags[0] is not None else None
+        return written.decided.flag
 
-    def _timed_out(self, table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+    def _timed_out(self, table_id: str, flag: datetime | None, stored: Sequence[Event]) -> None:
         # Both ways a flag falls (the scheduler's timeout, a move that came too late) store
         # the timeout through one write: counted here once, in the process that stored it.
         if any(isinstance(e.payload, TimedOut) for e in stored):
@@ -597,9 +651,10 @@ class TableCore:
         if not isinstance(who, SeatHolder):
             raise ApiError("forbidden", "spectators have no seat to name")
         seat = who.seat
-        cached, _ = await self.write(
-            table_id, lambda st, w, now: [] if st.names[seat] == name else [Event(Renamed(seat, name), at=now)])
-        return cached.state.view(seat)
+        written = await self.write(
+            table_id, lambda st, w, now: Decided(st) if st.names[seat] == name else
+            Decided(st).then(Event(Renamed(seat, name), at=now)))
+        return written.view(seat)
 
     async def create(self, new: NewTable, owner: str = "") -> dict[str, Any]:
         """Create a table opened by ``owner``; the answer holds every human seat's token and
@@ -630,7 +685,7 @@ class TableCore:
         first = [Event(Joined(creator), at=now)]
         if new.name is not None:
             first.append(Event(Renamed(creator, new.name), at=now))
-        await self.write(config.id, lambda st, w, at: first)
+        written = await self.write(config.id, lambda st, w, at: Decided(st).then(*first))
         if state.due_work():
             self.on_due()
             await self.note(config.id, WORK_TAG)
@@ -639,7 +694,7 @@ class TableCore:
             # An open table's other seats are taken in the lobby, never by link.
             "invites": {str(i): t for i, t in tokens.items() if i == creator or not new.open},
             "spectator_key": spectator,
-            "state": cached.state.view(creator),
+            "state": written.view(creator),
         }
 
     # -- reading ------------------------------------------------------------------------------
@@ -717,13 +772,12 @@ class TableCore:
     async def close_if_idle(self, table_id: str, idle_since: datetime) -> bool:
         """Close the table as abandoned if nothing happened on it since ``idle_since``
         (checked again inside the write: a move that just came in keeps it open)."""
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if state.updated_at is not None and state.updated_at >= idle_since:
-                return []
+                return Decided(state)
             return decide_abandon(state, now)
 
-        _, stored = await self.write(table_id, decision)
-        return bool(stored)
+        return bool((await self.write(table_id, decision)).stored)
 
 
 def _renews_keys(events: list[Event]) -> bool:
@@ -731,14 +785,15 @@ def _renews_keys(events: list[Event]) -> bool:
     return any(isinstance(e.payload, LinksRenewed) for e in events)
 
 
-def _refuse_replaced(state: TableState, seat: int, seen: int | None) -> None:
-    """An invite replaced after the caller was identified (at version ``seen``) is refused,
-    even if the request was let in just before the replacement."""
-    if seen is not None and state.renewed_at.get(seat, 0) > seen:
+def _refuse_replaced(joining: Decided, seat: int, seen: int | None) -> None:
+    """A seat that ``joining`` joins, whose invite was replaced after the caller was
+    identified (at version ``seen``), is refused, even if the request was let in just before
+    the replacement (a seat that has joined keeps its token)."""
+    if joining.events and seen is not None and joining.before.renewed_at.get(seat, 0) > seen:
         raise ApiError("forbidden", "this invite link was replaced by a newer one")
 
 
-def _log_timeout(table_id: str, flag: datetime | None, stored: list[Event]) -> None:
+def _log_timeout(table_id: str, flag: datetime | None, stored: Sequence[Event]) -> None:
     """Log a stored timeout and how long after the flag fell the server stored it."""
     out = next((e for e in stored if isinstance(e.payload, TimedOut)), None)
     if out is None or flag is None or out.at is None:

@@ -19,7 +19,7 @@ A rematch's table has no creator: its seats hold the secrets of the table before
 >>> from omega.server.tables.state import SeatConfig, TableConfig
 >>> t = TableState(TableConfig("t", 3, 5, False, "", (SeatConfig("human"),) * 3))
 >>> t.joined[0] = True
->>> [e.payload for e in decide_links(t, 0, 0, True, False, datetime(2026, 1, 1, tzinfo=UTC))]
+>>> [e.payload for e in decide_links(t, 0, 0, True, False, datetime(2026, 1, 1, tzinfo=UTC)).events]
 [LinksRenewed(seat=0, seats=(1, 2), spectator=False)]
 >>> open_seats(t)
 [1, 2]
@@ -27,6 +27,7 @@ A rematch's table has no creator: its seats hold the secrets of the table before
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -36,7 +37,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, LinksRenewed
 from omega.server.tables.identity import Identity, SeatHolder, hash_token, new_token
 from omega.server.tables.schemas import LinksBody
-from omega.server.tables.state import TableState
+from omega.server.tables.state import Decided, TableState
 from omega.server.tables.store import Writer
 
 __all__ = ["Links", "decide_links", "open_seats"]
@@ -48,7 +49,7 @@ def open_seats(state: TableState) -> list[int]:
 
 
 def decide_links(state: TableState, seat: int | None, creator: int | None, invites: bool, spectator: bool,
-                 now: datetime) -> list[Event]:
+                 now: datetime) -> Decided:
     """The ``links`` event of ``seat`` asking for new invites and/or a new spectator key, or
     ApiError: only the creator's seat may, and new invites need a seat still waiting."""
     if creator is None or seat != creator:
@@ -60,7 +61,16 @@ def decide_links(state: TableState, seat: int | None, creator: int | None, invit
     seats = tuple(open_seats(state)) if invites else ()
     if invites and not seats and not spectator:
         raise ApiError("conflict", "every seat's player has joined: no invite is waiting")
-    return [Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat)]
+    return Decided(state).then(Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat))
+
+
+@dataclass(frozen=True)
+class _Linked(Decided):
+    """The ``links`` event with the new secrets it stores the digests of (only its answer
+    ever holds them)."""
+
+    invites: dict[str, str] = field(default_factory=dict)
+    spectator_key: str | None = None
 
 
 class Links:
@@ -85,17 +95,17 @@ class Links:
         decide_links(cached.state, seat, cached.creator, req.invites, req.spectator, core.clock.now())
         if not self.budgets.take(table_id, core.clock.monotonic()):
             raise ApiError("rate_limited", "new links were made just now; try again in a minute")
-        made: dict[str, Any] = {}
 
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
-            events = decide_links(state, seat, cached.creator, req.invites, req.spectator, now)
-            renewed = events[0].payload
+        def decision(state: TableState, w: Writer, now: datetime) -> _Linked:
+            decided = decide_links(state, seat, cached.creator, req.invites, req.spectator, now)
+            renewed = decided.events[0].payload
             assert isinstance(renewed, LinksRenewed)
             tokens = {i: new_token() for i in renewed.seats}
             key = new_token() if renewed.spectator else None
             w.replace_keys({i: hash_token(t) for i, t in tokens.items()}, hash_token(key) if key else None)
-            made.update(invites={str(i): t for i, t in tokens.items()}, spectator_key=key)
-            return events
+            return _Linked(state, decided.events, decided.states, {str(i): t for i, t in tokens.items()}, key)
 
-        cached, stored = await core.write(table_id, decision)
-        return {"version": stored[-1].version, **made, "state": cached.state.view(seat)}
+        written = await core.write(table_id, decision)
+        linked = written.decided
+        return {"version": written.stored[-1].version, "invites": linked.invites,
+                "spectator_key": linked.spectator_key, "state": written.view(seat)}

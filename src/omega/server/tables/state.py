@@ -1,23 +1,29 @@
 """A table: seats around one :class:`omega.Game`, rebuilt from its event log.
 
-This module decides what an action does (:func:`decide`: which events it produces) and
-what a table looks like to its players (:meth:`TableState.view`); it does no input/output
-and reads no clock: the time comes in as ``now``.  Every rule question goes to ``Game``.
+This module decides what an action does (:func:`decide`: which events it produces, and
+the table after them) and what a table looks like to its players (:meth:`TableState.view`);
+it does no input/output and reads no clock: the time comes in as ``now``.  Every rule
+question goes to ``Game``.
 
 A table's history is a list of events with consecutive versions (1, 2, ...).  Applying the
 events in order to a fresh :class:`TableState` gives the table exactly as it was, which is
-how the server restarts, catches up with other server processes and replays games.
+how the server restarts, catches up with other server processes and replays games.  A
+decision has already applied its events, each once, to copies of the table (a
+:class:`Decided`): the action path stores them and takes the copy, and plays nothing again.
 
 >>> from datetime import UTC, datetime
 >>> from omega.server.tables.actions import TurnAction
 >>> now = datetime(2026, 1, 1, tzinfo=UTC)
 >>> t = TableState(TableConfig("t1", players=2, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
 ...                            seats=(SeatConfig("human"), SeatConfig("computer", 2))))
->>> events = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
->>> [e.kind for e in events], events[0].at == now
-(['turn'], True)
->>> t.apply(events[0].with_version(1)); t.game.current_player
-1
+>>> decided = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
+>>> [(e.kind, e.version) for e in decided.events], decided.events[0].at == now
+([('turn', 1)], True)
+>>> decided.after.game.current_player, t.game.current_player
+(1, 0)
+>>> replayed = TableState(t.config); replayed.apply(decided.events[0])
+>>> t.take(decided.after); t.game.current_player, t.view() == replayed.view()
+(1, True)
 >>> t.computer_to_move()
 True
 """
@@ -25,13 +31,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from omega.game import SWAP, Color, Game, IllegalMove
 from omega.server.errors import ApiError
-from omega.server.tables.actions import Action, ResignAction, SwapAction
+from omega.server.tables.actions import Action, ResignAction, SwapAction, action_fingerprint
 from omega.server.tables.events import (
     PLAY_EVENTS,
     Abandoned,
@@ -54,7 +60,7 @@ from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome,
 
 __all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "PresenceCount", "SeatConfig", "TableConfig", "TableState", "decide",
            "decide_abandon", "decide_timeout", "decide_hint", "decide_cancel", "default_name", "final_ranking",
-           "game_view", "hints_text"]
+           "game_view", "hints_text", "Decided", "decide_join", "with_viewer"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -118,9 +124,22 @@ class PresenceCount:
     seats: dict[int, int]
 
 
+#: A field of :class:`TableState` that is live state, not made by events (the counts of open
+#: sockets, which change apart from them): a copy has it, and :meth:`TableState.take` keeps
+#: its own.
+_LIVE = {"taken": "live"}
+#: The request ids, which only grow: a copy starts without them (copying them would cost a
+#: turn more the longer the game), and :meth:`TableState.take` adds the copy's to its own.
+_GROWS = {"taken": "grows"}
+
+
 @dataclass
 class TableState:
-    """A table as its events made it: the game, names, resignations, presence."""
+    """A table as its events made it: the game, names, resignations, presence.
+
+    Its fields are the one list that :meth:`copy` and :meth:`take` go by: a new field is
+    copied and taken like the others, unless its metadata says it is live state.
+    """
 
     config: TableConfig
     game: Game = field(init=False)
@@ -133,9 +152,9 @@ class TableState:
     updated_at: datetime | None = None
     names: list[str] = field(init=False)
     joined: list[bool] = field(init=False)
-    connections: list[int] = field(init=False)
+    connections: list[int] = field(init=False, metadata=_LIVE)
     #: The stamp of the presence count ``connections`` was last taken from.
-    presence_stamp: int = 0
+    presence_stamp: int = field(default=0, metadata=_LIVE)
     # Seat indices out of play, in the order they left: resigned, or timed out (those are
     # also in ``timed_out``); the computer plays them on and they rank last.
     resigned: list[int] = field(default_factory=list)
@@ -150,7 +169,7 @@ class TableState:
     cancelled: bool = False
     #: The seat of the table's first ``join``: its creator's (who joins by creating it).
     host: int | None = None
-    requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict)
+    requests: dict[str, tuple[int, int | None, str | None]] = field(default_factory=dict, metadata=_GROWS)
     #: Per seat: its clock's bank in ms (see ``omega.server.tables.timecontrol``).
     banks_ms: list[int] = field(init=False)
     #: Per seat: whether it has made a move (a turn or the swap) itself.
@@ -177,6 +196,11 @@ class TableState:
         if event.version != self.version + 1:
             raise ValueError(f"event version {event.version} does not follow {self.version}")
         _APPLY[type(event.payload)](self, event.payload)
+        self._record(event)
+
+    def _record(self, event: Event) -> None:
+        """The rest of applying ``event`` once its payload has changed the table (for a turn:
+        once its game has played it): the clocks, the request id, the versions, the time."""
         self._clock_step(event)
         if event.request_id is not None:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
@@ -187,29 +211,22 @@ class TableState:
             self.updated_at = event.at
 
     def copy(self) -> TableState:
-        """An independent copy (requests, which only grow, are left out)."""
-        other = TableState(self.config)
-        other.game = self.game.copy()
-        other.version, other.play_version, other.updated_at = self.version, self.play_version, self.updated_at
-        other.names, other.joined = list(self.names), list(self.joined)
-        other.connections, other.resigned = list(self.connections), list(self.resigned)
-        other.presence_stamp = self.presence_stamp
-        other.timed_out, other.banks_ms, other.moved = list(self.timed_out), list(self.banks_ms), list(self.moved)
-        other.abandoned, other.aborted, other.turn_since = self.abandoned, self.aborted, self.turn_since
-        other.hints = list(self.hints)
-        other.cancelled, other.host = self.cancelled, self.host
-        other.renewed_at = dict(self.renewed_at)
+        """An independent copy (the request ids, which only grow, are left out)."""
+        other = object.__new__(TableState)  # no __post_init__: no new Game made to be replaced
+        for name, taken in _FIELDS:
+            setattr(other, name, {} if taken == "grows" else _copied(getattr(self, name)))
         return other
 
     def take(self, trial: TableState) -> None:
-        """Become ``trial``, a :meth:`copy` of this state with events applied since: the
-        action path applies a turn once, to decide what to store, and the cache then takes
-        the result instead of applying the events again.  The live counts of sockets are
-        kept (they change apart from events); the trial's request ids are added."""
-        for name, value in vars(trial).items():
-            if name not in _NOT_TAKEN:
-                setattr(self, name, value)
-        self.requests.update(trial.requests)
+        """Become ``trial``, a :meth:`copy` of this state with events applied since: a
+        decision applies its events once, to copies (see :class:`Decided`), and the cache
+        then takes the result instead of applying the events again.  The live counts of
+        sockets are kept (they change apart from events); the trial's request ids are added."""
+        for name, taken in _FIELDS:
+            if taken == "grows":
+                getattr(self, name).update(getattr(trial, name))
+            elif taken != "live":
+                setattr(self, name, getattr(trial, name))
 
     def _clock_step(self, event: Event) -> None:
         """What an event does to the clocks (they are derived from the log like the rest)."""
@@ -394,9 +411,7 @@ class TableState:
             "clock": self.clock_view(),
             "end_reason": self.end_reason,
         }
-        if viewer:
-            state["you"] = {"seat": you}
-        return state
+        return with_viewer(state, you) if viewer else state
 
     def record_tags(self) -> dict[str, str]:
         """Record tags: player names per colour, the table, and how a resigned game ended."""
@@ -429,9 +444,74 @@ class TableState:
         return tags
 
 
-#: What :meth:`TableState.take` leaves as it is: the table's fixed configuration, the live
-#: socket counts, and the request ids (the trial's are added to them).
-_NOT_TAKEN = frozenset({"config", "connections", "presence_stamp", "requests"})
+#: Each field of :class:`TableState` with how it is taken: ``live``, ``grows`` (see
+#: :data:`_LIVE` and :data:`_GROWS`), or "" (as the events made it).
+_FIELDS = tuple((f.name, str(f.metadata.get("taken", ""))) for f in fields(TableState))
+
+
+def _copied(value: Any) -> Any:
+    """A field's value for a copy: the game, lists and dicts copied; the rest (numbers, times,
+    the frozen configuration, tuples) is never changed in place, so it is shared."""
+    if isinstance(value, Game):
+        return value.copy()
+    if isinstance(value, list | dict | set):
+        return type(value)(value)
+    return value
+
+
+def with_viewer(shared: dict[str, Any], you: int | None) -> dict[str, Any]:
+    """A table view (``viewer=False``) with the viewer's part added: the JSON of
+    ``TableState.view(you)``, from the one view shared by every viewer of a version.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
+    >>> with_viewer(t.view(viewer=False), 1) == t.view(1), list(t.view(1))[-1]
+    (True, 'you')
+    """
+    return {**shared, "you": {"seat": you}}
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What a decision made of the table ``before``: its events, numbered as the versions
+    they are stored at, and ``states``, the table as each of them left it (copies: ``before``
+    is unchanged).  Each event was applied once, to its own copy, so the states before the
+    last are there for the deliveries of a write of several events (a seat's first turn also
+    joins it; the last turn also ends the game) and no event is ever applied twice.
+
+    A state holds the request id of its own event only (a copy starts without them): whoever
+    takes a decision takes its states in turn.  Nothing decided: no events, ``after`` is
+    ``before``.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
+    >>> d = Decided(t).then(Event(Joined(0)), Event(Renamed(0, "Ann")))
+    >>> [(e.kind, e.version) for e in d.events], d.states[0].names[0], d.after.names[0], t.joined[0]
+    ([('join', 1), ('name', 2)], 'Player 1', 'Ann', False)
+    """
+
+    before: TableState
+    events: tuple[Event, ...] = ()
+    states: tuple[TableState, ...] = ()
+
+    @property
+    def after(self) -> TableState:
+        """The table after every event (``before`` when nothing was decided)."""
+        return self.states[-1] if self.states else self.before
+
+    def then(self, *events: Event) -> Decided:
+        """These events and then ``events``, numbered on and each applied to a copy of the
+        table the one before it left."""
+        decided = self
+        for event in events:
+            state = decided.after.copy()
+            numbered = event.with_version(state.version + 1)
+            state.apply(numbered)
+            decided = Decided(self.before, (*decided.events, numbered), (*decided.states, state))
+        return decided
+
+    def followed_by(self, later: Decided) -> Decided:
+        """These events and then ``later``'s, decided on the table these left."""
+        assert later.before is self.after, "decided on another table than the one these events left"
+        return Decided(self.before, self.events + later.events, self.states + later.states)
 
 
 # -- how each event changes a table -------------------------------------------------------
@@ -513,10 +593,13 @@ def hints_text(hints: list[tuple[int, str, int]]) -> str:
 
 # -- deciding ---------------------------------------------------------------------------------
 
-def decide(state: TableState, seat: int | None, action: Action, now: datetime) -> list[Event]:
-    """The events ``action`` by ``seat`` produces at time ``now``, or ApiError; ``state`` is
+def decide(state: TableState, seat: int | None, action: Action, now: datetime, *,
+           request_id: str | None = None) -> Decided:
+    """The events ``action`` by ``seat`` produces at time ``now``, with the table after them
+    (its turn played once, on the copy that becomes that table), or ApiError; ``state`` is
     unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
-    seat or a resigned one).
+    seat or a resigned one).  The action's event carries ``seat`` and, when given, the
+    ``request_id`` it answers (with the action's fingerprint, to know a retry by).
     """
     if state.cancelled:
         raise ApiError("game_over", "this table was cancelled before it started")
@@ -534,7 +617,8 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
         late = ms_between(flag, now) / 1000
         raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
     if isinstance(action, ResignAction):
-        return _decide_resign(state, seat, now)
+        return _decide_resign(state, seat, now, request_id)
+    actor = seat
     mover = state.game.current_player
     assert mover is not None  # the game is not over, so someone is to move
     if seat is None:
@@ -554,7 +638,10 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
             assert color is not None
             raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
         by_computer = False
-    trial = state.game.copy()
+    # Played on the copy that becomes the table after the turn: what is stored is what was
+    # played (the cells as the game names them), and nothing plays it a second time.
+    after = state.copy()
+    trial = after.game
     color = trial.to_move
     assert color is not None
     payload: Payload
@@ -571,13 +658,36 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime) -
             payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer, used_ms=used)
     except IllegalMove as e:
         raise ApiError("illegal_move", str(e)) from None
-    events = [Event(payload, at=now)]
+    turn = _acted(payload, state, actor, action, request_id, now)
+    after._record(turn)  # the game has played it: the clocks, the request id, the version
+    decided = Decided(state, (turn,), (after,))
     if trial.is_over:
-        events.append(_over_event(trial, state.resigned, "board_full", now))
-    return events
+        decided = decided.then(_over_event(trial, state.resigned, "board_full", now))
+    return decided
 
 
-def decide_hint(state: TableState, seat: int, now: datetime) -> list[Event]:
+def _acted(payload: Payload, state: TableState, seat: int | None, action: Action, request_id: str | None,
+           now: datetime) -> Event:
+    """The event of ``seat``'s ``action``, numbered after ``state``, answering ``request_id``."""
+    return Event(payload, version=state.version + 1, at=now, seat=seat, request_id=request_id,
+                 fingerprint=action_fingerprint(action) if request_id is not None else None)
+
+
+def decide_join(state: TableState, seat: int, now: datetime) -> Decided:
+    """A person's first visit or action joins their seat: its ``join`` event, or nothing once
+    it has joined.  The one place that asks whether a seat has joined.
+
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
+    >>> joining = decide_join(t, 1, datetime(2027, 1, 1))
+    >>> [e.kind for e in joining.events], joining.after.joined, t.joined
+    (['join'], [False, True], [False, False])
+    """
+    if state.joined[seat]:
+        return Decided(state)
+    return Decided(state).then(Event(Joined(seat), at=now))
+
+
+def decide_hint(state: TableState, seat: int, now: datetime) -> Decided:
     """The ``hint`` event of ``seat`` asking for a hint now, or ApiError: only at a table
     whose creator allowed hints, for a person whose turn it is."""
     if state.over:
@@ -592,10 +702,10 @@ def decide_hint(state: TableState, seat: int, now: datetime) -> list[Event]:
     assert mover is not None and color is not None
     if seat != mover:
         raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover}): a hint is for your own turn")
-    return [Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now)]
+    return Decided(state).then(Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now))
 
 
-def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[Event]:
+def _decide_resign(state: TableState, seat: int | None, now: datetime, request_id: str | None) -> Decided:
     if seat is None or state.config.seats[seat].kind != "human":
         raise ApiError("forbidden", "only a human seat can resign")
     if seat in state.timed_out:
@@ -603,11 +713,11 @@ def _decide_resign(state: TableState, seat: int | None, now: datetime) -> list[E
     if seat in state.resigned:
         raise ApiError("forbidden", "you have already resigned")
     color = state.game.color_of(seat)
-    events = [Event(Resigned(seat=seat, color=color.label), at=now)]
+    events = [_acted(Resigned(seat=seat, color=color.label), state, seat, ResignAction(), request_id, now)]
     resigned = [*state.resigned, seat]
     if ended_by_resignations(state.config, resigned):
         events.append(_over_event(state.game, resigned, "resignation", now))
-    return events
+    return Decided(state).then(*events)
 
 
 def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
@@ -625,31 +735,33 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
 
 
-def decide_cancel(state: TableState, now: datetime) -> list[Event]:
+def decide_cancel(state: TableState, now: datetime) -> Decided:
     """The creator calls off an open table that still waits for players; ``conflict`` once
     it has started (every seat taken) or was already cancelled.
 
     >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, open=True))
-    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1))]
+    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1)).events]
     ('waiting', ['cancel'])
+    >>> decide_cancel(t, datetime(2027, 1, 1)).after.status, t.status
+    ('cancelled', 'waiting')
     """
     if not state.waiting:
         raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
-    return [Event(Cancelled(), at=now)]
+    return Decided(state).then(Event(Cancelled(), at=now))
 
 
-def decide_abandon(state: TableState, now: datetime) -> list[Event]:
+def decide_abandon(state: TableState, now: datetime) -> Decided:
     """The server closes an unfinished table nobody has acted on for long: the game ends as
     it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
     """
     if state.over or state.cancelled:
-        return []
+        return Decided(state)
     if state.waiting:  # nobody moved: an open table nobody came to is called off, not scored
-        return [Event(Cancelled(), at=now)]
-    return [Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now)]
+        return Decided(state).then(Event(Cancelled(), at=now))
+    return Decided(state).then(Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now))
 
 
-def decide_timeout(state: TableState, now: datetime) -> list[Event]:
+def decide_timeout(state: TableState, now: datetime) -> Decided:
     """The events of the running clock's flag having fallen by ``now`` ([] if it has not,
     or no clock runs).  A seat that never moved aborts the game; otherwise it ranks last
     and the computer plays on for it, and the game ends if too few players are left
@@ -661,23 +773,23 @@ def decide_timeout(state: TableState, now: datetime) -> list[Event]:
     >>> c = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("human")), TimeControl.parse("1+0"))
     >>> t = TableState(c)
     >>> for e in [Event(Joined(0), at=t0), Event(Joined(1), at=t0)]: t.apply(e.with_version(t.version + 1))
-    >>> t.flag_at() == t0 + timedelta(minutes=1), decide_timeout(t, t0 + timedelta(seconds=59.999))
-    (True, [])
-    >>> [(e.kind, getattr(e.payload, "reason", None)) for e in decide_timeout(t, t0 + timedelta(minutes=1))]
+    >>> t.flag_at() == t0 + timedelta(minutes=1), decide_timeout(t, t0 + timedelta(seconds=59.999)).events
+    (True, ())
+    >>> [(e.kind, getattr(e.payload, "reason", None)) for e in decide_timeout(t, t0 + timedelta(minutes=1)).events]
     [('timeout', None), ('over', 'aborted')]
     """
     seat = state.clock_seat()
     if seat is None or not state.flag_fallen(now):
-        return []
+        return Decided(state)
     aborted = not state.moved[seat]
     events = [Event(TimedOut(seat=seat, color=state.game.color_of(seat).label, aborted=aborted), at=now)]
     if aborted:
         events.append(_over_event(state.game, state.resigned, "aborted", now))
-        return events
+        return Decided(state).then(*events)
     out = [*state.resigned, seat]
     if ended_by_resignations(state.config, out):
         events.append(_over_event(state.game, out, "timeout", now))
-    return events
+    return Decided(state).then(*events)
 
 
 def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:

@@ -40,9 +40,8 @@ from omega.server.infra.pubsub import WORK_TAG
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import Cached, TableCore, seat_of
 from omega.server.tables.deps import CHARGED, Actor
-from omega.server.tables.events import Event
 from omega.server.tables.identity import Identity
-from omega.server.tables.state import TableState, decide_hint
+from omega.server.tables.state import Decided, TableState, decide_hint
 from omega.server.tables.store import Writer
 from omega.server.work.computers import ComputerPlayers
 from omega.server.work.thinking import hint
@@ -124,14 +123,14 @@ class Hints:
         else:
             raise ApiError("unavailable", "this server has no computer players to give hints")
 
-        def decision(state: TableState, w: Writer, now: datetime) -> list[Event]:
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if state.play_version != version:
                 raise ApiError("stale_version", "the game moved on while the computer was thinking")
             return decide_hint(state, seat, now)
 
-        cached, stored = await core.write(table_id, decision)
-        return {"version": stored[-1].version, "hint": SWAP if action == SWAP else list(action),
-                "state": cached.state.view(seat)}
+        written = await core.write(table_id, decision)
+        return {"version": written.stored[-1].version, "hint": SWAP if action == SWAP else list(action),
+                "state": written.view(seat)}
 
     async def _search(self, cached: Cached, version: int) -> Action:
         assert self.computers is not None
