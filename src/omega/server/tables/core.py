@@ -8,7 +8,7 @@ a table's events.  Every change goes through :meth:`TableCore.write`:
 2. catch up: events other processes stored since the cache last looked are applied first;
 3. decide: a function of the up-to-date state and ``now`` (the injected clock's time) says
    which events the change makes, with the table after them (a
-   :class:`~omega.server.table.Decided`: each event applied once, to a copy), or raises
+   :class:`~omega.server.tables.state.Decided`: each event applied once, to a copy), or raises
    :class:`~omega.server.errors.ApiError`;
 4. persist: the events, the table row and the table's due work (a computer to move) are
    committed together, the last two read from the decided table;
@@ -84,7 +84,7 @@ RECENT_EVENTS = 64
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
-#: A write's decision: a :class:`~omega.server.table.Decided`, or a kind of it that also
+#: A write's decision: a :class:`~omega.server.tables.state.Decided`, or a kind of it that also
 #: carries what its caller is to hear besides the events (a retry's first answer, say).
 D = TypeVar("D", bound=Decided)
 
