@@ -108,3 +108,24 @@ describe("confirming", () => {
     assert.ok(!Staging.shouldResend(m, "illegal_move", true, 0));
   });
 });
+
+describe("a hint", () => {
+  test("replaces what was staged with its stones in staging order, and says so", () => {
+    // Black's turn with 3 players: the hint comes in colour order (White, Black, Red), staged
+    // Black first.
+    const m = opened(table({ players: 3, toMove: "Black", seat: 1, you: 1 }), "a1");
+    const hinted = Staging.stageHint(m, ["e5", "c3", "d4"]);
+    assert.deepEqual(Staging.stagedStones(hinted), [
+      { cell: "c3", color: "Black" }, { cell: "d4", color: "Red" }, { cell: "e5", color: "White" },
+    ]);
+    assert.deepEqual(Staging.turnCells(hinted), ["e5", "c3", "d4"]);
+    assert.equal(hinted.message.text, "Hint staged: confirm it, or change it.");
+  });
+
+  test("a swap is told, and the staging stays", () => {
+    const m = opened(table({ toMove: "Black", seat: 1, you: 1, canSwap: true }), "a1");
+    const hinted = Staging.stageHint(m, "swap");
+    assert.deepEqual(hinted.staged, ["a1"]);
+    assert.equal(hinted.message.text, "Hint: take the other colour (Swap).");
+  });
+});

@@ -1,9 +1,11 @@
 // @ts-check
-// The table page (/t/{id}#seat=TOKEN or #watch=KEY): the controller. It holds the model
-// and changes it only through the steps of the pure modules (tablestate.js, staging.js,
-// replay.js, clocks.js; keys.js says what a key press means), and after every change
-// tablepage.js draws it. What talks to the server (api.js, and the socket through
-// tablefeed.js) and to the browser's storage (store.js) happens here and nowhere else.
+// The table page (/t/{id}#seat=TOKEN or #watch=KEY): the controller. It opens the table
+// by its link, holds the model and changes it only through the steps of the pure modules
+// (tablestate.js, staging.js, replay.js, clocks.js; keys.js says what a key press means),
+// and after every change tablepage.js draws it. The socket's messages come through
+// tablefeed.js; what the player asks of the server is tableactions.js's. Only these two
+// controller modules talk to the server (through api.js) and to the browser's storage
+// (store.js).
 
 import * as account from "./account.js";
 import { api, randomId } from "./api.js";
@@ -11,23 +13,22 @@ import { measuredOffset } from "./clocks.js";
 import { applyTheme } from "./dom.js";
 import { codeOf, describe } from "./errors.js";
 import { activateStep, keyStep } from "./keys.js";
-import { replayArrived, replayStep, replayTo } from "./replay.js";
+import { replayStep } from "./replay.js";
 import * as S from "./staging.js";
 import * as store from "./store.js";
+import { tableActions } from "./tableactions.js";
 import { TableFeed } from "./tablefeed.js";
 import { TableServer } from "./tableserver.js";
 import { TablePage, showProblem } from "./tablepage.js";
 import * as T from "./tablestate.js";
 import { askToNotify, chime } from "./views/notify.js";
 
-/** @typedef {import("./types.js").Action} Action */
-/** @typedef {import("./types.js").ActionAnswer} ActionAnswer */
-/** @typedef {import("./types.js").GameView} GameView */
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").TableState} TableState */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
 /** @typedef {import("./keys.js").Step} Step */
+/** @typedef {import("./tablepage.js").PageExtras} PageExtras */
 
 /**
  * The link the page opens a table with: the fragment's seat token or spectator key, or,
@@ -62,20 +63,9 @@ export function startTable(root, tableId) {
   applyTheme(prefs.theme);
   /** @type {Model} */
   let M = T.initialModel();
-  /** @type {import("./views/links.js").SavedLinks | null} */
-  let invites = null;
-  /** @type {number | null} */
-  let nameMax = null;
+  /** @type {PageExtras} */
+  const extras = { prefs, review: { status: "none" }, hinting: false, rematch: null, invites: null, nameMax: null };
   let stopped = false;
-  /** @type {import("./views/review.js").ReviewStatus} the finished game's review */
-  let review = { status: "none" };
-  let reviewLooked = false;
-  let hinting = false;
-  /** @type {import("./types.js").Rematch | null} */
-  let lastRematch = null;
-  // Whether this page took part in the rematch (proposed, accepted, or saw it waiting): only
-  // then does its start open the new table by itself; an old table opened later stays put.
-  let following = false;
 
   /** @param {(m: Loaded) => Model} step a change of the model, once the table is here */
   const change = (step) => whenLoaded((m) => set(step(m)));
@@ -83,24 +73,24 @@ export function startTable(root, tableId) {
     onHoverPanel: (color) => change((m) => T.hoverPanel(m, color)),
     onLeavePanel: (color) => change((m) => T.leavePanel(m, color)),
     onUndo: () => whenLoaded((m) => setStaging(S.undoStone(m))),
-    onConfirm: () => confirmTurn(),
-    onSwap: () => act({ type: "swap" }, randomId(), true),
+    onConfirm: () => actions.confirmTurn(),
+    onSwap: () => actions.act({ type: "swap" }, randomId(), true),
     onPlayOn: () => change(T.dismissPie),
-    onLive: () => goReplay(Infinity),
+    onLive: () => actions.goReplay(Infinity),
     onStartNow: () => change(T.startNow),
     onCell: (cell, how) => whenLoaded((m) => take(how === "click" ? { kind: "stage", model: S.clickCell(m, cell) } : activateStep(m, cell))),
     onHover: (cell, x, y) => change((m) => T.hoverCell(m, cell, x, y)),
-    onGo: (k) => goReplay(k),
-    onStep: (delta) => whenLoaded((m) => goReplay(replayStep(m, delta))),
-    onDownload: (ext) => record(ext),
-    onRematch: (op) => rematchSay(op),
-    onOpenRematch: () => lastRematch?.table && moveTo(lastRematch.table),
+    onGo: (k) => actions.goReplay(k),
+    onStep: (delta) => whenLoaded((m) => actions.goReplay(replayStep(m, delta))),
+    onDownload: (ext) => actions.record(ext),
+    onRematch: (op) => actions.rematchSay(op),
+    onOpenRematch: () => actions.openRematch(),
     onChat: (text) => feed.send({ type: "chat", text, request_id: `chat-${randomId()}` }),
     onMute: (muted) => store.setMuted(muted),
-    onAskReview: () => askReview(),
-    onHint: () => askHint(),
-    onRename: (name) => rename(name),
-    onRenew: (what) => renewLinks(what),
+    onAskReview: () => actions.askReview(),
+    onHint: () => actions.askHint(),
+    onRename: (name) => actions.rename(name),
+    onRenew: (what) => actions.renewLinks(what),
     onSetting: (name, value) => {
       prefs[name] = value;
       store.setPrefs(prefs);
@@ -119,13 +109,13 @@ export function startTable(root, tableId) {
     onAskResign: (asking) => change((m) => T.askResign(m, asking)),
     onResign: () => {
       change((m) => T.askResign(m, false));
-      act({ type: "resign" }, randomId(), true);
+      actions.act({ type: "resign" }, randomId(), true);
     },
   });
   page.links.changed = render;
 
   function render() {
-    if (!stopped) page.render(M, { prefs, review, hinting, rematch: lastRematch, invites, nameMax });
+    if (!stopped) page.render(M, extras);
   }
 
   /** @param {Model} next */
@@ -154,13 +144,13 @@ export function startTable(root, tableId) {
   function stageAndMaybeSend(next) {
     const grew = next.staged.length > M.staged.length;
     setStaging(next);
-    if (prefs.autoSend && grew && S.isComplete(M)) confirmTurn();
+    if (prefs.autoSend && grew && S.isComplete(M)) actions.confirmTurn();
   }
 
   /** @param {Step} step what a key or a cell's Enter means (keys.js) */
   function take(step) {
-    if (step.kind === "replay") goReplay(step.at);
-    else if (step.kind === "confirm") confirmTurn();
+    if (step.kind === "replay") actions.goReplay(step.at);
+    else if (step.kind === "confirm") actions.confirmTurn();
     else if (step.kind === "stage") stageAndMaybeSend(step.model);
     else if (step.kind === "unstage") setStaging(step.model);
     else set(step.model);
@@ -176,16 +166,33 @@ export function startTable(root, tableId) {
   }
 
   /**
-   * The link cannot open this table: one page that says why, with a way back.
-   * @param {string} code
-   * @param {string} [detail]
+   * Take a newer table state (from an action's answer, the socket, or a reload).
+   * @param {TableState | null | undefined} state
    */
-  function problem(code, detail) {
-    stopped = true;
-    feed.stop();
-    document.removeEventListener("keydown", onKey);
-    showProblem(root, code, role, tableId, detail);
+  function takeState(state) {
+    const before = M.state;
+    const next = T.applyState(M, state);
+    if (next === M) return;
+    set(next);
+    if (before && M.state && before.status !== M.state.status) remember();
+    saveStaged();
+    actions.reviewOnceOver();
   }
+
+  const actions = tableActions({
+    model: () => M,
+    set,
+    put: (next) => (M = next),
+    setStaging,
+    takeState,
+    render,
+    extras,
+    server,
+    page,
+    send: (message) => feed.send(message),
+    moveTo,
+    link: { id: tableId, token: secret },
+  });
 
   /** @param {KeyboardEvent} e */
   function onKey(e) {
@@ -213,22 +220,34 @@ export function startTable(root, tableId) {
       else if (msg.type === "event") {
         const state = T.stateAfter(M.state, msg);
         if (state) takeState(state);
-        else refresh(); // a version the changes need is missing: the table whole
+        else actions.refresh(); // a version the changes need is missing: the table whole
       }
-      else if (msg.type === "review") reviewNotice(msg);
+      else if (msg.type === "review") actions.reviewNotice(msg);
       else if (msg.type === "chat") page.chat.add(msg.messages);
-      else if (msg.type === "rematch") rematchArrived(msg.rematch);
+      else if (msg.type === "rematch") actions.rematchArrived(msg.rematch);
       else if (msg.type === "error" && msg.request_id && msg.request_id.startsWith("chat-")) page.chat.refused(msg.error.message);
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
-      if (again) refresh(); // catch anything the socket could not replay
+      if (again) actions.refresh(); // catch anything the socket could not replay
     },
   });
 
-  // -- reading the state -------------------------------------------------------------
+  // -- opening the table ----------------------------------------------------------------
+  /**
+   * The link cannot open this table: one page that says why, with a way back.
+   * @param {string} code
+   * @param {string} [detail]
+   */
+  function problem(code, detail) {
+    stopped = true;
+    feed.stop();
+    document.removeEventListener("keydown", onKey);
+    showProblem(root, code, role, tableId, detail);
+  }
+
   async function load() {
     /** @type {TableState} */
     let state;
@@ -254,15 +273,15 @@ export function startTable(root, tableId) {
     }
     if (!token) role = "seat";
     const site = /** @type {SiteConfig | null} */ (await config);
-    nameMax = site?.name_max ?? null;
+    extras.nameMax = site?.name_max ?? null;
     if (site?.chat_max) page.chat.setLimit(site.chat_max);
     const seat = state.you ? state.you.seat : null;
     if (seat === null) role = "watch";
     const firstVisit = !store.findTable(tableId, secret);
-    invites = store.invitesFor(tableId);
-    if (seat !== null) lookForCreator();
+    extras.invites = store.invitesFor(tableId);
+    if (seat !== null) actions.lookForCreator();
     set(T.loaded(M, state, store.stagedFor(tableId, state.game.history.length)));
-    if (T.isLoaded(M) && T.isOver(M) && !reviewLooked) lookForReview();
+    actions.reviewOnceOver();
     if (T.isLoaded(M) && M.message && M.message.code === "network") set({ ...M, message: null });
     remember();
     feed.start();
@@ -282,8 +301,8 @@ export function startTable(root, tableId) {
     const myName = user ? (bound ? user.username : "") : store.name();
     const me = T.isLoaded(M) ? T.mySeat(M) : null;
     if (firstVisit && token && role === "seat" && me && me.kind === "human") {
-      if (myName && me.name !== myName) rename(myName, true);
-      else if (!myName && !user) page.namePrompt.ask(nameMax);
+      if (myName && me.name !== myName) actions.rename(myName, true);
+      else if (!myName && !user) page.namePrompt.ask(extras.nameMax);
     }
   }
 
@@ -302,190 +321,6 @@ export function startTable(root, tableId) {
   }
 
   /**
-   * Take a newer table state (from an action's answer, the socket, or a reload).
-   * @param {TableState | null | undefined} state
-   */
-  function takeState(state) {
-    const before = M.state;
-    const next = T.applyState(M, state);
-    if (next === M) return;
-    set(next);
-    if (before && M.state && before.status !== M.state.status) remember();
-    saveStaged();
-    if (!reviewLooked && T.isLoaded(M) && T.isOver(M)) lookForReview();
-  }
-
-  // -- new links, made by the table's creator on a device that has none --------------------
-  /** Which seat created the table: its player may make new links anywhere. */
-  async function lookForCreator() {
-    try {
-      page.links.creator = await server.creatorSeat();
-      render();
-    } catch {
-      // Without the answer the Links box offers nothing new: the links stay where they are.
-    }
-  }
-
-  /** @param {import("./views/links.js").Renewal} what */
-  async function renewLinks(what) {
-    if (!T.isLoaded(M) || page.links.busy) return;
-    page.links.busy = true;
-    render();
-    try {
-      const answer = await server.renewLinks(what);
-      if (secret) store.keepLinks({ id: tableId, token: secret }, answer.invites, answer.spectator_key);
-      invites = { invites: { ...(invites?.invites || {}), ...answer.invites },
-        spectator_key: answer.spectator_key || invites?.spectator_key };
-      page.links.asking = null;
-      takeState(answer.state);
-      set(T.note(M, "info", what === "invites" ? "New invite links made: send them to your friends." : "New spectator link made."));
-    } catch (err) {
-      set(T.noteError(M, err));
-    } finally {
-      page.links.busy = false;
-      render();
-    }
-  }
-
-  // -- hints -----------------------------------------------------------------------------
-  /** Ask the computer for a turn and stage it; the player may still change it or play another. */
-  async function askHint() {
-    if (!T.isLoaded(M) || hinting) return;
-    hinting = true;
-    render();
-    try {
-      const answer = await server.hint();
-      takeState(answer.state);
-      if (T.isLoaded(M)) setStaging(S.stageHint(M, answer.hint));
-    } catch (err) {
-      set(T.noteError(M, err));
-    } finally {
-      hinting = false;
-      render();
-    }
-  }
-
-  // -- the review of a finished game ---------------------------------------------------
-  /** @param {import("./views/review.js").ReviewStatus} status */
-  function setReview(status) {
-    review = status;
-    render();
-  }
-
-  /** Once the game is over: has someone already asked for its review? */
-  async function lookForReview() {
-    reviewLooked = true;
-    try {
-      setReview(await server.review(false));
-    } catch {
-      // Not reviewed, as far as this page knows: the button stays.
-    }
-  }
-
-  async function askReview() {
-    setReview({ status: "queued" });
-    try {
-      setReview(await server.review(true));
-    } catch (err) {
-      setReview({ status: "error", message: describe(err) });
-    }
-  }
-
-  /** @param {import("./types.js").ReviewMessage} msg */
-  function reviewNotice(msg) {
-    if (msg.status === "done") lookForReview();
-    else if (msg.status === "running") setReview({ status: "running", done: msg.done ?? 0, total: msg.total ?? 0 });
-    else if (review.status === "none" || review.status === "error") setReview({ status: "queued" });
-  }
-
-  async function refresh() {
-    try {
-      takeState(await server.table());
-    } catch {
-      // The socket's own sync will bring the state once the server is back.
-    }
-  }
-
-  // -- acting ------------------------------------------------------------------------
-  async function confirmTurn() {
-    if (!T.isLoaded(M)) return;
-    const turn = S.prepareTurn(M, randomId());
-    if (!turn) return;
-    set(turn.model);
-    await act({ type: "turn", cells: turn.cells }, turn.requestId, true);
-  }
-
-  /**
-   * Send an action with the version the page last saw. A refusal that may come from a
-   * view behind the table fetches the table first; a stale version on an unchanged
-   * position is sent again once.
-   * @param {Action} action
-   * @param {string} requestId
-   * @param {boolean} retryStale
-   * @returns {Promise<void>}
-   */
-  async function act(action, requestId, retryStale) {
-    if (!T.isLoaded(M)) return;
-    set(S.sendStarted(M));
-    try {
-      const answer = await server.act(action, requestId, M.state?.version);
-      const sent = S.sendSucceeded(M);
-      M = sent;
-      takeState(answer.state);
-      if (M === sent) render(); // an answer older than the socket's news still ends the sending
-    } catch (err) {
-      M = S.sendFailed(M);
-      const staged = M.staged;
-      const code = codeOf(err);
-      if (S.needsRefetch(code) && T.isLoaded(M)) {
-        const at = T.game(M).history.length;
-        await refresh();
-        if (T.isLoaded(M) && S.shouldResend(M, code, retryStale, at)) {
-          M = S.forgetPending(M);
-          if (action.type === "turn") return confirmTurn();
-          return act(action, randomId(), false);
-        }
-      }
-      if (T.isLoaded(M)) set(S.refused(M, staged, describe(err), code));
-    }
-  }
-
-  /**
-   * @param {string} name
-   * @param {boolean} [quiet] no sentence either way (the name this device uses, taken on a first visit)
-   */
-  async function rename(name, quiet = false) {
-    try {
-      const state = await server.rename(name);
-      if (!account.known()) store.setName(name);
-      page.namePrompt.el.hidden = true;
-      takeState(state);
-      if (!quiet) set(T.note(M, "info", "Name saved."));
-    } catch (err) {
-      if (!quiet) set(T.noteError(M, err));
-    }
-  }
-
-  /**
-   * Propose a rematch (the others are asked; once they all accept, every page moves on),
-   * accept it or decline it.
-   * @param {"propose" | "accept" | "decline"} op
-   */
-  function rematchSay(op) {
-    if (!T.isLoaded(M) || M.seat === null) return;
-    following = op !== "decline";
-    feed.send({ type: "rematch", op, request_id: `rematch-${randomId()}` });
-  }
-
-  /** @param {import("./types.js").Rematch} r */
-  function rematchArrived(r) {
-    if (lastRematch && lastRematch.status === "proposed") following = true;
-    lastRematch = r;
-    render();
-    if (r.status === "started" && r.table && following) moveTo(r.table);
-  }
-
-  /**
    * Go to the rematch's table with the secret this page already has: the seat token opens
    * my new seat there (the spectator key, the new table); an account's seat needs none.
    * @param {{id: string, seat: number | null}} next
@@ -496,34 +331,6 @@ export function startTable(root, tableId) {
     feed.stop();
     const link = !secret ? "" : next.seat === null ? `#watch=${secret}` : role === "seat" ? `#seat=${secret}` : "";
     location.assign(`/t/${encodeURIComponent(next.id)}${link}`);
-  }
-
-  /** @param {"txt" | "json"} ext */
-  async function record(ext) {
-    try {
-      await server.record(ext);
-    } catch (err) {
-      set(T.noteError(M, err));
-    }
-  }
-
-  // -- replay ------------------------------------------------------------------------
-  /**
-   * Show the position after `k` moves (the end or past it: live), fetching it once.
-   * @param {number} k
-   */
-  async function goReplay(k) {
-    if (!T.isLoaded(M)) return;
-    set(replayTo(M, k));
-    if (M.replayAt === null) return;
-    let view;
-    try {
-      view = await server.replay(k);
-    } catch (err) {
-      set(T.noteError(M, err));
-      return;
-    }
-    if (T.isLoaded(M)) set(replayArrived(M, k, view));
   }
 
   load();
