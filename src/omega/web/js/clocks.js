@@ -1,24 +1,13 @@
 // @ts-check
-// The clocks of a timed table as the page shows them, by the server's time: the offset to
-// the server's clock (measured from a sync or a ping's round trip) and each seat's clock,
-// the running one counting down to the server's flag. Pure; views/clocks.js draws them.
+// The clocks of a timed table by the server's time, pure: the offset to the server's clock
+// and each seat's clock, the running one counting down to its flag (views/clocks.js draws them).
 
 import { colorsInPlay, isOver, seatOf } from "./tablestate.js";
 import { clockText, serverOffset } from "./timecontrol.js";
 
-/** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
-
-/**
- * @typedef {object} ClockFacts one seat's clock as the page shows it
- * @property {Color} color
- * @property {number} left ms left now (for the running clock: until its flag, by the server's time)
- * @property {string} text
- * @property {boolean} running
- * @property {boolean} low in its last 10 % (or 20 s): shown red
- * @property {boolean} out the seat ran out of time
- */
+/** @typedef {import("./tabletypes.js").ClockFacts} ClockFacts */
 
 /**
  * The clocks at a timed table (null untimed), at the page's time `pageNow` corrected by the

@@ -1,8 +1,6 @@
 // @ts-check
-// What a key press or Enter on a focused cell means at the table, as a step for the
-// controller to take: a replay step, a change of the typing or the outline, a stone
-// staged or taken back, or Confirm. Pure: table.js listens to the keys and takes the
-// step; docs/web.md's Keyboard table lists the meanings.
+// What a key, or Enter on a focused cell, means at the table: a step for the controller
+// (docs/web.md's Keyboard table). Pure.
 
 import { canStage, clickCell, enterTyped, eraseKey, escapeKey, isComplete, typeKey, undoStone } from "./staging.js";
 import { game, isLoaded } from "./tablestate.js";
@@ -11,18 +9,9 @@ import { replayStep } from "./replay.js";
 /** @typedef {import("./types.js").Cell} Cell */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
-
-/**
- * A step the controller takes: `set` changes only what is shown, `stage` may stage a
- * stone (and, with "send at the last stone", send the turn), `unstage` takes one back.
- * @typedef {{kind: "replay", at: number}
- *   | {kind: "set", model: Loaded}
- *   | {kind: "stage", model: Loaded}
- *   | {kind: "unstage", model: Loaded}
- *   | {kind: "confirm"}} Step
- */
-/** @typedef {{key: string, ctrlKey: boolean, metaKey: boolean, altKey: boolean}} KeyPress */
-/** @typedef {{tagName: string, isContentEditable: boolean}} KeyTarget where the focus is */
+/** @typedef {import("./tabletypes.js").Step} Step */
+/** @typedef {import("./tabletypes.js").KeyPress} KeyPress */
+/** @typedef {import("./tabletypes.js").KeyTarget} KeyTarget */
 
 /**
  * What a key press means now: the step, and whether the browser's own meaning of the key

@@ -1,8 +1,6 @@
 // @ts-check
-// Earlier positions and the history's turns, on the model of tablestate.js: the replay
-// position (which position is shown, stepping, an answer that arrives late), who moved
-// each turn, the order a turn's stones were placed in, and the turns marked on the
-// board. Pure: the controller fetches the positions.
+// Earlier positions and the history's turns, pure: the replay position and its late
+// answers, who moved each turn, the order its stones were placed in, the turns marked.
 
 import { COLORS } from "./geometry.js";
 import { game, isLive, mySeat } from "./tablestate.js";

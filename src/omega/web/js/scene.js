@@ -1,9 +1,6 @@
 // @ts-check
-// What each part of the table page shows, derived from the model of tablestate.js: the
-// board's scene (position, staged stones, marks, outlines, the ghost, the tooltip), the
-// player panels with the previewed scores, the prompt, the buttons, and how the game
-// ended. The views draw these facts and compare them with what they drew, so only what
-// changed is redrawn. Pure; the page counts groups only for previews and outlines.
+// What each part of the table page shows, derived from the model (pure): the board's scene,
+// the panels with previewed scores, the prompt, the buttons, how the game ended.
 
 import { Geometry } from "./geometry.js";
 import { markedTurns, shownView } from "./replay.js";
@@ -15,11 +12,13 @@ import { awaited, colorsInPlay, game, isLive, isMyTurn, isOver, mySeat, seatLabe
 /** @typedef {import("./types.js").Cell} Cell */
 /** @typedef {import("./types.js").Decimal} Decimal */
 /** @typedef {import("./types.js").GameView} GameView */
-/** @typedef {import("./types.js").Seat} Seat */
 /** @typedef {import("./score.js").Stones} Stones */
 /** @typedef {import("./score.js").Groups} Groups */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
-/** @typedef {import("./staging.js").StagedStone} StagedStone */
+/** @typedef {import("./tabletypes.js").PanelFacts} PanelFacts */
+/** @typedef {import("./tabletypes.js").EndReason} EndReason */
+/** @typedef {import("./tabletypes.js").PromptFacts} PromptFacts */
+/** @typedef {import("./tabletypes.js").BoardScene} BoardScene */
 
 // Models are never changed in place, so one remembered answer per question is enough:
 // hovering and re-rendering the same position count its groups once.
@@ -71,21 +70,6 @@ export function previewScores(m) {
 }
 
 /**
- * @typedef {object} PanelFacts what one player panel shows
- * @property {Color} color
- * @property {Seat | null} seat
- * @property {string} label
- * @property {boolean} toMove
- * @property {boolean} mine
- * @property {boolean} hovered
- * @property {boolean} resigned
- * @property {"online" | "offline" | null} presence null for computers
- * @property {Decimal} score
- * @property {{value: Decimal, up: boolean} | null} preview the score the staged stones would give, when it differs
- * @property {number[] | null} factors group sizes while the panel is hovered
- */
-
-/**
  * What each player panel shows, in turn order.
  * @param {Loaded} m
  * @returns {PanelFacts[]}
@@ -113,17 +97,6 @@ export function panelFacts(m) {
     };
   });
 }
-
-/** @typedef {"board_full" | "resignation" | "abandoned" | "timeout" | "aborted"} EndReason */
-
-/**
- * @typedef {{kind: "replay", at: number, total: number}
- *   | {kind: "over", winner: Color | null, name: string | null, reason: EndReason | null}
- *   | {kind: "join", names: string[]}
- *   | {kind: "complete"}
- *   | {kind: "stage", color: Color | null, index: number, order: Color[]}
- *   | {kind: "wait", color: Color | null, name: string | null, computer: number | null, watching: boolean}} PromptFacts
- */
 
 /**
  * What the prompt says: replaying, game over, my turn (the next colour, or all placed),
@@ -180,20 +153,6 @@ export function canResign(m) {
   const me = mySeat(m);
   return m.seat !== null && m.state.status === "playing" && me !== null && !me.resigned;
 }
-
-/**
- * @typedef {object} BoardScene what the board draws
- * @property {number} size
- * @property {Stones} stones
- * @property {StagedStone[]} staged
- * @property {Cell[]} last the last turn's cells
- * @property {Cell[]} recent the cells of the other turns marked since my last one
- * @property {Record<Cell, number>} numbers each marked stone's turn number, when more than one turn is marked
- * @property {Cell[]} outline cells whose outer edges are outlined
- * @property {StagedStone | null} ghost the faint next stone under the pointer
- * @property {boolean} interactive
- * @property {{text: string, x: number, y: number} | null} tip
- */
 
 /**
  * What the board shows: the position, the staged stones, the last turn (with `sinceMine`,

@@ -1,8 +1,6 @@
 // @ts-check
-// Staging a turn and sending it, as steps on the model of tablestate.js: the order the
-// colours are staged in, a click or a typed cell name staging a stone, Undo, why a click
-// stages nothing, a computer's hint staged, the turn sent with a request id that a retry
-// keeps, and what a refusal says about the staged stones. Pure, like tablestate.js.
+// Staging a turn and sending it, as pure steps on the model: the staging order, clicks and
+// typed cells, Undo, why nothing stages, a hint staged, the request id kept for a retry, refusals.
 
 import { COLORS, Geometry } from "./geometry.js";
 import { awaited, colorsInPlay, game, isLive, isLoaded, isMyTurn, isOver, mySeat, note, seatLabel, seatOf, waitsForJoin } from "./tablestate.js";
@@ -12,8 +10,7 @@ import { awaited, colorsInPlay, game, isLive, isLoaded, isMyTurn, isOver, mySeat
 /** @typedef {import("./types.js").HistoryEntry} HistoryEntry */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
-
-/** @typedef {{cell: Cell, color: Color}} StagedStone */
+/** @typedef {import("./tabletypes.js").StagedStone} StagedStone */
 
 /**
  * Whether a click or a key may stage a stone now.
@@ -72,7 +69,6 @@ export function turnCells(m) {
 }
 
 // -- staging steps ---------------------------------------------------------------------
-
 
 /**
  * Stage the next colour's stone on `cell`, or say why not.
@@ -186,7 +182,6 @@ export function stageHint(m, hint) {
 }
 
 // -- sending the turn ------------------------------------------------------------------
-
 
 /**
  * The turn to send once every colour is staged: the cells in colour order and a request

@@ -1,11 +1,7 @@
 // @ts-check
-// The table page (/t/{id}#seat=TOKEN or #watch=KEY): the controller. It opens the table
-// by its link, holds the model and changes it only through the steps of the pure modules
-// (tablestate.js, staging.js, replay.js, clocks.js; keys.js says what a key press means),
-// and after every change tablepage.js draws it. The socket's messages come through
-// tablefeed.js; what the player asks of the server is tableactions.js's. Only these two
-// controller modules talk to the server (through api.js) and to the browser's storage
-// (store.js).
+// The table page (/t/{id}#seat=TOKEN or #watch=KEY): the controller. It opens the table by
+// its link, holds the model, changes it by the pure modules' steps and has tablepage.js
+// draw each change; tableactions.js sends what the player asks, tablefeed.js brings the socket.
 
 import * as account from "./account.js";
 import { api, randomId } from "./api.js";
@@ -18,7 +14,6 @@ import * as S from "./staging.js";
 import * as store from "./store.js";
 import { tableActions } from "./tableactions.js";
 import { TableFeed } from "./tablefeed.js";
-import { TableServer } from "./tableserver.js";
 import { TablePage, showProblem } from "./tablepage.js";
 import * as T from "./tablestate.js";
 import { askToNotify, chime } from "./views/notify.js";
@@ -58,7 +53,6 @@ function linkFor(tableId) {
 export function startTable(root, tableId) {
   let { role, token } = linkFor(tableId);
   const secret = token || "";
-  const server = new TableServer(tableId, secret);
   const prefs = store.prefs();
   applyTheme(prefs.theme);
   /** @type {Model} */
@@ -187,7 +181,6 @@ export function startTable(root, tableId) {
     takeState,
     render,
     extras,
-    server,
     page,
     send: (message) => feed.send(message),
     moveTo,
@@ -254,7 +247,7 @@ export function startTable(root, tableId) {
     // The limits only shape the rename field: the table does not wait for them if they fail.
     const config = api("GET", "/api/config").catch(() => null);
     try {
-      state = await server.table();
+      state = await actions.fetchTable();
     } catch (err) {
       const code = codeOf(err);
       if (code === "network") {

@@ -1,13 +1,10 @@
 // @ts-check
-// What the table page asks of the server and what it does with the answers: a turn or
-// another action sent on the version the page saw (fetching the table and sending again
-// where a refusal calls for it), a hint staged, a replayed position shown, the seat's
-// name, new links, the review, the rematch and the record. The controller (table.js)
-// holds the model and hands these the few things they need (`Control`); the model's
-// steps are the pure modules' (tablestate.js, staging.js, replay.js).
+// What the page asks of the server for the player, and what it does with the answers: actions
+// (refetched and resent where a refusal calls for it), hints, replays, the name, links,
+// the review, the rematch, the record. The controller (table.js) lends it `Control`.
 
 import * as account from "./account.js";
-import { randomId } from "./api.js";
+import { api, download, randomId } from "./api.js";
 import { codeOf, describe } from "./errors.js";
 import { replayArrived, replayTo } from "./replay.js";
 import * as S from "./staging.js";
@@ -15,39 +12,35 @@ import * as store from "./store.js";
 import * as T from "./tablestate.js";
 
 /** @typedef {import("./types.js").Action} Action */
-/** @typedef {import("./types.js").ClientMessage} ClientMessage */
+/** @typedef {import("./types.js").ActionAnswer} ActionAnswer */
+/** @typedef {import("./types.js").GameView} GameView */
+/** @typedef {import("./types.js").HistoryEntry} HistoryEntry */
 /** @typedef {import("./types.js").Rematch} Rematch */
 /** @typedef {import("./types.js").ReviewMessage} ReviewMessage */
 /** @typedef {import("./types.js").TableState} TableState */
-/** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./tablestate.js").Loaded} Loaded */
-/** @typedef {import("./tablepage.js").PageExtras} PageExtras */
 /** @typedef {import("./views/links.js").Renewal} Renewal */
 /** @typedef {import("./views/review.js").ReviewStatus} ReviewStatus */
-
-/**
- * What the actions need of the controller.
- * @typedef {object} Control
- * @property {() => Model} model the model now
- * @property {(next: Model) => void} set a new model, drawn at once
- * @property {(next: Model) => void} put a new model, drawn with the next change
- * @property {(next: Loaded) => void} setStaging a change that may stage stones (kept over a reload)
- * @property {(state: TableState | null | undefined) => void} takeState a newer table state
- * @property {() => void} render
- * @property {PageExtras} extras what the page draws besides the model, kept here up to date
- * @property {import("./tableserver.js").TableServer} server
- * @property {import("./tablepage.js").TablePage} page
- * @property {(message: ClientMessage) => void} send a message on the table's socket
- * @property {(next: {id: string, seat: number | null}) => void} moveTo open another table (the rematch's)
- * @property {{id: string, token: string}} link the table and the secret this page opened it with
- */
+/** @typedef {import("./tabletypes.js").Control} Control */
 
 /**
  * The actions of one table page.
  * @param {Control} c
  */
 export function tableActions(c) {
-  const { server, page, extras } = c;
+  const { page, extras } = c;
+  const path = `/api/tables/${encodeURIComponent(c.link.id)}`;
+  /**
+   * One call of the table's API (docs/server-api.md) with the page's secret.
+   * @template T
+   * @param {string} method
+   * @param {string} [sub] the path under the table's
+   * @param {unknown} [body]
+   * @returns {Promise<T>}
+   */
+  const call = (method, sub = "", body = undefined) => api(method, path + sub, { token: c.link.token || null, body });
+  /** @type {Map<number, GameView>} earlier positions never change */
+  const replays = new Map();
   let reviewLooked = false;
   // Whether this page took part in the rematch (proposed, accepted, or saw it waiting): only
   // then does its start open the new table by itself; an old table opened later stays put.
@@ -56,10 +49,16 @@ export function tableActions(c) {
   /** @param {unknown} err */
   const failed = (err) => c.set(T.noteError(c.model(), err));
 
-  /** The table whole (the socket's own sync brings it too, once the server is back). */
+  /**
+   * The table state (without a link the server still tells a table that needs one from
+   * no table at all).
+   * @returns {Promise<TableState>}
+   */
+  const fetchTable = () => call("GET");
+
   async function refresh() {
     try {
-      c.takeState(await server.table());
+      c.takeState(await fetchTable());
     } catch {
       // The socket's own sync will bring the state once the server is back.
     }
@@ -87,7 +86,8 @@ export function tableActions(c) {
     if (!T.isLoaded(c.model())) return;
     c.set(S.sendStarted(c.model()));
     try {
-      const answer = await server.act(action, requestId, c.model().state?.version);
+      /** @type {ActionAnswer} */
+      const answer = await call("POST", "/actions", { ...action, request_id: requestId, version: c.model().state?.version });
       const sent = S.sendSucceeded(c.model());
       c.put(sent);
       c.takeState(answer.state);
@@ -118,7 +118,8 @@ export function tableActions(c) {
     extras.hinting = true;
     c.render();
     try {
-      const answer = await server.hint();
+      /** @type {{version: number, hint: HistoryEntry, state: TableState}} */
+      const answer = await call("POST", "/hint");
       c.takeState(answer.state);
       const M = c.model();
       if (T.isLoaded(M)) c.setStaging(S.stageHint(M, answer.hint));
@@ -138,12 +139,15 @@ export function tableActions(c) {
     if (!T.isLoaded(c.model())) return;
     c.set(replayTo(/** @type {Loaded} */ (c.model()), k));
     if (c.model().replayAt === null) return;
-    let view;
-    try {
-      view = await server.replay(k);
-    } catch (err) {
-      failed(err);
-      return;
+    let view = replays.get(k);
+    if (!view) {
+      try {
+        view = /** @type {GameView} */ (await call("GET", `/replay?at=${k}`));
+      } catch (err) {
+        failed(err);
+        return;
+      }
+      replays.set(k, view);
     }
     const M = c.model();
     if (T.isLoaded(M)) c.set(replayArrived(M, k, view));
@@ -155,10 +159,11 @@ export function tableActions(c) {
    */
   async function rename(name, quiet = false) {
     try {
-      const state = await server.rename(name);
+      /** @type {TableState | {state: TableState}} */
+      const answer = await call("POST", "/name", { name });
       if (!account.known()) store.setName(name);
       page.namePrompt.el.hidden = true;
-      c.takeState(state);
+      c.takeState("state" in answer ? answer.state : answer);
       if (!quiet) c.set(T.note(c.model(), "info", "Name saved."));
     } catch (err) {
       if (!quiet) failed(err);
@@ -169,7 +174,9 @@ export function tableActions(c) {
   /** Which seat created the table: its player may make new links anywhere. */
   async function lookForCreator() {
     try {
-      page.links.creator = await server.creatorSeat();
+      /** @type {{creator_seat: number | null}} */
+      const answer = await call("GET", "/links");
+      page.links.creator = answer.creator_seat;
       c.render();
     } catch {
       // Without the answer the Links box offers nothing new: the links stay where they are.
@@ -182,7 +189,8 @@ export function tableActions(c) {
     page.links.busy = true;
     c.render();
     try {
-      const answer = await server.renewLinks(what);
+      /** @type {{invites: Record<string, string>, spectator_key: string | null, state: TableState}} */
+      const answer = await call("POST", "/links", { invites: what === "invites", spectator: what === "spectator" });
       if (c.link.token) store.keepLinks(c.link, answer.invites, answer.spectator_key);
       const kept = extras.invites;
       extras.invites = { invites: { ...(kept?.invites || {}), ...answer.invites },
@@ -209,7 +217,7 @@ export function tableActions(c) {
   async function lookForReview() {
     reviewLooked = true;
     try {
-      setReview(await server.review(false));
+      setReview(await call("GET", "/review"));
     } catch {
       // Not reviewed, as far as this page knows: the button stays.
     }
@@ -224,7 +232,7 @@ export function tableActions(c) {
   async function askReview() {
     setReview({ status: "queued" });
     try {
-      setReview(await server.review(true));
+      setReview(await call("POST", "/review"));
     } catch (err) {
       setReview({ status: "error", message: describe(err) });
     }
@@ -265,14 +273,14 @@ export function tableActions(c) {
   /** @param {"txt" | "json"} ext */
   async function record(ext) {
     try {
-      await server.record(ext);
+      await download(`${path}/record.${ext}`, c.link.token, `omega-${c.link.id}.${ext}`);
     } catch (err) {
       failed(err);
     }
   }
 
   return {
-    refresh, confirmTurn, act, askHint, goReplay, rename, lookForCreator, renewLinks, reviewOnceOver, askReview,
+    fetchTable, refresh, confirmTurn, act, askHint, goReplay, rename, lookForCreator, renewLinks, reviewOnceOver, askReview,
     reviewNotice, rematchSay, rematchArrived, openRematch, record,
   };
 }

@@ -1,9 +1,6 @@
 // @ts-check
-// The table's socket as the table page uses it: api.js's LiveFeed (which reconnects by
-// itself and resumes from the last version), plus the measure of the server's clock the
-// clocks go by: every sync and pong carries the server's time, and a ping sent as the
-// socket comes live measures the round trip. What the messages mean is the controller's
-// (table.js) and the model's (tablestate.js).
+// The table's socket: api.js's LiveFeed plus the measure of the server's clock (each sync and
+// pong carries its time; a ping as the socket comes live measures the round trip).
 
 import { LiveFeed } from "./api.js";
 

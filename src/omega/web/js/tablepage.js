@@ -1,8 +1,6 @@
 // @ts-check
-// The table page's DOM: builds the page from the views (views/*.js), lays them out, and
-// draws a model on them (`render`); also the page a link that cannot open a table gets.
-// It decides nothing: every click, key on a cell and hover goes to the controller
-// (table.js) through the handlers, and each view redraws only what changed.
+// The table page's DOM: the views laid out, and `render` drawing a model on them (each view
+// redraws only what changed); also the page for a link that opens no table. Decides nothing.
 
 import { fill, h } from "./dom.js";
 import { problemText } from "./errors.js";
@@ -25,40 +23,10 @@ import { ReplayView } from "./views/replay.js";
 import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
 
-/** @typedef {import("./types.js").Cell} Cell */
-/** @typedef {import("./types.js").Color} Color */
-/** @typedef {import("./types.js").Rematch} Rematch */
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./store.js").Prefs} Prefs */
-/** @typedef {import("./views/links.js").SavedLinks} SavedLinks */
-/** @typedef {import("./views/links.js").Renewal} Renewal */
-/** @typedef {import("./views/review.js").ReviewStatus} ReviewStatus */
-
-/**
- * What the page reports to the controller: the buttons of the controls and the settings
- * as those views name them, and the rest here.
- * @typedef {import("./views/controls.js").ControlHandlers & import("./views/options.js").OptionHandlers & {
- *   onHoverPanel: (color: Color) => void, onLeavePanel: (color: Color) => void,
- *   onCell: (cell: Cell, how: "click" | "activate") => void,
- *   onHover: (cell: Cell | null, x: number, y: number) => void,
- *   onGo: (k: number) => void, onStep: (delta: number) => void,
- *   onDownload: (ext: "txt" | "json") => void, onRematch: (op: "propose" | "accept" | "decline") => void,
- *   onOpenRematch: () => void, onChat: (text: string) => void, onMute: (muted: string[]) => void,
- *   onAskReview: () => void, onHint: () => void,
- *   onRename: (name: string) => void, onRenew: (what: Renewal) => void,
- * }} PageHandlers
- */
-
-/**
- * What the page draws besides the model: what the controller knows from other answers.
- * @typedef {object} PageExtras
- * @property {Prefs} prefs
- * @property {ReviewStatus} review the finished game's review
- * @property {boolean} hinting a hint is being asked for
- * @property {Rematch | null} rematch
- * @property {SavedLinks | null} invites the links this device keeps for the table
- * @property {number | null} nameMax the longest name the server takes, when known
- */
+/** @typedef {import("./tabletypes.js").PageHandlers} PageHandlers */
+/** @typedef {import("./tabletypes.js").PageExtras} PageExtras */
 
 export class TablePage {
   /**

@@ -1,14 +1,8 @@
 // @ts-check
-// The table page's model as plain data: what the page knows (the newest table state, my
-// seat, the staged stones, the replay position, ...), the facts everything else reads
-// from it (whose turn, which seat is mine, whether the game is over), and how the
-// server's states, socket messages and the connection change it. No DOM, no fetch, no
-// timers: every step takes a model and returns a new one, never changing the old, so
-// views can tell what changed by identity and Node's test runner can run it all.
-// The other parts of the model's work have their own modules: staging.js (staging and
-// sending a turn), replay.js (earlier positions and the history's turns), clocks.js (the
-// clocks by the server's time) and scene.js (what each part of the page shows).
-// Every rule decision stays the server's.
+// The table page's model as plain data: what the page knows, the facts every part reads
+// (whose turn, my seat, over or not), and how server states and socket messages change it.
+// No DOM, fetch or timers: each step returns a new model, never changing the old, so views
+// tell what changed by identity. Staging, replay, clocks and scene are their own modules.
 
 import { ApiError, codeOf, describe } from "./errors.js";
 import { COLORS } from "./geometry.js";
@@ -17,47 +11,13 @@ import { applyChanges } from "./patch.js";
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
 /** @typedef {import("./types.js").Seat} Seat */
-/** @typedef {import("./types.js").GameView} GameView */
 /** @typedef {import("./types.js").TableState} TableState */
 /** @typedef {import("./types.js").ServerMessage} ServerMessage */
 /** @typedef {import("./types.js").EventMessage} EventMessage */
 /** @typedef {import("./api.js").ConnStatus} ConnStatus */
-
-/**
- * A sentence under the buttons; `code` names the failure it reports ("network": the server
- * could not be reached, a sentence that goes once the page is live again).
- * @typedef {{kind: "error" | "info", text: string, code?: string}} Note
- */
-
-/**
- * What the pointer is on: a cell (with the pointer's place, for the tooltip) or a player panel.
- * @typedef {{kind: "cell", cell: Cell, x: number, y: number} | {kind: "panel", color: Color}} Hover
- */
-
-/** @typedef {{key: string, id: string}} Pending a turn being sent, retried with the same request id */
-
-/**
- * @typedef {object} Model
- * @property {TableState | null} state the newest table state the page has
- * @property {number | null} seat my seat, null when watching
- * @property {Cell[]} staged in staging order: my own colour first, then the others in turn order
- * @property {string} buffer a cell name being typed
- * @property {Note | null} message
- * @property {Hover | null} hover
- * @property {number | null} replayAt null = live; k = the position after the first k history entries
- * @property {number | null} replayWanted the replay position asked for last; answers for others are late
- * @property {GameView | null} replayView
- * @property {ConnStatus} conn
- * @property {boolean} everLive whether the socket was ever live (a later "live" is a reconnection)
- * @property {boolean} sending
- * @property {Pending | null} pending
- * @property {boolean} pieDismissed
- * @property {boolean} confirmResign
- * @property {boolean} startNow the first turn may be played before everyone has joined
- * @property {number | null} offset ms the server's clock is ahead of the page's (null: not measured yet)
- */
-
-/** @typedef {Model & {state: TableState}} Loaded a model once the table state has arrived */
+/** @typedef {import("./tabletypes.js").Note} Note */
+/** @typedef {import("./tabletypes.js").Model} Model */
+/** @typedef {import("./tabletypes.js").Loaded} Loaded */
 
 /**
  * The model before the table state arrives.
@@ -80,7 +40,6 @@ export function initialModel() {
 export const isLoaded = (m) => m.state !== null;
 
 // -- facts every part reads ------------------------------------------------------------
-
 
 /** @param {Loaded} m */
 export const game = (m) => m.state.game;
@@ -152,7 +111,6 @@ export function awaited(m) {
 export const waitsForJoin = (m) => isLoaded(m) && isMyTurn(m) && !m.startNow && awaited(m).length > 0;
 
 // -- the server's states ---------------------------------------------------------------
-
 
 /**
  * A sentence for the person under the buttons.
@@ -302,7 +260,6 @@ export function connectionChanged(m, status) {
 }
 
 // -- small steps of the page ------------------------------------------------------------
-
 
 /**
  * Start the first turn without waiting for the others to join.
