@@ -1,10 +1,10 @@
 // @ts-check
 // The table page (/t/{id}#seat=TOKEN or #watch=KEY): the controller. It opens the table by
 // its link, holds the model, changes it by the pure modules' steps and has tablepage.js
-// draw each change; tableactions.js sends what the player asks, tablefeed.js brings the socket.
+// draw each change; tableactions.js sends what the player asks, api.js's LiveFeed is the socket.
 
 import * as account from "./account.js";
-import { api, randomId } from "./api.js";
+import { LiveFeed, api, randomId } from "./api.js";
 import { measuredOffset } from "./clocks.js";
 import { applyTheme } from "./dom.js";
 import { codeOf, describe } from "./errors.js";
@@ -13,7 +13,6 @@ import { replayStep } from "./replay.js";
 import * as S from "./staging.js";
 import * as store from "./store.js";
 import { tableActions } from "./tableactions.js";
-import { TableFeed } from "./tablefeed.js";
 import { TablePage, showProblem } from "./tablepage.js";
 import * as T from "./tablestate.js";
 import { askToNotify, chime } from "./views/notify.js";
@@ -201,13 +200,16 @@ export function startTable(root, tableId) {
     if (e.pointerType === "touch" && M.hover && !page.boardWrap.contains(/** @type {Node} */ (e.target))) set(T.clearHover(M));
   });
 
-  const feed = new TableFeed({
+  const feed = new LiveFeed({
     tableId,
     token: secret,
-    root,
     version: () => (M.state ? M.state.version : null),
-    // The clocks go by the server's time: a sync and a pong carry it.
-    onServerTime: (time, sentAt, receivedAt) => (M = measuredOffset(M, time, sentAt, receivedAt)),
+    // The clocks go by the server's time. The page says when a round trip measured it (a
+    // test waits for it before it moves the clocks; it also helps when debugging clocks).
+    onServerTime: (time, sentAt, receivedAt, roundTrip) => {
+      M = measuredOffset(M, time, sentAt, receivedAt);
+      if (roundTrip) root.dataset.serverClock = "measured";
+    },
     onMessage: (msg) => {
       if (msg.type === "sync") takeState(msg.state);
       else if (msg.type === "event") {
@@ -224,6 +226,7 @@ export function startTable(root, tableId) {
     onStatus: (status) => {
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
+      if (status === "live") root.dataset.serverClock = "measuring";
       if (again) actions.refresh(); // catch anything the socket could not replay
     },
   });
