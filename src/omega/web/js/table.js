@@ -50,7 +50,8 @@ function linkFor(tableId) {
  * @param {string} tableId
  */
 export function startTable(root, tableId) {
-  let { role, token } = linkFor(tableId);
+  const { token, role: linkRole } = linkFor(tableId);
+  let role = linkRole; // a seat or a watch once the table says which
   const secret = token || "";
   const prefs = store.prefs();
   applyTheme(prefs.theme);
