@@ -4,6 +4,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
+import * as Clocks from "../../src/omega/web/js/clocks.js";
+import * as Scene from "../../src/omega/web/js/scene.js";
+import * as Staging from "../../src/omega/web/js/staging.js";
 import * as T from "../../src/omega/web/js/tablestate.js";
 import { MAX_ROUND_TRIP, clockText, controlChoices, controlText, serverOffset } from "../../src/omega/web/js/timecontrol.js";
 import { table } from "./fixtures.js";
@@ -43,9 +46,9 @@ describe("the server's time", () => {
     const sent = Date.parse("2026-05-01T10:00:00.000Z");
     assert.equal(serverOffset("2026-05-01T10:00:03.100Z", sent, sent + 200), 3000);
     assert.equal(serverOffset("not a time", sent, sent), null);
-    const m = T.measuredOffset(timed(), "2026-05-01T10:00:03.100Z", sent, sent + 200);
+    const m = Clocks.measuredOffset(timed(), "2026-05-01T10:00:03.100Z", sent, sent + 200);
     assert.equal(m.offset, 3000);
-    assert.equal(T.measuredOffset(m, undefined, sent, sent), m);
+    assert.equal(Clocks.measuredOffset(m, undefined, sent, sent), m);
   });
 
   test("a round trip during which the page's clock jumped is not halved", () => {
@@ -62,37 +65,37 @@ describe("the server's time", () => {
     const pageNow = Date.parse("2026-05-01T10:04:00.000Z");
     // The page's clock is 30 s slow: by the server's time 30 s are left, not 60.
     const m = { ...timed(), offset: 30_000 };
-    const [white, black] = /** @type {T.ClockFacts[]} */ (T.clockFacts(m, pageNow));
+    const [white, black] = /** @type {Clocks.ClockFacts[]} */ (Clocks.clockFacts(m, pageNow));
     assert.deepEqual([white.color, white.left, white.text, white.running, white.low], ["White", 30_000, "0:30", true, true]);
     assert.deepEqual([black.left, black.text, black.running, black.low], [295_000, "4:55", false, false]);
     // Without a measured offset the page's time is taken as it is.
-    assert.equal(/** @type {T.ClockFacts[]} */ (T.clockFacts(timed(), pageNow))[0].text, "1:00");
+    assert.equal(/** @type {Clocks.ClockFacts[]} */ (Clocks.clockFacts(timed(), pageNow))[0].text, "1:00");
   });
 
   test("turn-based clocks show days and hours; red in the last tenth", () => {
     const pageNow = Date.parse("2026-05-01T10:00:00.000Z");
     const flag = new Date(pageNow + (2 * 24 + 5) * 3_600_000).toISOString();
-    const facts = /** @type {T.ClockFacts[]} */ (T.clockFacts({ ...timed({ kind: "turn_based", flag, left: [345_600_000, 345_600_000] }), offset: 0 }, pageNow));
+    const facts = /** @type {Clocks.ClockFacts[]} */ (Clocks.clockFacts({ ...timed({ kind: "turn_based", flag, left: [345_600_000, 345_600_000] }), offset: 0 }, pageNow));
     assert.equal(facts[0].text, "2d 5h");
     assert.equal(facts[0].low, false);
     assert.equal(facts[1].text, "4d 0h");
   });
 
   test("an untimed table has no clocks; computers and resigned seats none either; a seat out of time shows 0", () => {
-    assert.equal(T.clockFacts(T.loaded(T.initialModel(), table(), []), 0), null);
+    assert.equal(Clocks.clockFacts(T.loaded(T.initialModel(), table(), []), 0), null);
     const m = timed({ left: [300_000, null], seats: { 1: { kind: "computer", level: 1 } } });
-    assert.deepEqual(/** @type {T.ClockFacts[]} */ (T.clockFacts(m, 0)).map((f) => f.color), ["White"]);
+    assert.deepEqual(/** @type {Clocks.ClockFacts[]} */ (Clocks.clockFacts(m, 0)).map((f) => f.color), ["White"]);
     const over = timed({ over: true, status: "over", running: null, flag: null, left: [null, 300_000], seats: { 0: { timed_out: true } } });
-    const [white] = /** @type {T.ClockFacts[]} */ (T.clockFacts(over, 0));
+    const [white] = /** @type {Clocks.ClockFacts[]} */ (Clocks.clockFacts(over, 0));
     assert.deepEqual([white.text, white.out, white.running], ["0:00.0", true, false]);
   });
 
   test("the end on time and an aborted game are told apart", () => {
     const over = timed({ over: true, status: "over", running: null, flag: null });
-    assert.equal(T.endReason({ ...over, state: { ...over.state, end_reason: "timeout" } }), "timeout");
-    assert.equal(T.promptFacts({ ...over, state: { ...over.state, end_reason: "aborted" } }).kind, "over");
+    assert.equal(Scene.endReason({ ...over, state: { ...over.state, end_reason: "timeout" } }), "timeout");
+    assert.equal(Scene.promptFacts({ ...over, state: { ...over.state, end_reason: "aborted" } }).kind, "over");
     // A refusal as too late fetches the table again before saying anything.
-    assert.ok(T.needsRefetch("too_late"));
+    assert.ok(Staging.needsRefetch("too_late"));
   });
 });
 

@@ -2,6 +2,8 @@
 
 import { COLORS, Geometry } from "../../src/omega/web/js/geometry.js";
 import { scores } from "../../src/omega/web/js/score.js";
+import { clickCell } from "../../src/omega/web/js/staging.js";
+import { initialModel, loaded } from "../../src/omega/web/js/tablestate.js";
 
 /**
  * A table state. Scores are the engine's products of the given stones; the rest is what
@@ -31,4 +33,11 @@ export function table({
 /** `cells` all of one colour: {"a1": "White", ...}. */
 export function stonesOf(color, cells) {
   return Object.fromEntries(cells.map((c) => [c, color]));
+}
+
+/** The model after the first table state, with stones staged by clicks. */
+export function opened(state, ...clicks) {
+  let m = loaded(initialModel(), state, []);
+  for (const cell of clicks) m = clickCell(m, cell);
+  return m;
 }

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { factorsText } from "../../src/omega/web/js/score.js";
+import * as Replay from "../../src/omega/web/js/replay.js";
+import * as Scene from "../../src/omega/web/js/scene.js";
+import * as Staging from "../../src/omega/web/js/staging.js";
 import * as T from "../../src/omega/web/js/tablestate.js";
 import { cellLabel } from "../../src/omega/web/js/views/board.js";
 import { ordinal, placeLine } from "../../src/omega/web/js/views/gameover.js";
@@ -21,11 +24,11 @@ describe("a table for friends", () => {
     const m = open(waiting);
     assert.deepEqual(T.awaited(m).map((s) => s.index), [1]);
     assert.ok(T.waitsForJoin(m));
-    assert.deepEqual(T.promptFacts(m), { kind: "join", names: ["Player 2"] });
-    const clicked = T.clickCell(m, "e5");
+    assert.deepEqual(Scene.promptFacts(m), { kind: "join", names: ["Player 2"] });
+    const clicked = Staging.clickCell(m, "e5");
     assert.deepEqual(clicked.staged, []);
     assert.match(clicked.message.text, /^Waiting for Player 2 to join/);
-    const started = T.clickCell(T.startNow(m), "e5");
+    const started = Staging.clickCell(T.startNow(m), "e5");
     assert.deepEqual(started.staged, ["e5"]);
     // Once Player 2 is here (a join event), the turn is simply mine.
     const joined = T.applyState(m, table({ version: 2 }));
@@ -41,10 +44,10 @@ describe("a table for friends", () => {
 describe("clicks that stage nothing say why", () => {
   test("replay, the end, a resigned seat", () => {
     const m = open(table({ history: [["e5", "a1"]], stones: { e5: "White", a1: "Black" } }));
-    assert.match(T.whyNoStaging(T.replayTo(m, 0)), /earlier position/);
-    assert.equal(T.whyNoStaging(open(table({ status: "over", over: true }))), "The game is over.");
-    assert.match(T.whyNoStaging(open(table({ seats: { 0: { resigned: true } } }))), /^You resigned/);
-    assert.equal(T.whyNoStaging(T.sendStarted(m)), null);
+    assert.match(Staging.whyNoStaging(Replay.replayTo(m, 0)), /earlier position/);
+    assert.equal(Staging.whyNoStaging(open(table({ status: "over", over: true }))), "The game is over.");
+    assert.match(Staging.whyNoStaging(open(table({ seats: { 0: { resigned: true } } }))), /^You resigned/);
+    assert.equal(Staging.whyNoStaging(Staging.sendStarted(m)), null);
   });
 });
 
@@ -78,7 +81,7 @@ describe("the connection", () => {
     assert.equal(m.message, null);
     const other = T.note(open(table()), "error", "That move is not allowed", "illegal_move");
     assert.equal(T.connectionChanged(other, "live").model.message.text, "That move is not allowed");
-    assert.equal(T.refused(open(table()), [], "Cannot reach the server.", "network").message.code, "network");
+    assert.equal(Staging.refused(open(table()), [], "Cannot reach the server.", "network").message.code, "network");
   });
 });
 
@@ -86,23 +89,23 @@ describe("the end of a game", () => {
   test("a full board, a resignation or an abandoned table", () => {
     // Side 2 has 7 cells; 2 players end below 4 empty cells.
     const full = { a1: "White", a2: "Black", b1: "White", b2: "Black" };
-    assert.equal(T.endReason(open(table({ size: 2, status: "over", over: true, stones: full }))), "board_full");
+    assert.equal(Scene.endReason(open(table({ size: 2, status: "over", over: true, stones: full }))), "board_full");
     const resigned = table({ status: "over", over: true });
     resigned.game.resigned = ["White"];
-    assert.equal(T.endReason(open(resigned)), "resignation");
-    assert.equal(T.promptFacts(open(resigned)).reason, "resignation");
-    assert.equal(T.endReason(open(table({ status: "over", over: true }))), "abandoned");
-    assert.equal(T.endReason(open(table())), null);
+    assert.equal(Scene.endReason(open(resigned)), "resignation");
+    assert.equal(Scene.promptFacts(open(resigned)).reason, "resignation");
+    assert.equal(Scene.endReason(open(table({ status: "over", over: true }))), "abandoned");
+    assert.equal(Scene.endReason(open(table())), null);
   });
 
   test("where I finished", () => {
     const over = table({ players: 4, status: "over", over: true, you: 2 });
     over.game.ranking = ["Blue", "Red", "White", "Black"];
-    assert.deepEqual(T.myPlace(open(over)), { place: 2, of: 4 });
+    assert.deepEqual(Scene.myPlace(open(over)), { place: 2, of: 4 });
     assert.equal(placeLine({ place: 2, of: 4 }), "You finished 2nd of 4.");
     assert.equal(placeLine({ place: 1, of: 2 }), "You won! You finished 1st of 2.");
     assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22].map(ordinal), ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]);
-    assert.equal(T.myPlace(open(table({ you: null, status: "over", over: true }))), null);
+    assert.equal(Scene.myPlace(open(table({ you: null, status: "over", over: true }))), null);
   });
 });
 
@@ -110,22 +113,22 @@ describe("the move log and the marks", () => {
   const history = [["e5", "a1", "c3"], ["e4", "a2", "c4"], ["e3", "a3", "c5"], ["e2", "a4", "c1"]];
 
   test("each turn lists its stones in the order the mover placed them", () => {
-    assert.deepEqual(T.moversOf([["e5", "a1"], "swap", ["c3", "d4"]], 2), ["White", null, "Black"]);
-    assert.deepEqual(T.placedOrder(["e4", "a2", "c4"], "Black").map((s) => `${s.color} ${s.cell}`),
+    assert.deepEqual(Replay.moversOf([["e5", "a1"], "swap", ["c3", "d4"]], 2), ["White", null, "Black"]);
+    assert.deepEqual(Replay.placedOrder(["e4", "a2", "c4"], "Black").map((s) => `${s.color} ${s.cell}`),
       ["Black a2", "Red c4", "White e4"]);
   });
 
   test("every turn since mine is marked; a spectator sees the last one only", () => {
     // Three players, four turns: White, Black, Red, White. Read by Black (seat 1).
     const m = open(table({ players: 3, history, toMove: "Black", seat: 1, you: 1 }));
-    assert.deepEqual(T.markedTurns(m, true).map((t) => t.entry), [3, 4]);
-    assert.deepEqual(T.markedTurns(m, false).map((t) => t.entry), [4]);
+    assert.deepEqual(Replay.markedTurns(m, true).map((t) => t.entry), [3, 4]);
+    assert.deepEqual(Replay.markedTurns(m, false).map((t) => t.entry), [4]);
     const watcher = open(table({ players: 3, history, you: null }));
-    assert.deepEqual(T.markedTurns(watcher, true).map((t) => t.entry), [4]);
+    assert.deepEqual(Replay.markedTurns(watcher, true).map((t) => t.entry), [4]);
     // My own turn last: only it.
     const white = open(table({ players: 3, history, toMove: "Black", seat: 1, you: 0 }));
-    assert.deepEqual(T.markedTurns(white, true).map((t) => t.entry), [4]);
-    const scene = T.boardScene(m, true);
+    assert.deepEqual(Replay.markedTurns(white, true).map((t) => t.entry), [4]);
+    const scene = Scene.boardScene(m, true);
     assert.deepEqual(scene.numbers, { e3: 3, a3: 3, c5: 3, e2: 4, a4: 4, c1: 4 });
     assert.deepEqual(scene.recent, ["e3", "a3", "c5"]);
   });

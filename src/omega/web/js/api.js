@@ -89,6 +89,8 @@ const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
 /**
  * The live feed of one table: reconnects by itself with exponential backoff and asks for
  * the events after the last version it saw (`since`), so no update is lost or repeated.
+ * Each sync and pong carries the server's time; a ping sent as the socket comes live
+ * measures the round trip, so the clocks can go by the server's time.
  */
 export class LiveFeed {
   /**
@@ -96,11 +98,17 @@ export class LiveFeed {
    * @param {string} options.tableId
    * @param {string} options.token
    * @param {() => number | null} options.version the last version applied, or null
+   * @param {(serverTime: string | undefined, sentAt: number, receivedAt: number, roundTrip: boolean) => void} options.onServerTime
+   *   the server's time arrived (before its message): `sentAt` is when the question left, when
+   *   known; `roundTrip`, the answer to the ping sent as the socket came live
    * @param {(msg: ServerMessage) => void} options.onMessage
    * @param {(status: ConnStatus) => void} options.onStatus
    */
-  constructor({ tableId, token, version, onMessage, onStatus }) {
+  constructor({ tableId, token, version, onServerTime, onMessage, onStatus }) {
     this.tableId = tableId;
+    this.onServerTime = onServerTime;
+    /** @type {number | null} when the ping that measures the round trip left */
+    this.pingAt = null;
     this.token = token;
     this.version = version;
     this.onMessage = onMessage;
@@ -156,6 +164,8 @@ export class LiveFeed {
       clearInterval(this.pinger);
       // Proxies drop idle sockets; a small ping keeps this one open.
       this.pinger = setInterval(() => this.send({ type: "ping" }), 25_000);
+      this.pingAt = Date.now();
+      this.send({ type: "ping" });
     };
     ws.onmessage = (e) => {
       /** @type {ServerMessage} */
@@ -164,6 +174,12 @@ export class LiveFeed {
         msg = JSON.parse(e.data);
       } catch {
         return;
+      }
+      if (msg.type === "sync" || msg.type === "pong") {
+        const at = Date.now();
+        const roundTrip = msg.type === "pong" && this.pingAt !== null;
+        this.onServerTime(msg.server_time, this.pingAt !== null && roundTrip ? this.pingAt : at, at, roundTrip);
+        if (roundTrip) this.pingAt = null;
       }
       this.onMessage(msg);
     };

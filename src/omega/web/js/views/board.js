@@ -11,7 +11,7 @@ import { Geometry, cellName } from "../geometry.js";
 
 /** @typedef {import("../types.js").Cell} Cell */
 /** @typedef {import("../types.js").Color} Color */
-/** @typedef {import("../tablestate.js").BoardScene} BoardScene */
+/** @typedef {import("../scene.js").BoardScene} BoardScene */
 /** @typedef {{coords: boolean, markers: boolean}} Display the display options */
 /**
  * @typedef {object} BoardHandlers

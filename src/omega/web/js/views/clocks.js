@@ -4,7 +4,8 @@
 // socket connected), red in its last 10 % or 20 s. Turn-based clocks read in days and
 // hours. The server alone decides a flag: at 0:00 the page waits for its timeout event.
 
-import { clockFacts, isLoaded } from "../tablestate.js";
+import { clockFacts } from "../clocks.js";
+import { isLoaded } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 

@@ -3,11 +3,12 @@
 // Confirm buttons, and the sentence about the last refusal or hint.
 
 import { fill, h, keyed, swatch } from "../dom.js";
-import { buttonFacts, isLoaded, promptFacts, seatLabel, seatOf } from "../tablestate.js";
+import { buttonFacts, promptFacts } from "../scene.js";
+import { isLoaded, seatLabel, seatOf } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
-/** @typedef {import("../tablestate.js").PromptFacts} PromptFacts */
+/** @typedef {import("../scene.js").PromptFacts} PromptFacts */
 
 /**
  * @typedef {object} ControlHandlers

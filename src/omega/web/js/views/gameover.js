@@ -5,7 +5,8 @@
 
 import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
-import { endReason, game, isOver, mySeat, myPlace, seatLabel, seatOf } from "../tablestate.js";
+import { endReason, myPlace } from "../scene.js";
+import { game, isOver, mySeat, seatLabel, seatOf } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 

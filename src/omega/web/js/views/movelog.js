@@ -4,7 +4,8 @@
 // so no colour depends on a faint underline; a click replays there.
 
 import { fill, h, keyed, swatch } from "../dom.js";
-import { game, moversOf, placedOrder } from "../tablestate.js";
+import { moversOf, placedOrder } from "../replay.js";
+import { game } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 

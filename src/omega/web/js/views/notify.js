@@ -1,7 +1,7 @@
 // @ts-check
-// Telling a player it has become their move: the tab's icon gets a red dot, and with the
-// setting on, a browser notification while the tab is hidden (the window title and the
-// tone are the top bar's and the controller's).
+// Telling a player it has become their move: the tab's icon gets a red dot, with the
+// setting on a browser notification while the tab is hidden, and with Sound on a short
+// tone (the window title is the top bar's; the controller says when the tone sounds).
 
 import { isLoaded, isMyTurn, isLive } from "../tablestate.js";
 
@@ -58,5 +58,26 @@ export async function askToNotify() {
     return (await Notification.requestPermission()) === "granted";
   } catch {
     return false;
+  }
+}
+
+/** @type {AudioContext | null} */
+let audio = null;
+
+/** A short soft tone: it is your turn. Browsers allow sound only after a first click or key. */
+export function chime() {
+  try {
+    audio = audio || new AudioContext();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.0001, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.15, audio.currentTime + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.35);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.4);
+  } catch {
+    // No sound on this device: the title and the prompt still say it.
   }
 }

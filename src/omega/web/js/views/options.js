@@ -4,7 +4,7 @@
 // question, and the keys.
 
 import { fill, h, keyed } from "../dom.js";
-import { canResign } from "../tablestate.js";
+import { canResign } from "../scene.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 /** @typedef {import("../store.js").Prefs} Prefs */

@@ -5,11 +5,12 @@
 
 import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
-import { colorsInPlay, panelFacts } from "../tablestate.js";
+import { panelFacts } from "../scene.js";
+import { colorsInPlay } from "../tablestate.js";
 
 /** @typedef {import("../types.js").Color} Color */
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
-/** @typedef {import("../tablestate.js").PanelFacts} PanelFacts */
+/** @typedef {import("../scene.js").PanelFacts} PanelFacts */
 
 export class PanelsView {
   /**

@@ -4,7 +4,7 @@
 // when the first turn is played.
 
 import { h } from "../dom.js";
-import { replayPosition } from "../tablestate.js";
+import { replayPosition } from "../replay.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 

@@ -3,7 +3,7 @@
 // a button to ask for it, its progress, an evaluation graph (one line per colour, in the
 // board's colours; a click shows that position in the replay), the turn shown next to the
 // best turn found, and each player's biggest mistakes (a click shows the position).
-// The controller (table.js) fetches; this view only draws and reports clicks.
+// tableactions.js fetches; this view only draws and reports clicks.
 
 import { h } from "../dom.js";
 import { COLORS } from "../geometry.js";

@@ -1,0 +1,221 @@
+// @ts-check
+// What each part of the table page shows, derived from the model (pure): the board's scene,
+// the panels with previewed scores, the prompt, the buttons, how the game ended.
+
+import { Geometry } from "./geometry.js";
+import { markedTurns, shownView } from "./replay.js";
+import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
+import { canStage, isComplete, nextColor, stagedStones, stagingOrder } from "./staging.js";
+import { awaited, colorsInPlay, game, isLive, isMyTurn, isOver, mySeat, seatLabel, seatOf, waitsForJoin } from "./tablestate.js";
+
+/** @typedef {import("./types.js").Color} Color */
+/** @typedef {import("./types.js").Cell} Cell */
+/** @typedef {import("./types.js").Decimal} Decimal */
+/** @typedef {import("./types.js").GameView} GameView */
+/** @typedef {import("./score.js").Stones} Stones */
+/** @typedef {import("./score.js").Groups} Groups */
+/** @typedef {import("./tablestate.js").Loaded} Loaded */
+/** @typedef {import("./tabletypes.js").PanelFacts} PanelFacts */
+/** @typedef {import("./tabletypes.js").EndReason} EndReason */
+/** @typedef {import("./tabletypes.js").PromptFacts} PromptFacts */
+/** @typedef {import("./tabletypes.js").BoardScene} BoardScene */
+
+// Models are never changed in place, so one remembered answer per question is enough:
+// hovering and re-rendering the same position count its groups once.
+/** @type {{view: GameView | null, staged: Cell[], live: boolean, stones: Stones} | null} */
+let lastPreview = null;
+/** @type {{stones: Stones, size: number, groups: Groups} | null} */
+let lastGroups = null;
+
+/**
+ * The stones shown with the staged ones added: what previews and hover outlines count.
+ * The same object comes back while the position and the staging stay the same.
+ * @param {Loaded} m
+ * @returns {Stones}
+ */
+export function previewStones(m) {
+  const view = shownView(m);
+  const live = isLive(m);
+  if (lastPreview && lastPreview.view === view && lastPreview.staged === m.staged && lastPreview.live === live) {
+    return lastPreview.stones;
+  }
+  /** @type {Stones} */
+  const stones = { ...(view ? view.stones : {}) };
+  for (const { cell, color } of stagedStones(m)) stones[cell] = color;
+  lastPreview = { view, staged: m.staged, live, stones };
+  return stones;
+}
+
+/**
+ * Every group of the previewed position, counted once per position (not per hover).
+ * @param {Loaded} m
+ * @returns {Groups}
+ */
+export function positionGroups(m) {
+  const stones = previewStones(m);
+  const size = m.state.size;
+  if (!lastGroups || lastGroups.stones !== stones || lastGroups.size !== size) {
+    lastGroups = { stones, size, groups: findGroups(Geometry.of(size), stones) };
+  }
+  return lastGroups.groups;
+}
+
+/**
+ * Every colour's score with the staged stones, or null when nothing is staged.
+ * @param {Loaded} m
+ * @returns {Partial<Record<Color, Decimal>> | null}
+ */
+export function previewScores(m) {
+  return isLive(m) && m.staged.length ? scoresOf(positionGroups(m), colorsInPlay(m)) : null;
+}
+
+/**
+ * What each player panel shows, in turn order.
+ * @param {Loaded} m
+ * @returns {PanelFacts[]}
+ */
+export function panelFacts(m) {
+  const view = shownView(m) || game(m);
+  const preview = previewScores(m);
+  return colorsInPlay(m).map((color) => {
+    const seat = seatOf(m, color) ?? null;
+    const score = view.scores[color] ?? "0";
+    const hovered = m.hover !== null && m.hover.kind === "panel" && m.hover.color === color;
+    const after = preview ? preview[color] : undefined;
+    return {
+      color,
+      seat,
+      label: seat ? seatLabel(seat) : color,
+      toMove: view.to_move === color && !view.over,
+      mine: m.seat !== null && seat !== null && seat.index === m.seat,
+      hovered,
+      resigned: Boolean(seat && seat.resigned),
+      presence: seat && seat.kind === "computer" ? null : seat && seat.connected ? "online" : "offline",
+      score,
+      preview: after !== undefined && after !== score ? { value: after, up: BigInt(after) > BigInt(score) } : null,
+      factors: hovered ? sizesOf(positionGroups(m), color) : null,
+    };
+  });
+}
+
+/**
+ * What the prompt says: replaying, game over, my turn (the next colour, or all placed),
+ * the people my first turn waits for, or who the table waits for.
+ * @param {Loaded} m
+ * @returns {PromptFacts}
+ */
+export function promptFacts(m) {
+  const g = game(m);
+  if (m.replayAt !== null) return { kind: "replay", at: m.replayAt, total: g.history.length };
+  if (isOver(m)) {
+    const seat = g.winner ? seatOf(m, g.winner) : undefined;
+    return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null, reason: endReason(m) };
+  }
+  if (waitsForJoin(m)) return { kind: "join", names: awaited(m).map(seatLabel) };
+  if (m.state.status === "waiting" || m.state.status === "cancelled") {
+    // An open table of the lobby before every seat is taken, or called off: nobody moves.
+    return { kind: "wait", color: null, name: null, computer: null, watching: m.seat === null };
+  }
+  if (isMyTurn(m)) {
+    if (isComplete(m)) return { kind: "complete" };
+    return { kind: "stage", color: nextColor(m), index: m.staged.length, order: stagingOrder(m) };
+  }
+  const color = g.to_move;
+  const seat = color ? seatOf(m, color) : undefined;
+  return {
+    kind: "wait", color, name: seat ? seatLabel(seat) : color,
+    computer: seat && seat.kind === "computer" ? seat.level : null, watching: m.seat === null,
+  };
+}
+
+/**
+ * The buttons under the prompt: hidden for spectators, replays and finished games.
+ * @param {Loaded} m
+ */
+export function buttonFacts(m) {
+  const me = mySeat(m);
+  const playing = m.state.status === "playing" && !game(m).over;
+  const myTurn = isMyTurn(m);
+  return {
+    hidden: m.seat === null || !playing || !isLive(m) || Boolean(me && me.resigned),
+    canUndo: m.staged.length > 0 && !m.sending && myTurn,
+    canConfirm: isComplete(m) && !m.sending && myTurn,
+    sending: m.sending,
+    pieOffer: myTurn && game(m).can_swap && isLive(m) && !m.pieDismissed && !m.staged.length,
+  };
+}
+
+/**
+ * Whether my seat may resign now.
+ * @param {Loaded} m
+ */
+export function canResign(m) {
+  const me = mySeat(m);
+  return m.seat !== null && m.state.status === "playing" && me !== null && !me.resigned;
+}
+
+/**
+ * What the board shows: the position, the staged stones, the last turn (with `sinceMine`,
+ * every turn since my own, numbered), and what the pointer is on (the group under it, a
+ * player's groups, or the next stone's ghost).
+ * @param {Loaded} m
+ * @param {boolean} [sinceMine]
+ * @returns {BoardScene}
+ */
+export function boardScene(m, sinceMine = false) {
+  const view = shownView(m);
+  const stones = previewStones(m);
+  const hover = m.hover;
+  /** @type {Cell[]} */
+  let outline = [];
+  let tip = null;
+  if (hover && hover.kind === "cell" && stones[hover.cell]) {
+    outline = groupOf(positionGroups(m), hover.cell);
+    tip = { text: `${stones[hover.cell]} group of ${outline.length}`, x: hover.x, y: hover.y };
+  } else if (hover && hover.kind === "panel") {
+    outline = Geometry.of(m.state.size).cells.filter((c) => stones[c] === hover.color);
+  }
+  const staging = canStage(m) && !isComplete(m);
+  const next = nextColor(m);
+  const ghost = hover && hover.kind === "cell" && staging && next && !stones[hover.cell]
+    ? { cell: hover.cell, color: next } : null;
+  const last = view && view.last_turn ? /** @type {Cell[]} */ (Object.values(view.last_turn.cells)) : [];
+  const marked = sinceMine ? markedTurns(m, true) : [];
+  /** @type {Record<Cell, number>} */
+  const numbers = {};
+  if (marked.length > 1) for (const t of marked) for (const c of t.cells) numbers[c] = t.entry;
+  const recent = marked.slice(0, -1).flatMap((t) => t.cells);
+  return {
+    size: m.state.size, stones: view ? view.stones : {}, staged: stagedStones(m), last, recent, numbers, outline, ghost,
+    interactive: staging, tip,
+  };
+}
+
+/**
+ * Why the game ended: the board filled (fewer than N x N cells empty, RULES.md's end), a
+ * resignation left too few players, a clock ran out (`timeout`; `aborted` when its seat had
+ * never moved), or the table was abandoned unfinished. Null while on.
+ * @param {Loaded} m
+ * @returns {EndReason | null}
+ */
+export function endReason(m) {
+  if (!isOver(m)) return null;
+  if (m.state.end_reason) return m.state.end_reason;
+  const g = game(m);
+  const empty = Geometry.of(m.state.size).cells.length - Object.keys(g.stones).length;
+  if (empty < m.state.players * m.state.players) return "board_full";
+  return g.resigned.length ? "resignation" : "abandoned";
+}
+
+/**
+ * My place in the final ranking (1 = won) and the number of players, or null when I hold
+ * no seat or the game is on.
+ * @param {Loaded} m
+ * @returns {{place: number, of: number} | null}
+ */
+export function myPlace(m) {
+  const me = mySeat(m);
+  if (!me || !isOver(m)) return null;
+  const i = game(m).ranking.indexOf(me.color);
+  return i < 0 ? null : { place: i + 1, of: m.state.players };
+}
