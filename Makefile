@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps run test lint typecheck jscheck jstest unit e2e bench fuzz clean
+.PHONY: install system-deps run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,8 +46,22 @@ lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy src
 
+# pytest runs on TEST_WORKERS processes (pytest-xdist). Most tests wait on servers, browsers
+# and PostgreSQL rather than compute, so more workers than cores pays. `--dist loadgroup`
+# keeps the tests of a module that share its server (tests/e2e, tests/server/test_site_workers.py)
+# on one worker; each worker has its own PostgreSQL cluster and temporary directories.
+TEST_WORKERS ?= 4
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
+# Every test, the slow ones included.
 test: install system-deps lint jscheck jstest
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+# For a quicker loop while working: the same checks and tests less those marked slow
+# (`@pytest.mark.slow`: whole games against the computer, the browser's longest stories,
+# the deployment test), which `make test` still runs.
+quick: install system-deps lint jscheck jstest
+	$(PYTEST) -m "not slow"
 
 # The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.
 jscheck: $(NODE_STAMP)
@@ -58,10 +72,10 @@ jstest: system-deps
 
 # Parts of the suite, for a quicker loop while working.
 unit: install
-	$(BIN)/python -m pytest -q --ignore=tests/e2e
+	$(PYTEST) --ignore=tests/e2e
 
 e2e: install system-deps $(NODE_STAMP)
-	$(BIN)/python -m pytest -q tests/e2e
+	$(PYTEST) tests/e2e
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -91,6 +91,7 @@ def test_root_parallel_trees_are_reproducible_and_share_the_budget() -> None:
     assert MctsBot(iterations=MIN_SPLIT - 1, threads=2).threads == 1  # small budgets: one tree
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parallel", ["tree", "root"])
 def test_two_threads_play_whole_games_in_bounded_pools(parallel: str) -> None:
     # Pools far too small for the budget, so both threads fill their stretches, the tree

@@ -2,7 +2,8 @@
 
 The server runs as a subprocess on a free port with its own SQLite file; the browser is
 launched once per module (a new context per test keeps storage apart). Screenshots go to
-``test-artifacts/screenshots/`` (gitignored).
+``test-artifacts/screenshots/`` (gitignored). Each module's tests run on one pytest-xdist
+worker; each worker has its own temporary directories, so servers and files never meet.
 """
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 expect.set_options(timeout=15_000)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "tests/e2e/" in item.path.as_posix():
+        path = item.path.as_posix()
+        if "tests/e2e/" in path:
             item.add_marker(pytest.mark.e2e)
+            # A module's tests share its server and browser (module fixtures): under
+            # `pytest -n N --dist loadgroup` they run on one worker, which starts them once.
+            item.add_marker(pytest.mark.xdist_group(path[path.index("tests/e2e/"):]))
 
 
 @pytest.fixture(scope="module")

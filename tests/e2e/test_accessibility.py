@@ -32,6 +32,7 @@ def severe_violations(page: Page) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_no_serious_violation_on_the_lobby_a_live_table_and_the_end(
     server: Server, contexts: Contexts, theme: str

@@ -24,6 +24,7 @@ def account_form(page: Page, form: str, username: str, password: str = PASSWORD)
     panel.get_by_role("button", name="Register" if form == "register" else "Log in").click()
 
 
+@pytest.mark.slow
 def test_register_create_a_table_find_it_in_my_tables_and_log_out(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
     page.goto(server.base + "/")
@@ -85,6 +86,7 @@ def test_a_guest_who_registers_finds_their_tables_and_wrong_passwords_are_told(s
         .to_contain_text("not available")
 
 
+@pytest.mark.slow
 def test_a_guest_opening_an_invite_is_asked_for_a_name(server: Server, contexts: Contexts) -> None:
     ann = create_table(contexts.page(), server.base, players=2, seats=["human", "human"], name="Ann")
     invite = ann.invite_links()[0]
@@ -103,6 +105,7 @@ def test_a_guest_opening_an_invite_is_asked_for_a_name(server: Server, contexts:
     expect(bo.page.get_by_role("region", name="Choose a name")).to_be_hidden()
 
 
+@pytest.mark.slow
 def test_a_seat_link_opened_while_logged_in_binds_the_seat(server: Server, contexts: Contexts) -> None:
     ann = contexts.page()
     ann.goto(server.base + "/")

@@ -62,6 +62,7 @@ def _clock(page: Page, color: str):  # type: ignore[no-untyped-def]
     return page.locator(f'.panel[data-color="{color}"] .clock')
 
 
+@pytest.mark.slow
 def test_a_player_who_stops_moving_loses_on_time(clock_server: tuple[Server, Path], contexts: Contexts) -> None:
     server, clock_file = clock_server
     ann = _page(contexts)

@@ -36,7 +36,7 @@ from server.server_helpers import PgCluster, ServeProcess, free_port, subprotoco
 from server.test_metrics import value
 from server.worker_process import WorkerProcess, thinking_at
 
-pytestmark = pytest.mark.timeout(420)
+pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]
 
 #: The computer's level: level 5 thinks about a second a turn, long enough to be killed mid-turn.
 LEVEL = 5

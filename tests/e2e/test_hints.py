@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, expect
 
@@ -23,6 +24,7 @@ def create_with_hints(page: Page, base: str) -> TablePage:
     return TablePage(page)
 
 
+@pytest.mark.slow
 def test_a_hint_is_staged_and_can_be_changed(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
     table = create_with_hints(page, server.base)

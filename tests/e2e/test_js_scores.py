@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from omega_page import Contexts, Server
 
 from omega import Board, Game
@@ -34,6 +35,7 @@ def random_position(rng: random.Random) -> Game:
     return game
 
 
+@pytest.mark.slow
 def test_js_group_count_equals_engine_scores(server: Server, contexts: Contexts) -> None:
     rng = random.Random(2024)
     games = [random_position(rng) for _ in range(150)]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from omega_page import Contexts, Server
 from playwright.sync_api import expect
 
 from omega.ai.levels import LEVELS
 
 
+@pytest.mark.slow
 def test_each_level_is_named_and_described_in_the_lobby(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
     page.goto(server.base + "/")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, engine_order, shot
 from playwright.sync_api import Page, expect
 from test_accessibility import severe_violations
@@ -33,6 +34,7 @@ def lobby_row(page: Page, table_id: str) -> object:
     return page.locator(f'.open-table[data-open-table="{table_id}"]')
 
 
+@pytest.mark.slow
 def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: Server, contexts: Contexts) -> None:
     rng = random.Random(11)
     # Without the CSP, so that the accessibility checker can be put into the pages.
@@ -112,6 +114,7 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
     shot(bob_page, "lobby-leaderboard")
 
 
+@pytest.mark.slow
 def test_quick_play_moves_both_pages_to_the_new_table(server: Server, contexts: Contexts) -> None:
     one, two = contexts.page(), contexts.page()
     for page, name in [(one, "Quick_one"), (two, "Quick_two")]:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from omega_page import COLORS, Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
 from omega import Color
 
 
+@pytest.mark.slow
 def test_two_humans_with_the_pie_swap(server: Server, contexts: Contexts) -> None:
     rng = random.Random(11)
     ann = create_table(contexts.page(), server.base, players=2, seats=["human", "human"], pie=True, name="Ann")
@@ -103,6 +105,7 @@ def check_game_over(server: Server, tables: list[TablePage]) -> None:
         assert table.shown_scores() == {c.label: v for c, v in game.scores().items()}
 
 
+@pytest.mark.slow
 def test_three_players_two_humans_and_a_computer(server: Server, contexts: Contexts) -> None:
     rng = random.Random(3)
     ann = create_table(contexts.page(), server.base, players=3, seats=["human", 1, "human"], name="Ann")
@@ -132,6 +135,7 @@ def test_three_players_two_humans_and_a_computer(server: Server, contexts: Conte
     check_game_over(server, [ann, cy])
 
 
+@pytest.mark.slow
 def test_four_players_two_humans_and_two_computers(server: Server, contexts: Contexts) -> None:
     rng = random.Random(4)
     ann = create_table(contexts.page(), server.base, players=4, seats=["human", 1, 1, "human"], name="Ann")

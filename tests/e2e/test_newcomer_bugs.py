@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, expect
 
@@ -27,6 +28,7 @@ def humans(server: Server, players: int, **kw: Any) -> tuple[str, dict[str, str]
     return created["id"], created["invites"]
 
 
+@pytest.mark.slow
 def test_the_links_box_follows_a_pie_swap(server: Server, contexts: Contexts) -> None:
     """Bug 1: after a swap the creator's Links box named seat 2 by its old colour."""
     ann = create_table(contexts.page(), server.base, players=2, seats=["human", "human"], pie=True)
@@ -44,6 +46,7 @@ def test_the_links_box_follows_a_pie_swap(server: Server, contexts: Contexts) ->
     expect(line).to_contain_text("Invite for seat 2 (White, Bo)")
 
 
+@pytest.mark.slow
 def test_a_cannot_reach_the_server_error_goes_once_the_page_is_live_again(
     own_server: Server, contexts: Contexts
 ) -> None:
@@ -80,6 +83,7 @@ def expect_problem_page(page: Page, title: str, *, avoid: str | None = None) -> 
         expect(problem).not_to_contain_text(avoid)
 
 
+@pytest.mark.slow
 def test_bad_links_each_get_one_clear_page(server: Server, contexts: Contexts) -> None:
     """Bug 3: bad links squeezed their message beside empty cards and a "connecting" that
     never ended, and some said the wrong thing."""

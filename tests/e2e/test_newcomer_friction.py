@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from omega_page import PHONE, Contexts, Server, TablePage, create_table, engine_order
 from playwright.sync_api import Locator, Page, expect
 
@@ -20,6 +21,7 @@ def in_view(page: Page, locator: Locator) -> bool:
     return box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5
 
 
+@pytest.mark.slow
 def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Server, contexts: Contexts) -> None:
     page = contexts.phone()
     page.goto(server.base + "/")
@@ -58,6 +60,7 @@ def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Serv
     expect(elsewhere.locator(".links .no-links")).to_contain_text("kept on the device that created this table")
 
 
+@pytest.mark.slow
 def test_the_side_column_keeps_scores_and_prompt_in_view(server: Server, contexts: Contexts) -> None:
     rng = random.Random(21)
     page = contexts.page(LAPTOP)

@@ -10,6 +10,7 @@ import random
 import re
 from pathlib import Path
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
@@ -17,6 +18,7 @@ from omega import Color, Game
 from omega.record import from_json
 
 
+@pytest.mark.slow
 def test_two_player_game_against_computer_to_the_end(server: Server, contexts: Contexts) -> None:
     rng = random.Random(5)
     page = contexts.page()

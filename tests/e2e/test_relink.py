@@ -3,6 +3,7 @@ seats a friend, the replaced invite and spectator links get a clear page."""
 
 from __future__ import annotations
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table
 from playwright.sync_api import Locator, expect
 
@@ -14,6 +15,7 @@ def press(button: Locator) -> None:
     button.press("Enter")
 
 
+@pytest.mark.slow
 def test_new_links_made_on_another_device(server: Server, contexts: Contexts) -> None:
     ann = create_table(contexts.page(), server.base, players=2, seats=["human", "human"])
     expect(ann.page.locator(".invite-card")).to_be_visible()

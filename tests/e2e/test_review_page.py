@@ -7,12 +7,14 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, shot
 from playwright.sync_api import expect
 
 REVIEW_WAIT_MS = 90_000  # the computer searches every position of the game
 
 
+@pytest.mark.slow
 def test_review_after_the_game(server: Server, contexts: Contexts) -> None:
     rng = random.Random(13)
     page = contexts.page()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from omega_page import Contexts, Server, create_table
 from playwright.sync_api import Page, expect
 
@@ -24,6 +25,7 @@ def violations(page: Page) -> list[str]:
     return list(page.evaluate("window.__cspViolations"))
 
 
+@pytest.mark.slow
 def test_the_page_raises_no_content_security_policy_violation(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
     page.add_init_script(RECORD_VIOLATIONS)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import closing
 from typing import Any
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, WebSocketRoute, expect
 
@@ -64,6 +65,7 @@ def wait_for(ws: Socket, pred: Callable[[dict[str, Any]], bool], what: str, time
         raise AssertionError(f"{what}: the table's socket went {timeout} s without saying so") from None
 
 
+@pytest.mark.slow
 def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, contexts: Contexts) -> None:
     table = create_table(contexts.page(), own_server.base, players=2, seats=["human", "human"])
     page = table.page
@@ -94,6 +96,7 @@ def test_stopped_server_keeps_staged_stones_and_reconnects(own_server: Server, c
 
 
 
+@pytest.mark.slow
 def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
     own_server: Server, contexts: Contexts
 ) -> None:
@@ -134,6 +137,7 @@ def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
     expect(table.cell(other)).to_have_attribute("data-stone", "Black")
 
 
+@pytest.mark.slow
 def test_turn_sent_on_an_old_version_of_the_same_position_goes_through(
     own_server: Server, contexts: Contexts
 ) -> None:

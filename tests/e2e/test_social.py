@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, shot
 from playwright.sync_api import Page, expect
 
@@ -29,6 +30,7 @@ def two_at_a_table(server: Server, contexts: Contexts) -> tuple[TablePage, Table
     return ann, bo
 
 
+@pytest.mark.slow
 def test_chat_between_two_pages_is_plain_text_and_a_mute_is_mine(server: Server, contexts: Contexts) -> None:
     ann, bo = two_at_a_table(server, contexts)
     say(ann.page, "hello Bo")
@@ -61,6 +63,7 @@ def test_chat_between_two_pages_is_plain_text_and_a_mute_is_mine(server: Server,
     shot(ann.page, "chat")
 
 
+@pytest.mark.slow
 def test_a_rematch_takes_both_pages_to_the_new_table(server: Server, contexts: Contexts) -> None:
     ann, bo = two_at_a_table(server, contexts)
     old = ann.table_id

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, group_digits
 from playwright.sync_api import expect
 
@@ -19,6 +20,7 @@ def outline_edges(game: Game, cells: frozenset[str] | set[str]) -> int:
     return sum(6 - sum(1 for nb in board.neighbours[i] if nb in inside) for i in inside)
 
 
+@pytest.mark.slow
 def test_hover_outlines_a_group_and_a_players_groups(server: Server, contexts: Contexts) -> None:
     rng = random.Random(8)
     table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
@@ -221,6 +223,7 @@ def test_resigning_ranks_the_colour_last(server: Server, contexts: Contexts) -> 
     assert state["status"] == "over" and state["game"]["resigned"] == ["White"]
 
 
+@pytest.mark.slow
 def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts: Contexts) -> None:
     """Ann resigns at a table of two people and a computer: the computer plays her colour on
     at level 1 while Bo plays his, and the board fills as the rules need."""

@@ -69,16 +69,24 @@ class PgCluster:
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="omega-pg-"))
         self.data = self.dir / "data"
-        self.port = free_port()
         as_pg = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         if as_pg:
             shutil.chown(self.dir, "postgres")
         subprocess.run([*as_pg, str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
                         "--no-sync"], check=True, capture_output=True)
-        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c max_connections=300 -c shared_buffers=32MB")
-        subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
-                        str(self.dir / "log"), "-w", "-t", "60", "start"], check=True, capture_output=True)
+        # Each pytest-xdist worker starts its own cluster, all at once: a port found free can
+        # be taken by another process before PostgreSQL binds it, so a start that fails is
+        # tried again on another port (the log says why each one failed).
+        for attempt in range(1, 6):
+            self.port = free_port()
+            options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+                       "-c max_connections=300 -c shared_buffers=32MB")
+            started = subprocess.run([*as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", options, "-l",
+                                      str(self.dir / "log"), "-w", "-t", "60", "start"], capture_output=True)
+            if started.returncode == 0:
+                break
+            if attempt == 5:
+                started.check_returncode()
         self._as_pg = as_pg
 
     def url(self, database: str) -> str:

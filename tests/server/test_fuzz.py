@@ -959,6 +959,7 @@ def test_the_contract_is_read_from_the_api_document() -> None:
     assert {4401, 4403, 4404, 1009} <= CONTRACT.close_codes and 1006 not in CONTRACT.close_codes
 
 
+@pytest.mark.slow
 def test_the_server_survives_fuzzing(fuzz_server: FuzzServe) -> None:
     if FUZZ_SECONDS > 0:
         fuzz_for(fuzz_server, FUZZ_SECONDS)

@@ -21,6 +21,7 @@ def hint(api: Api, table_id: str, token: str | None) -> object:
     return api.http.post(f"/api/tables/{table_id}/hint", headers=headers)
 
 
+@pytest.mark.slow
 def test_a_hint_is_a_legal_turn_seen_by_the_table_and_kept_in_the_record(db_url: str) -> None:
     live = make_server(db_url)
     api = Api(live.url)

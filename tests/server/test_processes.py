@@ -36,6 +36,7 @@ from .server_helpers import (
 pytestmark = pytest.mark.timeout(180)
 
 
+@pytest.mark.slow
 def test_sigkill_loses_no_acknowledged_turn(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}"
     rng = random.Random(21)
@@ -126,6 +127,7 @@ def test_sigkill_loses_no_acknowledged_turn(tmp_path: Path) -> None:
         serve.kill()
 
 
+@pytest.mark.slow
 def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
     """A computer turn left pending (its server died before playing it) is played by the next
     ``omega serve`` on that database, with the real level-1 bot."""
@@ -163,6 +165,7 @@ def test_pending_computer_turn_is_played_after_restart(tmp_path: Path) -> None:
         serve.kill()
 
 
+@pytest.mark.slow
 def test_two_processes_on_one_postgres(pg: PgCluster) -> None:
     url = pg.new_database()
     a, b = ServeProcess(url), ServeProcess(url)
@@ -279,6 +282,7 @@ def _spinning_workers(within: float = 10.0) -> list[int]:
         threading.Event().wait(0.05)  # poll: a replacement worker may still be importing
 
 
+@pytest.mark.slow
 def test_a_bot_past_its_deadline_is_killed_and_the_turn_still_played(sqlite_url: str) -> None:
     """A real MCTS bot with no time cap and a billion iterations (it would think for hours):
     after each 1 s deadline its worker is killed; level 1 is tried (this bot ignores levels,

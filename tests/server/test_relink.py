@@ -250,6 +250,7 @@ def test_the_migration_finds_the_creator_in_the_log(tmp_path: Path) -> None:
     assert seat == 1
 
 
+@pytest.mark.slow
 def test_two_processes_refuse_a_replaced_invite_at_once(pg: PgCluster) -> None:
     url = pg.new_database()
     a, b = ServeProcess(url), ServeProcess(url)

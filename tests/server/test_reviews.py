@@ -46,6 +46,7 @@ def ask(api: Api, table_id: str, token: str | None, method: str = "POST") -> Any
     return api.http.request(method, f"/api/tables/{table_id}/review", headers=headers)
 
 
+@pytest.mark.slow
 def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
     live = review_server(db_url)
     api = Api(live.url)

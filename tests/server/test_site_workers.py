@@ -39,7 +39,9 @@ from .test_metrics import scrape, value
 from .test_reviews import ask, finished_table
 from .worker_process import WorkerProcess
 
-pytestmark = pytest.mark.timeout(240)
+# The tests share one site (module fixture): under `--dist loadgroup` one worker runs them all.
+pytestmark = [pytest.mark.timeout(240), pytest.mark.slow,
+              pytest.mark.xdist_group("tests/server/test_site_workers.py")]
 
 CLOCK_SERVER = Path(__file__).with_name("clock_server.py")
 #: A review small enough to take a few seconds with one bot process.

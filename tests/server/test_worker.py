@@ -53,6 +53,7 @@ def test_workers_and_servers_without_workers_refuse_sqlite(tmp_path: Path) -> No
     assert not (tmp_path / "omega.sqlite3").exists()  # refused before touching anything
 
 
+@pytest.mark.slow
 def test_a_worker_plays_the_computer_turns_of_servers_without_workers(pg_url: str) -> None:
     """The real commands: ``omega serve --no-workers`` serves the table and never plays;
     ``omega worker`` (real level-1 bot) plays, and its turn reaches the server's socket."""
@@ -105,6 +106,7 @@ def quick_server(pg_url: str) -> Iterator[LiveServer]:
     live.stop()
 
 
+@pytest.mark.slow
 def test_a_worker_killed_in_the_middle_of_a_turn_loses_nothing(pg_url: str, quick_server: LiveServer) -> None:
     quick = {"dead_after": 3.0, "sweep_interval": 0.5}
     # Worker A thinks for ever: it claims the turn and never finishes it.
