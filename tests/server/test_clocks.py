@@ -18,8 +18,9 @@ from omega.server.clock import FakeClock
 from omega.server.config import Settings
 from omega.server.errors import ApiError
 from omega.server.tables.actions import ResignAction, SwapAction, TurnAction
+from omega.server.tables.decide import decide, decide_timeout
 from omega.server.tables.events import Event, Joined, payload_from
-from omega.server.tables.state import TIMEOUT, SeatConfig, TableConfig, TableState, decide, decide_timeout
+from omega.server.tables.state import TIMEOUT, SeatConfig, TableConfig, TableState
 from omega.server.tables.timecontrol import TimeControl, time_control_config
 
 from .clock_server import advance

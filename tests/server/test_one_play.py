@@ -17,10 +17,12 @@ from omega.server.clock import FakeClock
 from omega.server.infra.db import make_engine
 from omega.server.infra.pubsub import Delivery
 from omega.server.tables.actions import TurnAction
-from omega.server.tables.core import NewTable, TableCore
+from omega.server.tables.core import TableCore
 from omega.server.tables.identity import AccountAuthenticator, SeatHolder
-from omega.server.tables.state import SeatConfig, TableState, with_viewer
+from omega.server.tables.state import SeatConfig, TableState
 from omega.server.tables.store import Repository
+from omega.server.tables.values import NewTable
+from omega.server.tables.views import with_viewer
 
 from .server_helpers import Api, make_server, random_turn
 

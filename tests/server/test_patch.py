@@ -48,8 +48,9 @@ def _game_states(seed: int) -> list[dict[str, Any]]:
     """Every table state of a random 3-player game, as a spectator is sent them (omega.v1)."""
     from omega.server.clock import FakeClock
     from omega.server.tables.actions import TurnAction
+    from omega.server.tables.decide import decide
     from omega.server.tables.events import Event, Joined
-    from omega.server.tables.state import SeatConfig, TableConfig, TableState, decide
+    from omega.server.tables.state import SeatConfig, TableConfig, TableState
 
     config = TableConfig("t", 3, 4, False, "2026-12-01T00:00:00Z", (SeatConfig("human"),) * 3)
     state, clock, rng = TableState(config), FakeClock(), random.Random(seed)

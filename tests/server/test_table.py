@@ -13,16 +13,10 @@ from omega.server.clock import FakeClock
 from omega.server.errors import ApiError
 from omega.server.infra.db import make_engine
 from omega.server.tables.actions import ResignAction, SwapAction, TurnAction
+from omega.server.tables.decide import decide
 from omega.server.tables.events import Event, Joined, PresenceChanged, Renamed, payload_from
 from omega.server.tables.identity import TableKeys
-from omega.server.tables.state import (
-    COMPUTER_TURN,
-    PresenceCount,
-    SeatConfig,
-    TableConfig,
-    TableState,
-    decide,
-)
+from omega.server.tables.state import COMPUTER_TURN, PresenceCount, SeatConfig, TableConfig, TableState
 from omega.server.tables.store import Repository, Write, Writer
 
 CONFIG = TableConfig("tbl1", players=3, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",

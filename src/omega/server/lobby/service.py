@@ -36,11 +36,13 @@ from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.errors import ApiError
 from omega.server.ratings.service import RatingStore
-from omega.server.tables.core import NewTable, TableCore
+from omega.server.tables.core import TableCore
+from omega.server.tables.decide import Decided, decide_cancel
 from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.models import SeatRow, TableRow
-from omega.server.tables.state import Decided, TableState, decide_cancel
+from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
+from omega.server.tables.values import NewTable
 
 __all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary"]
 

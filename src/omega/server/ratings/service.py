@@ -45,8 +45,9 @@ from omega.server.ratings.models import RatedGameRow, RatingChangeRow, RatingRow
 from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, GameEnded
 from omega.server.tables.models import EventRow, SeatRow, TableRow
-from omega.server.tables.state import TableState, final_ranking
+from omega.server.tables.state import TableState
 from omega.server.tables.store import Repository, Writer
+from omega.server.tables.views import final_ranking
 
 __all__ = [
     "MODEL", "PROVISIONAL_GAMES", "DISPLAY_BASE", "DISPLAY_SCALE", "NOT_RATED", "RATED_PLAYERS", "Skill",

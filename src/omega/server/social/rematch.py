@@ -46,12 +46,14 @@ from omega.server.clock import stamp
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Notice
 from omega.server.social.models import RematchRow
-from omega.server.tables.core import Cached, TableCore
+from omega.server.tables.core import TableCore
+from omega.server.tables.decide import Decided
 from omega.server.tables.events import Event, Renamed
 from omega.server.tables.identity import Identity, SeatHolder, Spectator, TableKeys
 from omega.server.tables.models import PresenceRow, TableRow
-from omega.server.tables.state import Decided, TableConfig, TableState, default_name
+from omega.server.tables.state import TableConfig, TableState, default_name
 from omega.server.tables.store import insert_table
+from omega.server.tables.values import Cached
 
 __all__ = ["Rematches", "Rematch", "REMATCH_TAG", "rotated", "new_seat", "rematch_config"]
 

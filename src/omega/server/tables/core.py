@@ -8,7 +8,7 @@ a table's events.  Every change goes through :meth:`TableCore.write`:
 2. catch up: events other processes stored since the cache last looked are applied first;
 3. decide: a function of the up-to-date state and ``now`` (the injected clock's time) says
    which events the change makes, with the table after them (a
-   :class:`~omega.server.tables.state.Decided`: each event applied once, to a copy), or raises
+   :class:`~omega.server.tables.decide.Decided`: each event applied once, to a copy), or raises
    :class:`~omega.server.errors.ApiError`;
 4. persist: the events, the table row and the table's due work (a computer to move) are
    committed together, the last two read from the decided table;
@@ -29,7 +29,7 @@ import asyncio
 import logging
 import secrets
 import zlib
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -39,7 +39,6 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from omega.game import Game
 from omega.server.clock import Clock, stamp
 from omega.server.config import Settings
 from omega.server.errors import ApiError
@@ -48,10 +47,10 @@ from omega.server.infra.metrics import Metrics
 from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
 from omega.server.tables.actions import Action, action_fingerprint
 from omega.server.tables.commits import Commits
+from omega.server.tables.decide import Decided, decide, decide_abandon, decide_join, decide_timeout
 from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
 from omega.server.tables.identity import (
     Authenticator,
-    ComputerPlayer,
     Credentials,
     Identity,
     SeatHolder,
@@ -63,31 +62,18 @@ from omega.server.tables.identity import (
 from omega.server.tables.state import (
     COMPUTER_TURN,
     DUE_KINDS,
-    Decided,
     PresenceCount,
-    SeatConfig,
     TableConfig,
     TableState,
-    decide,
-    decide_abandon,
-    decide_join,
-    decide_timeout,
-    with_viewer,
 )
 from omega.server.tables.store import Repository, Writer
-from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between
+from omega.server.tables.timecontrol import ms_between
+from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Cached", "Acted", "Written", "ComputerJob", "NewTable", "seat_of", "RECENT_EVENTS"]
-
-#: Events each cached table keeps for sockets that reconnect with ``since``.
-RECENT_EVENTS = 64
+__all__ = ["TableCore", "Decision", "EndHook"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
-#: A write's decision: a :class:`~omega.server.tables.state.Decided`, or a kind of it that also
-#: carries what its caller is to hear besides the events (a retry's first answer, say).
-D = TypeVar("D", bound=Decided)
-
 #: What a write decides: the events for the up-to-date state at ``now``, with the table
 #: after them (the writer is there for decisions that read or count other rows in the same
 #: transaction).  Decided on the state it is given (``Decided.before``).
@@ -95,77 +81,6 @@ Decision = Callable[[TableState, Writer, datetime], D]
 #: Told inside the transaction that stores a game's end: the writer, the table as the end
 #: left it, and the events being stored (the ratings are updated so, in the same commit).
 EndHook = Callable[[Writer, TableState, list[Event]], None]
-
-
-@dataclass
-class Cached:
-    """A table in this process's memory: its state, its keys, and the lock of its writes."""
-
-    state: TableState
-    keys: TableKeys
-    #: Who opened the table (computer turns are queued fairly by it).
-    owner: str = ""
-    #: The seat that created the table, the one that may make new links (None: nobody).
-    creator: int | None = None
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    #: The last events sent to sockets, consecutive versions (a reconnecting socket is
-    #: served from here instead of rebuilding the table from the database).
-    recent: deque[Delivery] = field(default_factory=lambda: deque(maxlen=RECENT_EVENTS))
-
-    def view_before(self, pending: list[Delivery]) -> dict[str, Any]:
-        """The table's view (no viewer) at its current version, the one the next event's
-        changes are counted from: the last of ``pending`` (deliveries made, not yet sent) or
-        of the events sent, when it is that version; else made now."""
-        last = pending[-1] if pending else self.recent[-1] if self.recent else None
-        if last is not None and last.version == self.state.version:
-            return last.state
-        return self.state.view(viewer=False)
-
-    def delivered(self, items: list[Delivery]) -> None:
-        """Remember events just sent (forgetting older ones if these do not follow)."""
-        for item in items:
-            if self.recent and self.recent[-1].version + 1 != item.version:
-                self.recent.clear()
-            self.recent.append(item)
-
-
-@dataclass(frozen=True)
-class Written(Generic[D]):
-    """What a write did: the table, its decision (whose events are what was stored: none,
-    nothing was) and the view of the table after them that their delivery to this process's
-    sockets made (None: no socket here watches, or nothing was stored)."""
-
-    cached: Cached
-    decided: D
-    shared: dict[str, Any] | None = None
-
-    @property
-    def stored(self) -> tuple[Event, ...]:
-        """The events stored, with their versions."""
-        return self.decided.events
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """The table after the write as the viewer at ``seat`` sees it (``docs/server-api.md``):
-        the delivery's view with the viewer's part added, so that a turn's view is made once
-        for its sockets and its answer; made now when no delivery made it."""
-        if self.shared is None:
-            return self.cached.state.view(seat)
-        return with_viewer(self.shared, seat)
-
-
-@dataclass(frozen=True)
-class Acted:
-    """The answer to an action: the version it was stored at, and the table after it (as
-    the actor sees it), made only when asked for: a WebSocket ack needs the version only."""
-
-    version: int
-    written: Written[Any]
-    seat: int | None
-
-    @property
-    def state(self) -> dict[str, Any]:
-        """The table state of ``docs/server-api.md``, for the actor."""
-        return self.written.view(self.seat)
 
 
 @dataclass(frozen=True)
@@ -206,49 +121,6 @@ class _Stored(Generic[D]):
 
     decided: D
     keys: TableKeys | None = None
-
-
-@dataclass(frozen=True)
-class ComputerJob:
-    """What a computer needs to choose its action: the game at ``version`` and its level."""
-
-    table_id: str
-    version: int
-    level: int
-    seed: int
-    game: Game
-    #: Who opened the table: turns of different owners take turns for the workers.
-    owner: str = ""
-
-
-@dataclass(frozen=True)
-class NewTable:
-    """A table to create: its seats, who creates it and the name they chose."""
-
-    players: int
-    size: int
-    pie_rule: bool
-    seats: tuple[SeatConfig, ...]
-    creator_seat: int
-    name: str | None = None
-    #: The creator's account, which then holds the creator's seat (None: a guest).
-    creator_user: int | None = None
-    time_control: TimeControl = UNTIMED
-    hints: bool = False
-    #: Listed in the lobby, where accounts take the other seats (no invite links then).
-    open: bool = False
-    #: The result changes the players' ratings.
-    rated: bool = False
-
-
-def seat_of(who: Identity) -> int | None:
-    """The seat an identity acts for (None: the computer, for the seat to move);
-    ``forbidden`` for a spectator."""
-    if isinstance(who, SeatHolder):
-        return who.seat
-    if isinstance(who, ComputerPlayer):
-        return None
-    raise ApiError("forbidden", "spectators cannot act")
 
 
 class TableCore:
@@ -801,8 +673,3 @@ def _log_timeout(table_id: str, flag: datetime | None, stored: Sequence[Event]) 
     assert isinstance(out.payload, TimedOut)
     log.info("clock of seat %d ran out at table %s%s; stored %d ms after the flag fell", out.payload.seat, table_id,
              " (game aborted)" if out.payload.aborted else "", ms_between(flag, out.at))
-
-
-def viewer_seat(who: Identity) -> int | None:
-    """The seat a viewer sees the table from (None: a spectator's view)."""
-    return who.seat if isinstance(who, SeatHolder) else None

@@ -8,7 +8,7 @@ from omega.record import to_json
 from omega.server.errors import ApiError
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Identity
-from omega.server.tables.state import game_view
+from omega.server.tables.views import game_view
 
 __all__ = ["Records"]
 

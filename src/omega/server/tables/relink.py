@@ -34,10 +34,11 @@ from typing import Any
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.tables.core import TableCore
+from omega.server.tables.decide import Decided
 from omega.server.tables.events import Event, LinksRenewed
 from omega.server.tables.identity import Identity, SeatHolder, hash_token, new_token
 from omega.server.tables.schemas import LinksBody
-from omega.server.tables.state import Decided, TableState
+from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
 
 __all__ = ["Links", "decide_links", "open_seats"]

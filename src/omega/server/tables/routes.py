@@ -20,7 +20,7 @@ from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address
 from omega.server.infra.scheduler import Scheduler
-from omega.server.tables.core import NewTable, TableCore
+from omega.server.tables.core import TableCore
 from omega.server.tables.deps import CHARGED, Actor, Callers, Reader, Sessions, body, socket_user, table_core
 from omega.server.tables.presence import Presence
 from omega.server.tables.records import Records
@@ -37,6 +37,7 @@ from omega.server.tables.schemas import (
 from omega.server.tables.socket import SocketHooks, SocketLimits, TableSocket
 from omega.server.tables.state import COMPUTER_TURN, TIMEOUT, SeatConfig
 from omega.server.tables.timecontrol import TimeControl
+from omega.server.tables.values import NewTable
 
 __all__ = ["router", "setup", "TableParts", "new_table", "ABANDON"]
 

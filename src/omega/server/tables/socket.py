@@ -30,11 +30,12 @@ from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, TokenBucket
 from omega.server.infra.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
-from omega.server.tables.core import TableCore, viewer_seat
+from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Credentials, Identity, SeatHolder
 from omega.server.tables.presence import Presence
 from omega.server.tables.schemas import ChatMessage, RematchMessage, parse_client_message, to_action
 from omega.server.tables.timecontrol import stamp_ms
+from omega.server.tables.values import viewer_seat
 
 __all__ = ["TableSocket", "SocketHooks", "SocketLimits", "CLOSE_TOO_SLOW", "SUBPROTOCOLS", "CHANGES", "TOKEN_PREFIX", "token_of",
            "protocol_of"]

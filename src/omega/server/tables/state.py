@@ -1,31 +1,20 @@
 """A table: seats around one :class:`omega.Game`, rebuilt from its event log.
 
-This module decides what an action does (:func:`decide`: which events it produces, and
-the table after them) and what a table looks like to its players (:meth:`TableState.view`);
-it does no input/output and reads no clock: the time comes in as ``now``.  Every rule
-question goes to ``Game``.
-
 A table's history is a list of events with consecutive versions (1, 2, ...).  Applying the
 events in order to a fresh :class:`TableState` gives the table exactly as it was, which is
-how the server restarts, catches up with other server processes and replays games.  A
-decision has already applied its events, each once, to copies of the table (a
-:class:`Decided`): the action path stores them and takes the copy, and plays nothing again.
+how the server restarts, catches up with other server processes and replays games.  This
+module says what each event does to a table (:meth:`TableState.apply`), what a table is
+(over, waiting, whose clock runs, which work it makes due) and how it looks to its players
+(:meth:`TableState.view`); what an action does is :mod:`omega.server.tables.decide`.  No
+input/output, no clock; every rule question goes to ``Game``.
 
->>> from datetime import UTC, datetime
->>> from omega.server.tables.actions import TurnAction
->>> now = datetime(2026, 1, 1, tzinfo=UTC)
+>>> from omega.server.tables.events import Event, Joined, TurnPlayed
 >>> t = TableState(TableConfig("t1", players=2, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
 ...                            seats=(SeatConfig("human"), SeatConfig("computer", 2))))
->>> decided = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
->>> [(e.kind, e.version) for e in decided.events], decided.events[0].at == now
-([('turn', 1)], True)
->>> decided.after.game.current_player, t.game.current_player
-(1, 0)
->>> replayed = TableState(t.config); replayed.apply(decided.events[0])
->>> t.take(decided.after); t.game.current_player, t.view() == replayed.view()
-(1, True)
->>> t.computer_to_move()
-True
+>>> t.apply(Event(Joined(0), version=1))
+>>> t.apply(Event(TurnPlayed(seat=0, color="White", cells=("e5", "a1"), computer=False), version=2))
+>>> t.version, t.game.current_player, t.computer_to_move()
+(2, 1, True)
 """
 
 from __future__ import annotations
@@ -35,9 +24,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from omega.game import SWAP, Color, Game, IllegalMove
-from omega.server.errors import ApiError
-from omega.server.tables.actions import Action, ResignAction, SwapAction, action_fingerprint
+from omega.game import Game
 from omega.server.tables.events import (
     PLAY_EVENTS,
     Abandoned,
@@ -56,11 +43,11 @@ from omega.server.tables.events import (
     TurnPlayed,
 )
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
+from omega.server.tables.views import final_ranking, game_view, hints_text, with_viewer
 from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
 
-__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "PresenceCount", "SeatConfig", "TableConfig", "TableState", "decide",
-           "decide_abandon", "decide_timeout", "decide_hint", "decide_cancel", "default_name", "final_ranking",
-           "game_view", "hints_text", "Decided", "decide_join", "with_viewer"]
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "RESIGNED_LEVEL", "PresenceCount", "SeatConfig", "TableConfig",
+           "TableState", "default_name", "ended_by_resignations"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -459,61 +446,6 @@ def _copied(value: Any) -> Any:
     return value
 
 
-def with_viewer(shared: dict[str, Any], you: int | None) -> dict[str, Any]:
-    """A table view (``viewer=False``) with the viewer's part added: the JSON of
-    ``TableState.view(you)``, from the one view shared by every viewer of a version.
-
-    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
-    >>> with_viewer(t.view(viewer=False), 1) == t.view(1), list(t.view(1))[-1]
-    (True, 'you')
-    """
-    return {**shared, "you": {"seat": you}}
-
-
-@dataclass(frozen=True)
-class Decided:
-    """What a decision made of the table ``before``: its events, numbered as the versions
-    they are stored at, and ``states``, the table as each of them left it (copies: ``before``
-    is unchanged).  Each event was applied once, to its own copy, so the states before the
-    last are there for the deliveries of a write of several events (a seat's first turn also
-    joins it; the last turn also ends the game) and no event is ever applied twice.
-
-    A state holds the request id of its own event only (a copy starts without them): whoever
-    takes a decision takes its states in turn.  Nothing decided: no events, ``after`` is
-    ``before``.
-
-    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
-    >>> d = Decided(t).then(Event(Joined(0)), Event(Renamed(0, "Ann")))
-    >>> [(e.kind, e.version) for e in d.events], d.states[0].names[0], d.after.names[0], t.joined[0]
-    ([('join', 1), ('name', 2)], 'Player 1', 'Ann', False)
-    """
-
-    before: TableState
-    events: tuple[Event, ...] = ()
-    states: tuple[TableState, ...] = ()
-
-    @property
-    def after(self) -> TableState:
-        """The table after every event (``before`` when nothing was decided)."""
-        return self.states[-1] if self.states else self.before
-
-    def then(self, *events: Event) -> Decided:
-        """These events and then ``events``, numbered on and each applied to a copy of the
-        table the one before it left."""
-        decided = self
-        for event in events:
-            state = decided.after.copy()
-            numbered = event.with_version(state.version + 1)
-            state.apply(numbered)
-            decided = Decided(self.before, (*decided.events, numbered), (*decided.states, state))
-        return decided
-
-    def followed_by(self, later: Decided) -> Decided:
-        """These events and then ``later``'s, decided on the table these left."""
-        assert later.before is self.after, "decided on another table than the one these events left"
-        return Decided(self.before, self.events + later.events, self.states + later.states)
-
-
 # -- how each event changes a table -------------------------------------------------------
 
 def _turn(t: TableState, e: TurnPlayed) -> None:
@@ -582,144 +514,6 @@ _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
 }
 
 
-def hints_text(hints: list[tuple[int, str, int]]) -> str:
-    """The record's ``Hints`` tag: who asked for a hint on which turn.
-
-    >>> hints_text([(0, "White", 3), (1, "Black", 4), (0, "White", 7)])
-    'White on turn 3, Black on turn 4, White on turn 7'
-    """
-    return ", ".join(f"{color} on turn {turn}" for _, color, turn in hints)
-
-
-# -- deciding ---------------------------------------------------------------------------------
-
-def decide(state: TableState, seat: int | None, action: Action, now: datetime, *,
-           request_id: str | None = None) -> Decided:
-    """The events ``action`` by ``seat`` produces at time ``now``, with the table after them
-    (its turn played once, on the copy that becomes that table), or ApiError; ``state`` is
-    unchanged.  ``seat`` None means the computer acting for the seat to move (a computer
-    seat or a resigned one).  The action's event carries ``seat`` and, when given, the
-    ``request_id`` it answers (with the action's fingerprint, to know a retry by).
-    """
-    if state.cancelled:
-        raise ApiError("game_over", "this table was cancelled before it started")
-    if state.over:
-        raise ApiError("game_over", "the game is over")
-    if state.waiting:
-        free = state.joined.count(False)
-        raise ApiError("not_started", f"the game starts when every seat is taken ({free} still free)")
-    flag = state.flag_at()
-    if flag is not None and now >= flag:
-        # The flag fell before this arrived: the action path stores the timeout instead
-        # (decide_timeout), so a late move is never both refused and played.
-        out = state.clock_seat()
-        who = "your" if out == seat else f"{state.game.color_of(out if out is not None else 0).label}'s"
-        late = ms_between(flag, now) / 1000
-        raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
-    if isinstance(action, ResignAction):
-        return _decide_resign(state, seat, now, request_id)
-    actor = seat
-    mover = state.game.current_player
-    assert mover is not None  # the game is not over, so someone is to move
-    if seat is None:
-        if not state.computer_to_move():
-            raise ApiError("not_your_turn", "no computer seat is to move")
-        seat = mover
-        by_computer = True
-    else:
-        if seat in state.timed_out:
-            raise ApiError("forbidden", "your time ran out; the computer plays this seat")
-        if seat in state.resigned:
-            raise ApiError("forbidden", "you have resigned; the computer plays this seat")
-        if state.config.seats[seat].kind != "human":
-            raise ApiError("forbidden", "this seat is played by the computer")
-        if seat != mover:
-            color = state.game.to_move
-            assert color is not None
-            raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
-        by_computer = False
-    # Played on the copy that becomes the table after the turn: what is stored is what was
-    # played (the cells as the game names them), and nothing plays it a second time.
-    after = state.copy()
-    trial = after.game
-    color = trial.to_move
-    assert color is not None
-    payload: Payload
-    # The time this move took off the mover's clock (the swapper's, for the swap).
-    used = state.used_ms(now)
-    try:
-        if isinstance(action, SwapAction):
-            trial.swap()
-            payload = Swapped(seat=seat, computer=by_computer, used_ms=used)
-        else:
-            trial.play(list(action.cells))
-            played = trial.history[-1]
-            assert played != SWAP
-            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer, used_ms=used)
-    except IllegalMove as e:
-        raise ApiError("illegal_move", str(e)) from None
-    turn = _acted(payload, state, actor, action, request_id, now)
-    after._record(turn)  # the game has played it: the clocks, the request id, the version
-    decided = Decided(state, (turn,), (after,))
-    if trial.is_over:
-        decided = decided.then(_over_event(trial, state.resigned, "board_full", now))
-    return decided
-
-
-def _acted(payload: Payload, state: TableState, seat: int | None, action: Action, request_id: str | None,
-           now: datetime) -> Event:
-    """The event of ``seat``'s ``action``, numbered after ``state``, answering ``request_id``."""
-    return Event(payload, version=state.version + 1, at=now, seat=seat, request_id=request_id,
-                 fingerprint=action_fingerprint(action) if request_id is not None else None)
-
-
-def decide_join(state: TableState, seat: int, now: datetime) -> Decided:
-    """A person's first visit or action joins their seat: its ``join`` event, or nothing once
-    it has joined.  The one place that asks whether a seat has joined.
-
-    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
-    >>> joining = decide_join(t, 1, datetime(2027, 1, 1))
-    >>> [e.kind for e in joining.events], joining.after.joined, t.joined
-    (['join'], [False, True], [False, False])
-    """
-    if state.joined[seat]:
-        return Decided(state)
-    return Decided(state).then(Event(Joined(seat), at=now))
-
-
-def decide_hint(state: TableState, seat: int, now: datetime) -> Decided:
-    """The ``hint`` event of ``seat`` asking for a hint now, or ApiError: only at a table
-    whose creator allowed hints, for a person whose turn it is."""
-    if state.over:
-        raise ApiError("game_over", "the game is over")
-    if not state.config.hints or state.config.rated:
-        # Never at a rated table, whatever its settings say: a rating measures the players.
-        raise ApiError("forbidden", "hints are not allowed at this table")
-    if state.config.seats[seat].kind != "human" or seat in state.resigned:
-        raise ApiError("forbidden", "only a person still playing can ask for a hint")
-    mover = state.game.current_player
-    color = state.game.to_move
-    assert mover is not None and color is not None
-    if seat != mover:
-        raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover}): a hint is for your own turn")
-    return Decided(state).then(Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now))
-
-
-def _decide_resign(state: TableState, seat: int | None, now: datetime, request_id: str | None) -> Decided:
-    if seat is None or state.config.seats[seat].kind != "human":
-        raise ApiError("forbidden", "only a human seat can resign")
-    if seat in state.timed_out:
-        raise ApiError("forbidden", "your time ran out; the computer plays this seat")
-    if seat in state.resigned:
-        raise ApiError("forbidden", "you have already resigned")
-    color = state.game.color_of(seat)
-    events = [_acted(Resigned(seat=seat, color=color.label), state, seat, ResignAction(), request_id, now)]
-    resigned = [*state.resigned, seat]
-    if ended_by_resignations(state.config, resigned):
-        events.append(_over_event(state.game, resigned, "resignation", now))
-    return Decided(state).then(*events)
-
-
 def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     """Whether resignations end the game: fewer than two seats are still in, or no person
     is (computers do not play on among themselves: that would only spend the site's
@@ -733,72 +527,6 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     if config.players - len(resigned) < 2:
         return True
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
-
-
-def decide_cancel(state: TableState, now: datetime) -> Decided:
-    """The creator calls off an open table that still waits for players; ``conflict`` once
-    it has started (every seat taken) or was already cancelled.
-
-    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, open=True))
-    >>> t.status, [e.kind for e in decide_cancel(t, datetime(2027, 1, 1)).events]
-    ('waiting', ['cancel'])
-    >>> decide_cancel(t, datetime(2027, 1, 1)).after.status, t.status
-    ('cancelled', 'waiting')
-    """
-    if not state.waiting:
-        raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
-    return Decided(state).then(Event(Cancelled(), at=now))
-
-
-def decide_abandon(state: TableState, now: datetime) -> Decided:
-    """The server closes an unfinished table nobody has acted on for long: the game ends as
-    it stands (ranked by the scores so far, resigners last).  Nothing for a finished table.
-    """
-    if state.over or state.cancelled:
-        return Decided(state)
-    if state.waiting:  # nobody moved: an open table nobody came to is called off, not scored
-        return Decided(state).then(Event(Cancelled(), at=now))
-    return Decided(state).then(Event(Abandoned(), at=now), _over_event(state.game, state.resigned, "abandoned", now))
-
-
-def decide_timeout(state: TableState, now: datetime) -> Decided:
-    """The events of the running clock's flag having fallen by ``now`` ([] if it has not,
-    or no clock runs).  A seat that never moved aborts the game; otherwise it ranks last
-    and the computer plays on for it, and the game ends if too few players are left
-    (with 2 players: the other one wins on time).
-
-    >>> from datetime import UTC, datetime, timedelta
-    >>> from omega.server.tables.timecontrol import TimeControl
-    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    >>> c = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("human")), TimeControl.parse("1+0"))
-    >>> t = TableState(c)
-    >>> for e in [Event(Joined(0), at=t0), Event(Joined(1), at=t0)]: t.apply(e.with_version(t.version + 1))
-    >>> t.flag_at() == t0 + timedelta(minutes=1), decide_timeout(t, t0 + timedelta(seconds=59.999)).events
-    (True, ())
-    >>> [(e.kind, getattr(e.payload, "reason", None)) for e in decide_timeout(t, t0 + timedelta(minutes=1)).events]
-    [('timeout', None), ('over', 'aborted')]
-    """
-    seat = state.clock_seat()
-    if seat is None or not state.flag_fallen(now):
-        return Decided(state)
-    aborted = not state.moved[seat]
-    events = [Event(TimedOut(seat=seat, color=state.game.color_of(seat).label, aborted=aborted), at=now)]
-    if aborted:
-        events.append(_over_event(state.game, state.resigned, "aborted", now))
-        return Decided(state).then(*events)
-    out = [*state.resigned, seat]
-    if ended_by_resignations(state.config, out):
-        events.append(_over_event(state.game, out, "timeout", now))
-    return Decided(state).then(*events)
-
-
-def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:
-    ranking = final_ranking(game, resigned)
-    scores = game.scores()
-    return Event(GameEnded(
-        reason=reason, ranking=tuple(c.label for c in ranking), winner=ranking[0].label,
-        scores={c.label: str(scores[c]) for c in game.colors},
-    ), at=now)
 
 
 def default_name(index: int, seat: SeatConfig) -> str:
@@ -816,55 +544,3 @@ def default_name(index: int, seat: SeatConfig) -> str:
     if seat.kind == "computer":
         return f"Computer {index + 1}, level {seat.level}"
     return f"Player {index + 1}"
-
-
-def final_ranking(game: Game, resigned: list[int]) -> list[Color]:
-    """Colours best first: players still in by the rules' ranking, then resigners, the
-    latest resigner above earlier ones.
-
-    >>> g = Game(players=3); g.play(["e5", "a1", "i9"])
-    >>> [c.label for c in final_ranking(g, [0])]
-    ['Red', 'Black', 'White']
-    """
-    out = [game.color_of(s) for s in resigned]
-    return [c for c in game.ranking() if c not in out] + out[::-1]
-
-
-def game_view(game: Game, resigned: list[int] | tuple[int, ...] = (), over: bool | None = None, *,
-              timed_out: list[int] | tuple[int, ...] = ()) -> dict[str, Any]:
-    """The game view of ``docs/server-api.md`` for ``game`` (over = the table is over;
-    ``resigned``: the seats out of play in the order they left, of which ``timed_out``
-    ran out of time).
-
-    >>> g = Game(); g.play(["e5", "a1"]); v = game_view(g)
-    >>> v["to_move"], v["stones"], v["last_turn"], v["scores"]
-    ('Black', {'a1': 'Black', 'e5': 'White'}, {'index': 0, 'cells': {'White': 'e5', 'Black': 'a1'}}, {'White': '1', 'Black': '1'})
-    """
-    resigned = list(resigned)
-    is_over = game.is_over if over is None else over
-    scores = game.scores()
-    ranking = final_ranking(game, resigned)
-    active = [c for c in ranking if game.player_of(c) not in resigned]
-    last_turn = None
-    for index in range(len(game.history) - 1, -1, -1):
-        action = game.history[index]
-        if action != SWAP:
-            last_turn = {"index": index, "cells": {Color(i).label: cell for i, cell in enumerate(action)}}
-            break
-    return {
-        "to_move": None if is_over or game.to_move is None else game.to_move.label,
-        "current_seat": None if is_over else game.current_player,
-        "can_swap": game.can_swap and not is_over,
-        "turn_number": game.turns_played + (0 if is_over else 1),
-        "over": is_over,
-        "stones": {cell: color.label for cell, color in sorted(game.stones().items())},
-        "history": [SWAP if a == SWAP else list(a) for a in game.history],
-        "last_turn": last_turn,
-        "scores": {c.label: str(scores[c]) for c in game.colors},
-        "factors": {c.label: game.group_sizes(c) for c in game.colors},
-        "ranking": [c.label for c in ranking],
-        "winner": ranking[0].label if is_over else None,
-        "tiebreak": bool(is_over and len(active) >= 2 and scores[active[0]] == scores[active[1]]),
-        "resigned": [game.color_of(s).label for s in resigned if s not in timed_out],
-        "timed_out": [game.color_of(s).label for s in timed_out],
-    }

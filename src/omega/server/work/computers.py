@@ -35,8 +35,8 @@ from omega.server.infra.due import Due
 from omega.server.infra.metrics import Metrics
 from omega.server.tables.actions import Action as TableAction
 from omega.server.tables.actions import SwapAction, TurnAction
-from omega.server.tables.core import Acted, ComputerJob
 from omega.server.tables.identity import COMPUTER, Identity
+from omega.server.tables.values import Acted, ComputerJob
 from omega.server.work.thinking import BotForLevel, think, worker_init
 
 __all__ = ["ComputerPlayers", "Tables", "DEFAULT_DEADLINE", "DEFAULT_WORKERS"]

@@ -38,11 +38,13 @@ from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG
 from omega.server.infra.scheduler import Scheduler
-from omega.server.tables.core import Cached, TableCore, seat_of
+from omega.server.tables.core import TableCore
+from omega.server.tables.decide import Decided, decide_hint
 from omega.server.tables.deps import CHARGED, Actor
 from omega.server.tables.identity import Identity
-from omega.server.tables.state import Decided, TableState, decide_hint
+from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
+from omega.server.tables.values import Cached, seat_of
 from omega.server.work.computers import ComputerPlayers
 from omega.server.work.thinking import hint
 
