@@ -16,8 +16,7 @@ from __future__ import annotations
 from omega.game import SWAP, Action, Color, Game
 
 __all__ = [
-    "factors_text", "scores_text", "wins_text", "result_text", "standing_text", "resignation_outcome",
-    "abandoned_outcome", "timeout_outcome", "aborted_outcome",
+    "factors_text", "scores_text", "wins_text", "result_text", "standing_text", "OUTCOMES", "outcome_text",
     "tie_break_text", "action_text", "range_text", "one_line",
 ]
 
@@ -73,41 +72,32 @@ def standing_text(game: Game) -> str:
     return f"{scores_text(game)}; {game.ranking()[0].label} leads"
 
 
-def resignation_outcome(color: Color) -> str:
-    """How a game that ended by resignation came out, for a record's ``Outcome`` tag.
-
-    >>> resignation_outcome(Color.BLACK)
-    'Black wins by resignation'
-    """
-    return f"{wins_text(color)} by resignation"
-
-
-def abandoned_outcome(leader: Color) -> str:
-    """How a table closed for want of moves came out, for a record's ``Outcome`` tag.
-
-    >>> abandoned_outcome(Color.RED)
-    'Abandoned unfinished; Red was ahead'
-    """
-    return f"Abandoned unfinished; {leader.label} was ahead"
+#: A record's ``Outcome`` tag for each way a game ends other than a full board: ``{wins}``
+#: is the winner's sentence, ``{color}`` the colour the reason is about (the leader of an
+#: abandoned table, the player who never moved of an aborted one).
+OUTCOMES = {
+    "resignation": "{wins} by resignation",
+    "timeout": "{wins} on time",
+    "abandoned": "Abandoned unfinished; {color} was ahead",
+    # Not played out, not to be rated.
+    "aborted": "Aborted: {color} made no first move in time",
+}
 
 
-def timeout_outcome(color: Color) -> str:
-    """How a game that ended when a clock ran out came out, for a record's ``Outcome`` tag.
+def outcome_text(reason: str, color: Color) -> str | None:
+    """How a game that ended for ``reason`` came out, for a record's ``Outcome`` tag (None: a
+    game played to the end needs none); ``color`` is the winner, or for ``abandoned`` and
+    ``aborted`` the colour the reason is about.
 
-    >>> timeout_outcome(Color.WHITE)
-    'White wins on time'
-    """
-    return f"{wins_text(color)} on time"
-
-
-def aborted_outcome(color: Color) -> str:
-    """Why a game was aborted (a player never made a first move in time): not played out,
-    not to be rated.
-
-    >>> aborted_outcome(Color.BLACK)
+    >>> outcome_text("resignation", Color.BLACK), outcome_text("timeout", Color.WHITE)
+    ('Black wins by resignation', 'White wins on time')
+    >>> outcome_text("abandoned", Color.RED), outcome_text("board_full", Color.RED)
+    ('Abandoned unfinished; Red was ahead', None)
+    >>> outcome_text("aborted", Color.BLACK)
     'Aborted: Black made no first move in time'
     """
-    return f"Aborted: {color.label} made no first move in time"
+    template = OUTCOMES.get(reason)
+    return None if template is None else template.format(wins=wins_text(color), color=color.label)
 
 
 def tie_break_text(game: Game) -> str | None:

@@ -57,7 +57,7 @@ from omega.server.tables.timecontrol import stamp_ms
 __all__ = [
     "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
     "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "user_json", "charged",
-    "body", "Body", "LoggedIn", "CHARGED", "CookieSessions", "router", "setup",
+    "body", "Body", "LoggedIn", "USER_CHARGED", "CookieSessions", "router", "setup",
 ]
 
 
@@ -162,6 +162,12 @@ def _set_session(response: Response, request: Request, session: Session) -> None
                         path="/", httponly=True, samesite="lax", secure=is_https(request))
 
 
+def _signed_in(request: Request, response: Response, session: Session) -> dict[str, Any]:
+    """The answer of a registration or a login: the session's cookie set, and its user."""
+    _set_session(response, request, session)
+    return {"user": user_json(session.user)}
+
+
 def _clear_session(response: Response, request: Request) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=is_https(request))
 
@@ -218,10 +224,10 @@ async def charged(request: Request) -> None:
 
 
 #: The route dependency that charges :func:`charged`.
-CHARGED = Depends(charged)
+USER_CHARGED = Depends(charged)
 
 
-@router.get("/api/account", dependencies=[CHARGED])
+@router.get("/api/account", dependencies=[USER_CHARGED])
 async def whoami(request: Request, response: Response) -> dict[str, Any]:
     user = await session_user(request)
     if user is None and request.cookies.get(SESSION_COOKIE) is not None:
@@ -232,22 +238,18 @@ async def whoami(request: Request, response: Response) -> dict[str, Any]:
 @router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])
 async def register(request: Request, response: Response, raw: Body) -> dict[str, Any]:
     req = parse_login(raw)
-    session = await _accounts(request).register(req.username, req.password, client_address(request),
-                                                session_id_of(request))
-    _set_session(response, request, session)
-    return {"user": user_json(session.user)}
+    return _signed_in(request, response, await _accounts(request).register(
+        req.username, req.password, client_address(request), session_id_of(request)))
 
 
 @router.post("/api/account/login", dependencies=[Depends(site_only)])
 async def login(request: Request, response: Response, raw: Body) -> dict[str, Any]:
     req = parse_login(raw)
-    session = await _accounts(request).login(req.username, req.password, client_address(request),
-                                             session_id_of(request))
-    _set_session(response, request, session)
-    return {"user": user_json(session.user)}
+    return _signed_in(request, response, await _accounts(request).login(
+        req.username, req.password, client_address(request), session_id_of(request)))
 
 
-@router.post("/api/account/logout", dependencies=[Depends(site_only), CHARGED])
+@router.post("/api/account/logout", dependencies=[Depends(site_only), USER_CHARGED])
 async def logout(request: Request, response: Response) -> dict[str, Any]:
     session_id = session_id_of(request)
     if session_id is not None:
@@ -256,14 +258,14 @@ async def logout(request: Request, response: Response) -> dict[str, Any]:
     return {"user": None}
 
 
-@router.post("/api/account/logout-everywhere", dependencies=[CHARGED])
+@router.post("/api/account/logout-everywhere", dependencies=[USER_CHARGED])
 async def logout_everywhere(request: Request, response: Response, user: LoggedIn) -> dict[str, Any]:
     ended = await _accounts(request).logout_everywhere(user)
     _clear_session(response, request)
     return {"user": None, "sessions_ended": ended}
 
 
-@router.post("/api/account/password", dependencies=[CHARGED])
+@router.post("/api/account/password", dependencies=[USER_CHARGED])
 async def change_password(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req = parse_password_change(raw)
     session_id = session_id_of(request)
@@ -273,7 +275,7 @@ async def change_password(request: Request, user: LoggedIn, raw: Body) -> dict[s
     return {"user": user_json(user)}
 
 
-@router.post("/api/account/claim", dependencies=[CHARGED])
+@router.post("/api/account/claim", dependencies=[USER_CHARGED])
 async def claim(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req = parse_claim(raw)
     # Each link loads a table: every one past the first costs a request of the budget.
@@ -285,7 +287,7 @@ async def claim(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     return {"seats": seats}
 
 
-@router.get("/api/account/tables", dependencies=[CHARGED])
+@router.get("/api/account/tables", dependencies=[USER_CHARGED])
 async def my_tables(request: Request, user: Reader) -> dict[str, Any]:
     # The server's time, for the page to count the clocks down by (not its own).
     return {"tables": await _accounts(request).my_tables(user), "server_time": stamp_ms(_accounts(request).clock.now())}
@@ -299,12 +301,12 @@ def page(request: Request) -> tuple[Any, int]:
     return (parse_cursor(before_text) if before_text else None), int(limit_text)
 
 
-@router.get("/api/account/history", dependencies=[CHARGED])
+@router.get("/api/account/history", dependencies=[USER_CHARGED])
 async def history(request: Request, user: Reader,
                   paging: Annotated[tuple[Any, int], Depends(page)]) -> dict[str, Any]:
     return await _accounts(request).history(user, *paging)
 
 
-@router.get("/api/users/{username}", dependencies=[CHARGED])
+@router.get("/api/users/{username}", dependencies=[USER_CHARGED])
 async def profile(request: Request, username: str) -> dict[str, Any]:
     return await _accounts(request).profile(username)

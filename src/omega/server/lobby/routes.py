@@ -26,7 +26,7 @@ from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect
 
 from omega.server.accounts.routes import (
-    CHARGED,
+    USER_CHARGED,
     Body,
     LoggedIn,
     same_site,
@@ -149,12 +149,12 @@ for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}"):
 # -- open tables -----------------------------------------------------------------------------------
 
 
-@router.get("/api/lobby", dependencies=[CHARGED])
+@router.get("/api/lobby", dependencies=[USER_CHARGED])
 async def listing(request: Request) -> dict[str, Any]:
     return {"tables": await _parts(request).lobby.listing()}
 
 
-@router.post("/api/lobby/tables", status_code=201, dependencies=[CHARGED])
+@router.post("/api/lobby/tables", status_code=201, dependencies=[USER_CHARGED])
 async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req, rated = parse_open(raw)
     parts = _parts(request)
@@ -164,20 +164,20 @@ async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, A
     return await parts.lobby.open_table(user, new, client_address(request))
 
 
-@router.post("/api/lobby/tables/{table_id}/take", dependencies=[CHARGED])
+@router.post("/api/lobby/tables/{table_id}/take", dependencies=[USER_CHARGED])
 async def take(request: Request, table_id: str, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req: TakeBody = parse(_take, raw or b"{}")
     return await _parts(request).lobby.take(user, table_id, req.seat)
 
 
-@router.post("/api/lobby/tables/{table_id}/cancel", dependencies=[CHARGED])
+@router.post("/api/lobby/tables/{table_id}/cancel", dependencies=[USER_CHARGED])
 async def cancel(request: Request, table_id: str, user: LoggedIn) -> dict[str, Any]:
     return await _parts(request).lobby.cancel(user, table_id)
 
 # -- quick play ------------------------------------------------------------------------------------
 
 
-@router.get("/api/quickplay", dependencies=[CHARGED])
+@router.get("/api/quickplay", dependencies=[USER_CHARGED])
 async def quick_status(request: Request) -> dict[str, Any]:
     user = await session_user(request)
     if user is None:
@@ -185,13 +185,13 @@ async def quick_status(request: Request) -> dict[str, Any]:
     return await _parts(request).quickplay.status(user)
 
 
-@router.post("/api/quickplay", dependencies=[CHARGED])
+@router.post("/api/quickplay", dependencies=[USER_CHARGED])
 async def quick_join(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req: QuickPlayBody = parse(_quick, raw or b"{}")
     return await _parts(request).quickplay.join(user, req.players, req.size)
 
 
-@router.post("/api/quickplay/leave", dependencies=[CHARGED])
+@router.post("/api/quickplay/leave", dependencies=[USER_CHARGED])
 async def quick_leave(request: Request, user: LoggedIn) -> dict[str, Any]:
     return await _parts(request).quickplay.leave(user)
 

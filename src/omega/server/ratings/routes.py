@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request
 
 from omega.names import username_key
-from omega.server.accounts.routes import CHARGED
+from omega.server.accounts.routes import USER_CHARGED
 from omega.server.accounts.service import Accounts
 from omega.server.errors import ApiError
 from omega.server.ratings.service import RATED_PLAYERS, RatingStore, install
@@ -50,7 +50,7 @@ def page(request: Request) -> tuple[int, int]:
     return int(texts[0]), int(texts[1])
 
 
-@router.get("/api/ratings/{players}", dependencies=[CHARGED])
+@router.get("/api/ratings/{players}", dependencies=[USER_CHARGED])
 async def leaderboard(request: Request, players: str,
                       paging: Annotated[tuple[int, int], Depends(page)]) -> dict[str, Any]:
     if not (players.isascii() and players.isdigit() and int(players) in RATED_PLAYERS):
@@ -60,7 +60,7 @@ async def leaderboard(request: Request, players: str,
     return {"players": int(players), "total": total, "offset": paging[1], "ratings": rows}
 
 
-@router.get("/api/users/{username}/ratings", dependencies=[CHARGED])
+@router.get("/api/users/{username}/ratings", dependencies=[USER_CHARGED])
 async def user_ratings(request: Request, username: str) -> dict[str, Any]:
     accounts: Accounts = request.app.state.accounts
     core, ratings = table_core(request), _ratings(request)

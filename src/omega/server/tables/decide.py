@@ -10,8 +10,7 @@ plays nothing again.  No input/output, no clock: the time comes in as ``now``.
 >>> from omega.server.tables.actions import TurnAction
 >>> from omega.server.tables.state import SeatConfig, TableConfig
 >>> now = datetime(2026, 1, 1, tzinfo=UTC)
->>> t = TableState(TableConfig("t1", players=2, size=5, pie_rule=False, created_at="2026-01-01T00:00:00Z",
-...                            seats=(SeatConfig("human"), SeatConfig("computer", 2))))
+>>> t = TableState(TableConfig("t1", 2, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 2))))
 >>> decided = decide(t, 0, TurnAction(cells=("e5", "a1")), now)
 >>> [(e.kind, e.version) for e in decided.events], decided.events[0].at == now
 ([('turn', 1)], True)
@@ -164,7 +163,7 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
     except IllegalMove as e:
         raise ApiError("illegal_move", str(e)) from None
     turn = _acted(payload, state, actor, action, request_id, now)
-    after._record(turn)  # the game has played it: the clocks, the request id, the version
+    after.apply_played(turn)  # its game has played it: the clocks, the request id, the version
     decided = Decided(state, (turn,), (after,))
     if trial.is_over:
         decided = decided.then(_over_event(trial, state.resigned, "board_full", now))

@@ -28,7 +28,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Credentials, Identity, hash_token
 
 __all__ = ["Sessions", "NO_SESSIONS", "Callers", "credentials_of", "table_core", "caller", "reader", "actor", "body",
-           "socket_user", "Reader", "Actor", "CHARGED"]
+           "socket_user", "Reader", "Actor", "CALLER_CHARGED"]
 
 T = TypeVar("T")
 
@@ -178,5 +178,6 @@ async def socket_user(websocket: WebSocket) -> int | None:
 #: A route's table reader and actor.
 Reader = Annotated[Identity, Depends(reader)]
 Actor = Annotated[Identity, Depends(actor)]
-#: Route dependencies run first: the request is charged before its body is parsed.
-CHARGED = [Depends(caller)]
+#: A table route's first dependencies: the caller's request is charged (to its token's or
+#: session's budget, else its address's) before its body is parsed.
+CALLER_CHARGED = [Depends(caller)]

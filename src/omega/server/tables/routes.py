@@ -21,7 +21,16 @@ from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
-from omega.server.tables.deps import CHARGED, Actor, Callers, Reader, Sessions, body, socket_user, table_core
+from omega.server.tables.deps import (
+    CALLER_CHARGED,
+    Actor,
+    Callers,
+    Reader,
+    Sessions,
+    body,
+    socket_user,
+    table_core,
+)
 from omega.server.tables.presence import Presence
 from omega.server.tables.records import Records
 from omega.server.tables.relink import Links
@@ -132,7 +141,7 @@ async def get_table(request: Request, table_id: str, who: Reader) -> dict[str, A
     return await table_core(request).view(table_id, who)
 
 
-@router.post("/api/tables/{table_id}/actions", dependencies=CHARGED)
+@router.post("/api/tables/{table_id}/actions", dependencies=CALLER_CHARGED)
 async def post_action(request: Request, table_id: str, action: Annotated[Any, Depends(body(parse_action_body))],
                       who: Actor) -> dict[str, Any]:
     acted = await table_core(request).act(table_id, who, to_action(action), request_id=action.request_id,
@@ -141,7 +150,7 @@ async def post_action(request: Request, table_id: str, action: Annotated[Any, De
     return {"version": acted.version, "state": acted.state}
 
 
-@router.post("/api/tables/{table_id}/name", dependencies=CHARGED)
+@router.post("/api/tables/{table_id}/name", dependencies=CALLER_CHARGED)
 async def post_name(request: Request, table_id: str, name: Annotated[str, Depends(body(parse_name))],
                     who: Actor) -> dict[str, Any]:
     core = table_core(request)
@@ -170,18 +179,18 @@ def replay_at(request: Request) -> int:
     return int(at_text)
 
 
-@router.get("/api/tables/{table_id}/replay", dependencies=CHARGED)
+@router.get("/api/tables/{table_id}/replay", dependencies=CALLER_CHARGED)
 async def replay(request: Request, table_id: str, at: Annotated[int, Depends(replay_at)],
                  who: Reader) -> dict[str, Any]:
     return await _parts(request).records.replay(table_id, who, at)
 
 
-@router.get("/api/tables/{table_id}/links", dependencies=CHARGED)
+@router.get("/api/tables/{table_id}/links", dependencies=CALLER_CHARGED)
 async def get_links(request: Request, table_id: str, who: Reader) -> dict[str, Any]:
     return await _parts(request).links.status(table_id)
 
 
-@router.post("/api/tables/{table_id}/links", dependencies=CHARGED)
+@router.post("/api/tables/{table_id}/links", dependencies=CALLER_CHARGED)
 async def post_links(request: Request, table_id: str, req: Annotated[LinksBody, Depends(body(parse_links))],
                      who: Actor) -> dict[str, Any]:
     return await _parts(request).links.renew(table_id, who, req)

@@ -44,7 +44,7 @@ from omega.server.tables.events import (
 )
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
 from omega.server.tables.views import final_ranking, game_view, hints_text, with_viewer
-from omega.texts import abandoned_outcome, aborted_outcome, resignation_outcome, timeout_outcome
+from omega.texts import outcome_text
 
 __all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "RESIGNED_LEVEL", "PresenceCount", "SeatConfig", "TableConfig",
            "TableState", "default_name", "ended_by_resignations"]
@@ -183,11 +183,13 @@ class TableState:
         if event.version != self.version + 1:
             raise ValueError(f"event version {event.version} does not follow {self.version}")
         _APPLY[type(event.payload)](self, event.payload)
-        self._record(event)
+        self.apply_played(event)
 
-    def _record(self, event: Event) -> None:
-        """The rest of applying ``event`` once its payload has changed the table (for a turn:
-        once its game has played it): the clocks, the request id, the versions, the time."""
+    def apply_played(self, event: Event) -> None:
+        """Apply ``event`` whose payload has already changed this table (a turn its game has
+        played: :func:`~omega.server.tables.decide.decide` plays it so, once, on the copy it
+        returns): the clocks, the request id, the versions, the time.  :meth:`apply` is the
+        payload's change, then this."""
         self._clock_step(event)
         if event.request_id is not None:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
@@ -419,15 +421,13 @@ class TableState:
             ranking = final_ranking(self.game, self.resigned)
             tags["Ranking"] = ", ".join(c.label for c in ranking)
             reason = self.end_reason
-            if reason == "aborted":
+            if reason is not None:
+                # An aborted game is about the seat that never moved: still the one to move.
                 seat = self.game.current_player
-                tags["Outcome"] = aborted_outcome(self.game.color_of(seat if seat is not None else 0))
-            elif reason == "abandoned":
-                tags["Outcome"] = abandoned_outcome(ranking[0])
-            elif reason == "timeout":
-                tags["Outcome"] = timeout_outcome(ranking[0])
-            elif reason == "resignation":
-                tags["Outcome"] = resignation_outcome(ranking[0])
+                about = self.game.color_of(seat if seat is not None else 0) if reason == "aborted" else ranking[0]
+                outcome = outcome_text(reason, about)
+                if outcome is not None:
+                    tags["Outcome"] = outcome
         return tags
 
 

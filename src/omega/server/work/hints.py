@@ -40,7 +40,7 @@ from omega.server.infra.pubsub import WORK_TAG
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.tables.decide import Decided, decide_hint
-from omega.server.tables.deps import CHARGED, Actor
+from omega.server.tables.deps import CALLER_CHARGED, Actor
 from omega.server.tables.identity import Identity
 from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
@@ -202,7 +202,7 @@ class Hints:
 router = APIRouter()
 
 
-@router.post("/api/tables/{table_id}/hint", dependencies=CHARGED)
+@router.post("/api/tables/{table_id}/hint", dependencies=CALLER_CHARGED)
 async def post_hint(request: Request, table_id: str, who: Actor) -> dict[str, Any]:
     hints: Hints = request.app.state.hints
     return await hints.ask(table_id, who)

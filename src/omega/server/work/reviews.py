@@ -44,7 +44,7 @@ from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG, Notice
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
-from omega.server.tables.deps import CHARGED, Reader
+from omega.server.tables.deps import CALLER_CHARGED, Reader
 from omega.server.work.computers import ComputerPlayers
 from omega.server.work.thinking import Searched, assemble_review, search
 
@@ -283,12 +283,12 @@ def _reviews(request: Request) -> Reviews:
     return reviews
 
 
-@router.get("/api/tables/{table_id}/review", dependencies=CHARGED)
+@router.get("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
 async def get_review(request: Request, table_id: str, who: Reader) -> dict[str, Any]:
     return await _reviews(request).status(table_id)
 
 
-@router.post("/api/tables/{table_id}/review", dependencies=CHARGED)
+@router.post("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
 async def post_review(request: Request, table_id: str, who: Reader) -> JSONResponse:
     answer = await _reviews(request).request(table_id)
     return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
