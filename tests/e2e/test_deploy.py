@@ -52,9 +52,16 @@ class Site:
     nginx: Nginx
     upstreams: list[int]
 
+    def engine(self) -> Engine:
+        """The test's own connection pool to the site's database (made on first use, so that
+        any test can use it whichever tests ran before it in this process)."""
+        if self.db not in ENGINES:
+            ENGINES[self.db] = create_engine(self.db)
+        return ENGINES[self.db]
+
     def due(self, table_id: str) -> tuple[str | None, int] | None:
         """Who holds the table's computer turn, and its version (None: no turn is due)."""
-        with ENGINES.setdefault(self.db, create_engine(self.db)).connect() as conn:
+        with self.engine().connect() as conn:
             row = conn.execute(text("SELECT claimed_by, version FROM due WHERE kind = 'computer' "
                                     "AND table_id = :t"), {"t": table_id}).one_or_none()
         return None if row is None else (row[0], row[1])
@@ -173,7 +180,7 @@ def test_client_addresses_and_sockets_through_nginx(site: Site) -> None:
         assert http.get("/metrics").status_code == 404  # never through the proxy
         record = http.get(f"/api/tables/{t['id']}/record.txt", params={"token": t["token"]})
         assert record.status_code == 200
-    with ENGINES[site.db].connect() as conn:
+    with site.engine().connect() as conn:
         owner = conn.execute(text("SELECT owner FROM tables WHERE id = :t"), {"t": t["id"]}).scalar_one()
     assert owner == "127.0.0.5"  # the client, not nginx (127.0.0.1)
 

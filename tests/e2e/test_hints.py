@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from omega_page import Contexts, Server, TablePage, create_table
+from omega_page import BOT_WAIT_MS, Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, expect
 
 
@@ -36,7 +36,8 @@ def test_a_hint_is_staged_and_can_be_changed(server: Server, contexts: Contexts)
     expect(watcher.page.get_by_role("button", name="Hint")).to_be_hidden()  # a spectator has no turn
     hint.click()
     staged = page.locator("g.cell[data-staged]")
-    expect(staged).to_have_count(2)
+    # The hint may be this server's first search: the worker pool starts on first use.
+    expect(staged).to_have_count(2, timeout=BOT_WAIT_MS)
     expect(page.locator("g.cell[data-staged='White']")).to_have_count(1)
     expect(page.locator("g.cell[data-staged='Black']")).to_have_count(1)
     expect(table.prompt).to_contain_text("All stones placed")
