@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--ai-workers", type=_positive_int, default=4,
                        help="processes for computer players (default 4: tables whose computers think at once)")
     serve.add_argument("--access-log", action="store_true", help="log every HTTP request (token values hidden)")
+    serve.add_argument("--header-timeout", type=_positive_float, default=None, metavar="SECONDS",
+                       help="close a connection whose request headers take longer than this "
+                            "(default: the limit in docs/security.md)")
     serve.add_argument("--forwarded-allow-ips", default=None, metavar="ADDRESSES",
                        help="proxies trusted to say whom they forward (X-Forwarded-For), comma-separated "
                             "addresses or networks, or '*'; default: nobody")

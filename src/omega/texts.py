@@ -79,8 +79,11 @@ OUTCOMES = {
     "resignation": "{wins} by resignation",
     "timeout": "{wins} on time",
     "abandoned": "Abandoned unfinished; {color} was ahead",
-    # Not played out, not to be rated.
+    # Not played out, not to be rated: a flag before the seat's first move, and at a rated
+    # table a flag or a resignation before each player had made the turns that make it count.
     "aborted": "Aborted: {color} made no first move in time",
+    "aborted_on_time": "Aborted: {color} ran out of time before the game counted",
+    "aborted_resigned": "Aborted: {color} resigned before the game counted",
 }
 
 

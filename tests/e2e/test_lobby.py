@@ -1,18 +1,21 @@
 """The lobby in two browsers: both register; one opens a rated table; the other sees it
 appear without reloading, takes the free seat, and they play the game to its end by
 clicking; both then see the rating change and the game in their history, and the profile
-and leaderboard pages show them."""
+and leaderboard pages show them.  And the list's filters and pages, with tables pushed live
+through the filters."""
 
 from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
+import httpx
 import pytest
 from omega_page import Contexts, Server, TablePage, engine_order, shot
 from playwright.sync_api import Page, expect
 from test_accessibility import severe_violations
-from test_accounts import account_form
+from test_accounts import PASSWORD, account_form
 
 from omega import Game
 
@@ -134,3 +137,83 @@ def test_quick_play_moves_both_pages_to_the_new_table(server: Server, contexts: 
     table = TablePage(one)
     expect(table.panel("White")).to_contain_text(re.compile("Quick_(one|two)"))
     expect(table.panel("Black")).to_contain_text(re.compile("Quick_(one|two)"))
+
+
+class Host:
+    """An account that opens tables through the API, from a loopback address of its own
+    (registrations and the open tables' cap are counted per address)."""
+
+    def __init__(self, server: Server, name: str, address: str) -> None:
+        self.http = httpx.Client(base_url=server.base, timeout=30, headers={"origin": server.base},
+                                 transport=httpx.HTTPTransport(local_address=address))
+        r = self.http.post("/api/account/register", json={"username": name, "password": PASSWORD})
+        assert r.status_code == 201, r.text
+        self.opened: list[str] = []
+
+    def open(self, **body: Any) -> str:
+        r = self.http.post("/api/lobby/tables", json={"players": 2, **body})
+        assert r.status_code == 201, r.text
+        self.opened.append(r.json()["id"])
+        return self.opened[-1]
+
+    def cancel_all(self) -> None:
+        for table_id in self.opened:
+            self.http.post(f"/api/lobby/tables/{table_id}/cancel")
+        self.http.close()
+
+
+def test_the_lobby_list_filters_and_pages_and_shows_new_tables_live(server: Server, contexts: Contexts) -> None:
+    ada, ben = Host(server, "Fil_ada", "127.0.0.31"), Host(server, "Fil_ben", "127.0.0.32")
+    crowd = [Host(server, f"Fil_crowd{i}", f"127.0.0.{40 + i}") for i in range(5)]
+    try:
+        rated_duel = ada.open(rated=True, time_control="5+5")
+        ada.open(size=6)
+        daily = ben.open(players=3, size=7, time_control="1d")
+        for host in crowd:
+            for _ in range(5):
+                host.open(players=4, size=8)
+        page = contexts.page(bypass_csp=True)
+        page.goto(server.base + "/")
+        rows = page.locator(".open-table")
+        pager = page.get_by_role("navigation", name="Pages of open tables")
+        expect(rows).to_have_count(20)
+        expect(pager).to_contain_text("Tables 1–20 of 28")
+        pager.get_by_role("button", name="Next").click()
+        expect(pager).to_contain_text("Tables 21–28 of 28")
+        expect(rows).to_have_count(8)
+        expect(pager.get_by_role("button", name="Next")).to_be_disabled()
+        pager.get_by_role("button", name="Previous").click()
+        expect(rows).to_have_count(20)
+
+        filters = page.get_by_role("search", name="Filter open tables")
+        filters.get_by_label("Show tables for players").select_option("2")
+        expect(rows).to_have_count(2)
+        expect(pager).to_be_hidden()
+        filters.get_by_label("Show rated or casual tables").select_option("true")
+        expect(rows).to_have_count(1)
+        expect(page.locator(f'.open-table[data-open-table="{rated_duel}"]')).to_contain_text("rated · 5+5")
+        filters.get_by_label("Show tables with clock").select_option("untimed")
+        expect(page.get_by_role("list", name="Open tables")).to_contain_text("No open table matches these filters")
+        filters.get_by_label("Show tables for players").select_option("")
+        filters.get_by_label("Show rated or casual tables").select_option("")
+        filters.get_by_label("Show tables with clock").select_option("turn_based")
+        expect(rows).to_have_count(1)
+        expect(page.locator(f'.open-table[data-open-table="{daily}"]')).to_contain_text("3 players · side 7")
+        assert severe_violations(page) == []
+        filters.scroll_into_view_if_needed()
+        shot(page, "lobby-filters")
+
+        # New tables are pushed live: shown at once when they pass the filters, not otherwise.
+        filters.get_by_label("Show tables with clock").select_option("")
+        filters.get_by_label("Show tables of board side").select_option("7")
+        expect(rows).to_have_count(1)
+        another = ben.open(players=3, size=7)
+        ada.open(players=3, size=6)
+        expect(page.locator(f'.open-table[data-open-table="{another}"]')).to_be_visible()
+        expect(rows.first).to_have_attribute("data-open-table", another)  # the newest on top
+        expect(rows).to_have_count(2)
+        ben.http.post(f"/api/lobby/tables/{daily}/cancel")
+        expect(rows).to_have_count(1)
+    finally:
+        for host in (ada, ben, *crowd):
+            host.cancel_all()

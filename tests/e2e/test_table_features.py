@@ -177,7 +177,9 @@ def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
         .concat(performance.getEntriesByType('resource'))
         .filter((e) => !e.name.includes('/api/'))
         .reduce(([s, u], e) => [s + e.encodedBodySize, u + e.decodedBodySize], [0, 0])""")
-    assert 10_000 < sent < 100_000
+    # 103 KB after the lobby's filters, the claim button and the endings came (2026-12-03); the
+    # budget leaves room for one more feature, not for a framework.
+    assert 10_000 < sent < 115_000
     assert sent < unpacked / 2 < 200_000
 
 

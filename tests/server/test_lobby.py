@@ -1,7 +1,9 @@
 """The lobby over real HTTP and WebSocket round trips: open tables listed live, seats taken
 with one request (and the race for the last one), no move before the game starts, the
-creator's cancel, quick play's pairing (closest ratings first, across processes), rated
-games changing ratings once in the end's transaction, and ``omega ratings --recompute``."""
+creator's cancel, the caps on open tables per account and per address, the listing fair
+across creators, paged and filtered, quick play's pairing (closest ratings first, across
+processes), rated games changing ratings once in the end's transaction, and ``omega ratings
+--recompute``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,11 +27,12 @@ from omega import Game
 from omega.server.clock import FakeClock
 from omega.server.infra.limits import Limits
 from omega.server.lobby.quickplay import WINDOW, WINDOW_GROWTH
+from omega.server.lobby.service import LISTED_MAX, LOBBY_PAGE
 from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, NOT_RATED, display, rated_users
-from omega.server.tables.state import SeatConfig, TableConfig, TableState
+from omega.server.tables.state import MIN_RATED_TURNS, SeatConfig, TableConfig, TableState
 
-from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server
+from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server, random_turn
 from .test_accounts import CHEAP, Browser
 
 #: Registrations are limited per address; these tests register dozens of players from one.
@@ -79,9 +83,37 @@ class LobbySocket(JsonSocket):
 
 def open_table(b: Browser, **body: Any) -> dict[str, Any]:
     body.setdefault("players", 2)
+    if body.get("rated"):
+        body.setdefault("time_control", "10+5")  # every rated table has a clock
     r = b.post("/api/lobby/tables", body)
     assert r.status_code == 201, r.text
     return dict(r.json())
+
+
+def browser_at(server: LiveServer, address: str, cookies: httpx.Cookies | None = None) -> Browser:
+    """A browser whose requests come from ``address``, a loopback address other than
+    127.0.0.1 (all of 127.0.0.0/8 reaches the server, which sees it as the client's), with a
+    copy of ``cookies`` (the same session as another browser's)."""
+    b = Browser(server)
+    b.http.close()
+    b.http = httpx.Client(base_url=server.url, timeout=30, cookies=cookies,
+                          transport=httpx.HTTPTransport(local_address=address))
+    return b
+
+
+def listed_ids(b: Browser, **params: Any) -> list[str]:
+    r = b.get("/api/lobby", params=params)
+    assert r.status_code == 200, r.text
+    return [t["id"] for t in r.json()["tables"]]
+
+
+def tables_stored(url: str) -> int:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM tables")).scalar_one())
+    finally:
+        engine.dispose()
 
 
 def state_of(b: Browser, table_id: str) -> dict[str, Any]:
@@ -145,7 +177,7 @@ def test_an_open_table_is_listed_live_taken_with_one_click_and_starts_full(site:
     assert list(made["invites"]) == [str(made["seat"])]  # no links for the seats the lobby fills
     listed = bobs.until(lambda m: m["type"] == "table")["table"]
     assert listed["id"] == table_id and listed["rated"] and listed["pie_rule"] and listed["free"] == 1
-    assert listed["time_control"] is None and listed["host"] == 0
+    assert listed["time_control"] == "10+5" and listed["host"] == 0
     assert [s["user"] for s in listed["seats"]] == ["Ann", None]
     assert listed["seats"][0]["rating"] == {"display": 1000, "games": 0, "wins": 0, "provisional": True}
     assert watcher.until(lambda m: m["type"] == "table")["table"] == listed
@@ -250,11 +282,12 @@ def test_what_an_open_table_refuses(site: LiveServer, people: Any) -> None:
     ann, bob = people("Ann"), people("Bob")
     guest = httpx.post(f"{site.url}/api/lobby/tables", json={"players": 2}, timeout=30)
     assert guest.status_code == 401 and error_code(guest) == "auth_required"
-    for body, words in [({"players": 2, "rated": True, "seats": [{"kind": "human"}, {"kind": "computer", "level": 1}]},
+    for body, words in [({"players": 2, "rated": True, "time_control": "5+5",
+                          "seats": [{"kind": "human"}, {"kind": "computer", "level": 1}]},
                          "computer"),
                         ({"players": 2, "rated": "yes"}, "rated"), ({"players": 5}, "players"),
                         ({"players": 2, "name": "X"}, "usernames"),
-                        ({"players": 2, "rated": True, "hints": True}, "hints"),
+                        ({"players": 2, "rated": True, "time_control": "5+5", "hints": True}, "hints"),
                         ({"players": 2, "time_control": "5+99"}, "time"),
                         ({"players": 2, "seats": [{"kind": "human"}, {"kind": "computer", "level": 1}]}, "free seat")]:
         r = ann.post("/api/lobby/tables", body)
@@ -273,6 +306,180 @@ def test_what_an_open_table_refuses(site: LiveServer, people: Any) -> None:
     assert bob.post("/api/lobby/tables/nope/take", {}).status_code == 404
 
 
+# -- no one fills the lobby ---------------------------------------------------------------------------
+
+def test_a_flood_from_one_session_over_six_addresses_is_capped_and_others_are_listed_first(
+        site: LiveServer, people: Any, db_url: str, clock: FakeClock) -> None:
+    # Finding 3 of issue 29: 150 openings from one session over 6 addresses all got 201, and
+    # the listing (the 100 oldest) showed the flooder's tables only.
+    ann, bob = people("Ann"), people("Bob")
+    bobs = LobbySocket(site, bob)
+    assert bobs.recv()["total"] == 0
+    senders = [browser_at(site, f"127.0.0.{i}", ann.http.cookies) for i in range(2, 8)]
+    answers = [senders[i % len(senders)].post("/api/lobby/tables", {"players": 2}) for i in range(150)]
+    made = [r.json()["id"] for r in answers if r.status_code == 201]
+    refused = [r for r in answers if r.status_code != 201]
+    cap = Limits().lobby_open_per_account
+    assert len(made) == cap == 5
+    assert {(r.status_code, error_code(r)) for r in refused} == {(429, "too_many_open_tables")}
+    assert refused[0].json()["error"]["message"].startswith(f"your account has {cap} open tables waiting")
+    # A refusal changes nothing: the listing, the tables stored, the account's tables.
+    listing, stored = bob.get("/api/lobby").json(), tables_stored(db_url)
+    mine = ann.get("/api/account/tables").json()
+    r = senders[0].post("/api/lobby/tables", {"players": 3, "rated": True, "time_control": "10+5"})
+    assert r.status_code == 429 and error_code(r) == "too_many_open_tables"
+    assert bob.get("/api/lobby").json() == listing and tables_stored(db_url) == stored
+    assert ann.get("/api/account/tables").json() == mine
+    assert listing["total"] == cap and set(listed_ids(bob)) == set(made)
+
+    # Another player's table is pushed at once and listed first.
+    clock.advance(1)
+    theirs = open_table(bob)["id"]
+    assert bobs.until(lambda m: m["type"] == "table" and m["table"]["id"] == theirs)["table"]["seats"][0]["user"] == "Bob"
+    assert listed_ids(ann)[0] == theirs
+    assert bob.get("/api/lobby").json()["total"] == cap + 1
+    # Once one of Ann's tables is cancelled she may open another.
+    assert ann.post(f"/api/lobby/tables/{made[0]}/cancel").status_code == 200
+    assert senders[1].post("/api/lobby/tables", {"players": 2}).status_code == 201
+    for b in senders:
+        b.close()
+    bobs.close()
+
+
+def test_the_address_cap_counts_every_account_behind_one_address(db_url: str, clock: FakeClock) -> None:
+    live = make_server(db_url, clock=clock, password_hasher=CHEAP,
+                       limits=replace(ROOMY, lobby_open_per_account=2, lobby_open_per_address=3))
+    made: list[Browser] = []
+
+    def person(name: str, address: str) -> Browser:
+        b = browser_at(live, address)
+        made.append(b)
+        assert b.register(name).status_code == 201
+        return b
+
+    try:
+        ann, bob, cyd, dan = (person("Ann", "127.0.0.2"), person("Bob", "127.0.0.2"), person("Cyd", "127.0.0.2"),
+                              person("Dan", "127.0.0.3"))
+        a1, a2 = open_table(ann)["id"], open_table(ann)["id"]
+        r = ann.post("/api/lobby/tables", {"players": 2})
+        assert r.status_code == 429 and error_code(r) == "too_many_open_tables"
+        assert "your account has 2 open tables" in r.json()["error"]["message"]
+        b1 = open_table(bob)["id"]
+        before = dan.get("/api/lobby").json()
+        r = bob.post("/api/lobby/tables", {"players": 2})  # Bob has one, his address three
+        assert r.status_code == 429 and error_code(r) == "too_many_open_tables"
+        assert "your address has 3 open tables" in r.json()["error"]["message"]
+        assert dan.get("/api/lobby").json() == before
+        # From another address Bob opens his second.
+        elsewhere = browser_at(live, "127.0.0.4", bob.http.cookies)
+        made.append(elsewhere)
+        b2 = open_table(elsewhere)["id"]
+        # A cancelled table and a started one no longer count.
+        assert ann.post(f"/api/lobby/tables/{a1}/cancel").status_code == 200
+        c1 = open_table(cyd)["id"]
+        assert cyd.post("/api/lobby/tables", {"players": 2}).status_code == 429
+        assert dan.post(f"/api/lobby/tables/{a2}/take", {}).status_code == 200
+        a3 = open_table(ann)["id"]
+        assert set(listed_ids(dan)) == {b1, b2, c1, a3}
+    finally:
+        for b in made:
+            b.close()
+        live.stop()
+
+
+def test_the_listing_is_fair_across_creators_and_paged(db_url: str, clock: FakeClock) -> None:
+    live = make_server(db_url, clock=clock, password_hasher=CHEAP,
+                       limits=replace(ROOMY, lobby_open_per_account=200, lobby_open_per_address=200))
+    people = [Browser(live) for _ in range(3)]
+    try:
+        ann, bob, cyd = people
+        for b, name in zip(people, ("Ann", "Bob", "Cyd"), strict=True):
+            assert b.register(name).status_code == 201
+        watcher = LobbySocket(live)
+        assert watcher.recv()["tables"] == []
+        flood = []
+        for _ in range(150):
+            flood.append(open_table(ann)["id"])
+            clock.advance(1)  # tables of one second are told apart by their ids only
+        cyd1 = open_table(cyd)["id"]
+        clock.advance(1)
+        bob1 = open_table(bob)["id"]
+        clock.advance(1)
+        cyd2 = open_table(cyd)["id"]
+        # Pushed at once, 150 tables of another creator or not.
+        assert watcher.until(lambda m: m["type"] == "table" and m["table"]["id"] == cyd2)["table"]["free"] == 1
+        # Each creator's newest table (the newest first), then each one's second newest, ...
+        fair = [cyd2, bob1, flood[-1], cyd1, flood[-2], *reversed(flood[:-2])]
+        first = bob.get("/api/lobby").json()
+        assert [t["id"] for t in first["tables"]] == fair[:LOBBY_PAGE]
+        assert (first["total"], first["offset"], first["limit"]) == (153, 0, LOBBY_PAGE)
+        fresh = LobbySocket(live)
+        snapshot = fresh.recv()
+        assert [t["id"] for t in snapshot["tables"]] == fair[:LOBBY_PAGE]
+        assert (snapshot["total"], snapshot["limit"]) == (153, LOBBY_PAGE)
+        # Pages of 50 hold every table once, in the same order; past the end nothing.
+        seen = []
+        for offset in range(0, 153, 50):
+            page = bob.get("/api/lobby", params={"offset": offset, "limit": 50}).json()
+            assert page["total"] == 153 and page["offset"] == offset
+            seen += [t["id"] for t in page["tables"]]
+        assert seen == fair
+        assert listed_ids(bob, offset=153) == [] and len(listed_ids(bob, limit=LISTED_MAX)) == LISTED_MAX
+        # A table that starts leaves the list at once; its creator's next one moves up.
+        assert ann.post(f"/api/lobby/tables/{cyd2}/take", {}).status_code == 200
+        assert watcher.until(lambda m: m["type"] == "removed")["id"] == cyd2
+        assert listed_ids(bob)[:4] == [bob1, cyd1, flood[-1], flood[-2]]
+        watcher.close()
+        fresh.close()
+    finally:
+        for b in people:
+            b.close()
+        live.stop()
+
+
+def test_the_listing_filters_by_players_side_rated_clock_and_rating(site: LiveServer, people: Any, db_url: str,
+                                                                   clock: FakeClock) -> None:
+    ann, bob, cyd, dan = people("Ann"), people("Bob"), people("Cyd"), people("Dan")
+    set_rating(db_url, "Dan", 2, 1400)
+    duel = open_table(ann)["id"]  # 2 players, side 5, casual, untimed
+    clock.advance(1)
+    trio = open_table(bob, players=3, size=7, time_control="5+5")["id"]
+    clock.advance(1)
+    daily = open_table(cyd, rated=True, size=6, time_control="1d")["id"]
+    clock.advance(1)
+    strong = open_table(dan, rated=True, time_control="10+10")["id"]
+    every = [strong, daily, trio, duel]
+    assert listed_ids(ann) == every
+    for params, wanted in [
+        ({"players": 2}, [strong, daily, duel]), ({"players": 3, "size": 7}, [trio]), ({"size": 6}, [daily]),
+        ({"players": 4}, []), ({"rated": "true"}, [strong, daily]), ({"rated": "false"}, [trio, duel]),
+        ({"time_control": "untimed"}, [duel]), ({"time_control": "realtime"}, [strong, trio]),
+        ({"time_control": "turn_based"}, [daily]), ({"time_control": "5+5"}, [trio]),
+        ({"time_control": "10+10", "rated": "true"}, [strong]),
+        # The host's display rating at the table's player count (a newcomer's is 1000).
+        ({"rating_min": 1300}, [strong]), ({"rating_max": 1200}, [daily, trio, duel]),
+        ({"rating_min": 1000, "rating_max": 1000, "players": 2}, [daily, duel]),
+        ({"players": 2, "limit": 1, "offset": 1}, [daily]),
+    ]:
+        assert listed_ids(bob, **params) == wanted, params
+    page = bob.get("/api/lobby", params={"players": 2, "limit": 1}).json()
+    assert page["total"] == 3 and page["limit"] == 1
+    # Bad values are refused, each naming its parameter; a refusal lists nothing.
+    for query, words in [
+        ("players=5", "players must be a whole number from 2 to 4"), ("players=two", "players"),
+        ("players=%C2%B2", "players"), ("size=4", "size must be"), ("rated=yes", "rated must be true or false"),
+        ("time_control=5%2B99", "increment"), ("time_control=bogus", "time_control must be"),
+        ("time_control=", "time_control must be"), ("rating_min=-5", "rating_min"),
+        ("rating_min=1200&rating_max=1100", "rating_min must not be above rating_max"),
+        ("offset=x", "offset"), ("limit=0", "limit must be a whole number from 1 to 100"), ("limit=101", "limit"),
+        ("colour=red", "no parameter 'colour'"), ("players=2&players=3", "players given twice"),
+    ]:
+        r = bob.get(f"/api/lobby?{query}")
+        assert r.status_code == 400 and error_code(r) == "bad_request", (query, r.text)
+        assert words in r.json()["error"]["message"], (query, r.text)
+    assert listed_ids(ann) == every
+
+
 # -- ratings --------------------------------------------------------------------------------------
 
 def test_rated_games_change_ratings_once_and_recompute_gives_the_same(site: LiveServer, people: Any,
@@ -287,6 +494,11 @@ def test_rated_games_change_ratings_once_and_recompute_gives_the_same(site: Live
     winner = st["game"]["winner"]
     resigned = open_table(bob, rated=True)["id"]
     ann.post(f"/api/lobby/tables/{resigned}/take", {})
+    for _ in range(2 * MIN_RATED_TURNS):  # a resignation counts once each has made these turns
+        st = state_of(bob, resigned)
+        seated = seats_by_user([ann, bob], resigned)[st["game"]["current_seat"]]
+        assert seated.post(f"/api/tables/{resigned}/actions", {"type": "turn", "cells": random_turn(st, rng),
+                                                                "request_id": f"t{rng.random()}"}).status_code == 200
     assert bob.post(f"/api/tables/{resigned}/actions", {"type": "resign", "request_id": "g"}).status_code == 200
     trio = open_table(cy, rated=True, players=3)["id"]
     ann.post(f"/api/lobby/tables/{trio}/take", {})

@@ -194,7 +194,7 @@ def test_a_lobby_table_has_no_links_to_make(site: LiveServer) -> None:
     with httpx.Client(base_url=site.url, timeout=30, headers={"origin": site.url}) as browser:
         r = browser.post("/api/account/register", json={"username": "Ann", "password": "correct horse battery"})
         assert r.status_code == 201, r.text
-        r = browser.post("/api/lobby/tables", json={"players": 2, "rated": True})
+        r = browser.post("/api/lobby/tables", json={"players": 2, "rated": True, "time_control": "5+5"})
         assert r.status_code == 201, r.text
         table_id = r.json()["id"]
         before = browser.get(f"/api/tables/{table_id}").json()

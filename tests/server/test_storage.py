@@ -16,9 +16,10 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from omega.server.infra.db import make_engine, schema_head
+from omega.server.infra.due import Due
 from omega.server.tables.events import Event, Renamed
 from omega.server.tables.identity import TableKeys
-from omega.server.tables.state import COMPUTER_TURN, SeatConfig, TableConfig
+from omega.server.tables.state import COMPUTER_TURN, TIMEOUT, SeatConfig, TableConfig
 from omega.server.tables.store import Repository, Write, Writer
 
 from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
@@ -282,3 +283,27 @@ def test_database_outage_answers_unavailable_then_recovers(pg: PgCluster) -> Non
         admin.close()
         api.close()
         live.stop()
+
+
+def test_computer_turns_are_claimed_owners_in_turn_and_capped_per_owner(db_url: str) -> None:
+    # One owner with ten computer turns due before another's one: the other's turn is
+    # claimed in the first round, and one process never holds more than the cap of an
+    # owner's turns (the rest stay for other processes); a clock's flag comes first.
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    for i in range(10):
+        repo.keep_due(COMPUTER_TURN, f"flood{i}", 1, now - timedelta(seconds=60 - i), owner="203.0.113.9")
+    repo.keep_due(COMPUTER_TURN, "victim", 1, now, owner="user:7")
+    repo.keep_due(TIMEOUT, "flag", 1, now)
+    for server in ("a", "b"):
+        repo.register_server(server, now)
+    leases: dict[str, float | None] = {COMPUTER_TURN: None, TIMEOUT: None}
+    caps = {COMPUTER_TURN: 2}
+    first = [d.table_id for d in repo.claim_due("a", now, 10, leases, caps)]
+    assert first == ["flag", "flood0", "victim", "flood1"]
+    assert repo.claim_due("a", now, 10, leases, caps) == []  # a holds its cap of the flood's turns
+    assert [d.table_id for d in repo.claim_due("b", now, 10, leases, caps)] == ["flood2", "flood3"]
+    repo.finish_due(Due(COMPUTER_TURN, "flood0", 1), "a")
+    assert [d.table_id for d in repo.claim_due("a", now, 10, leases, caps)] == ["flood4"]
+    repo.engine.dispose()

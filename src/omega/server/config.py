@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from omega.ai.levels import MAX_LEVEL, MIN_LEVEL
+from omega.ai.levels import MAX_LEVEL, MIN_LEVEL, level
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
 
-__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE"]
+__all__ = ["Settings", "TABLE_SIZES", "TABLE_PLAYERS", "DEFAULT_SIZE", "DEFAULT_LEVEL", "LEVEL_RANGE",
+           "QUICK_ITERATIONS", "is_quick_level", "computer_load"]
 
 #: Board sides a table may have.
 TABLE_SIZES = range(5, 11)
@@ -27,6 +28,37 @@ LEVEL_RANGE = range(MIN_LEVEL, MAX_LEVEL + 1)
 #: What the page's form starts with.
 DEFAULT_SIZE = 5
 DEFAULT_LEVEL = 2
+
+#: A level searching at most this many iterations a turn is *quick*: it answers in tens of
+#: milliseconds on any board (levels 1 to 3; level 4 takes about a second on side 10 and
+#: level 5 two), so its turns have a worker of their own (``work.computers.FairSlots``)
+#: and do not count towards an owner's computer load.
+QUICK_ITERATIONS = 4_000
+
+
+def is_quick_level(number: int) -> bool:
+    """Whether computer level ``number`` answers in tens of milliseconds (see
+    :data:`QUICK_ITERATIONS`).
+
+    >>> [n for n in LEVEL_RANGE if is_quick_level(n)]
+    [1, 2, 3]
+    """
+    return level(number).iterations <= QUICK_ITERATIONS
+
+
+def computer_load(seats: list[tuple[int, int]]) -> float:
+    """Seconds of a worker's time the computer seats ``(size, level)`` may take in one round
+    of turns at most: each slow level's time cap, times the board's side over the largest
+    side (a smaller board ends its search sooner: level 5 took 0.8 s a turn on side 5
+    against 2.0 s on side 10).  Quick levels count nothing.  What one owner may have going
+    at once is capped (``Limits.computer_load``).
+
+    >>> computer_load([(10, 5), (10, 5), (10, 5)])   # three level-5 players on side 10
+    15.0
+    >>> computer_load([(5, 5), (10, 4), (10, 1)])
+    5.5
+    """
+    return sum(level(n).seconds * size / TABLE_SIZES[-1] for size, n in seats if not is_quick_level(n))
 
 
 @dataclass

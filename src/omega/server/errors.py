@@ -22,13 +22,17 @@ class ApiError(Exception):
     STATUS: ClassVar[dict[str, int]] = {
         "bad_request": 400, "auth_required": 401, "forbidden": 403, "not_found": 404,
         "not_your_turn": 409, "stale_version": 409, "game_over": 409, "conflict": 409, "too_late": 409,
-        "method_not_allowed": 405, "too_large": 413, "illegal_move": 422, "rate_limited": 429,
+        "method_not_allowed": 405, "too_large": 413, "illegal_move": 422, "rate_limited": 429, "too_many_computer_games": 429,
         "busy": 503, "unavailable": 503, "internal": 500,
         # Accounts (docs/server-api.md, Accounts): a failed log-in says no more than that;
         # a username someone already has; a cookie-authenticated write from another site.
         "login_failed": 401, "name_taken": 409, "cross_site": 403,
-        # The lobby: a move at an open table that still waits for players.
-        "not_started": 409,
+        # The lobby: a move at an open table that still waits for players; an account or
+        # address that has as many open tables waiting as it may (Limits.lobby_open_per_*).
+        "not_started": 409, "too_many_open_tables": 429,
+        # Clocks: a rated table asked for without a time control; a claim on an absent
+        # player's seat made before the wait is over, or while that player is at the table.
+        "clock_required": 400, "too_early": 409, "opponent_present": 409,
     }
 
     def __init__(self, code: str, message: str) -> None:

@@ -2,8 +2,8 @@
 this module fills ``Base.metadata`` with every table of the schema, the one the Alembic
 history (``migrations/``) makes.  A new feature's models are imported here too.
 
->>> sorted(Base.metadata.tables)[:4]
-['chat', 'due', 'events', 'presence']
+>>> {'chat', 'due', 'events', 'presence', 'tables', 'users'} <= set(Base.metadata.tables)
+True
 """
 
 from __future__ import annotations
@@ -12,8 +12,15 @@ from omega.server.accounts.models import SessionRow, UserRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
+from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
-from omega.server.ratings.models import RatedGameRow, RatingChangeRow, RatingRow
+from omega.server.ratings.models import (
+          FairPlayFlagRow,
+          RatedGameRow,
+          RatingChangeRow,
+          RatingRow,
+          UnratedGameRow,
+)
 from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
 from omega.server.work.reviews import ReviewRow
@@ -22,4 +29,4 @@ __all__ = ["Base", "MODELS"]
 
 #: The models of every feature.
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, ServerRow, DueRow, ReviewRow, ChatRow,
-          RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow)
+          RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow)

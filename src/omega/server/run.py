@@ -13,9 +13,14 @@ import gc
 import logging
 import signal
 import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from omega.server.infra.db import default_url
 from omega.server.infra.logs import install_redaction
+
+if TYPE_CHECKING:
+    from omega.server.infra.limits import Limits
 
 __all__ = ["SHUTDOWN_GRACE", "serve_main", "worker_main", "uvicorn_options", "settle_memory"]
 
@@ -25,10 +30,13 @@ __all__ = ["SHUTDOWN_GRACE", "serve_main", "worker_main", "uvicorn_options", "se
 SHUTDOWN_GRACE = 5.0
 
 
-def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTDOWN_GRACE) -> dict[str, object]:
+def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTDOWN_GRACE,
+                    limits: Limits | None = None) -> dict[str, object]:
     """Settings of the transport: the WebSocket frame limit, no per-message compression (on
     these small JSON messages zlib cost more CPU than anything else the server does), a
-    protocol that can close a socket whose client stopped reading (``transport``), no
+    protocol that can close a socket whose client stopped reading and logs a bad frame in
+    one line (``transport``), an HTTP protocol that closes slow senders and bounds the
+    connections waiting for headers (``transport.bounded_http``, with ``limits``), no
     ``Server`` banner, which proxies may say whom they forward, and how long a stop waits
     for the requests in progress (``grace`` seconds; uvicorn alone would wait for ever).
 
@@ -42,19 +50,24 @@ def uvicorn_options(forwarded_allow_ips: str | None = None, grace: float = SHUTD
     '10.0.0.2'
     >>> uvicorn_options()["timeout_graceful_shutdown"] == SHUTDOWN_GRACE
     True
+    >>> from omega.server.infra.limits import Limits
+    >>> uvicorn_options(limits=Limits(header_timeout=2.0))["http"].header_timeout
+    2.0
     """
     from omega.server.infra.limits import Limits
 
+    limits = limits or Limits()
     options: dict[str, object] = {
-        "ws_max_size": Limits().ws_max_frame, "ws_per_message_deflate": False, "server_header": False,
+        "ws_max_size": limits.ws_max_frame, "ws_per_message_deflate": False, "server_header": False,
         "proxy_headers": bool(forwarded_allow_ips), "forwarded_allow_ips": forwarded_allow_ips or "",
-        "timeout_graceful_shutdown": grace,
+        "timeout_graceful_shutdown": grace, "timeout_keep_alive": limits.keep_alive_timeout,
     }
     try:
-        from omega.server.infra.transport import SlowReaderProtocol
-    except ImportError:  # a uvicorn without the sans-I/O protocol: its default, and no quick close
+        from omega.server.infra.transport import SlowReaderProtocol, bounded_http
+    except ImportError:  # a uvicorn without the sans-I/O protocol or httptools: its defaults
         return options
     options["ws"] = SlowReaderProtocol
+    options["http"] = bounded_http(limits)
     return options
 
 
@@ -81,6 +94,14 @@ def _log_setup() -> None:
     # Alembic narrates each plugin it loads at INFO: keep its warnings only.
     logging.getLogger("alembic").setLevel(logging.WARNING)
     install_redaction()
+
+
+def _transport_limits(args: argparse.Namespace) -> Limits:
+    """The limits with ``--header-timeout`` when given (tests use a short one)."""
+    from omega.server.infra.limits import Limits
+
+    timeout = getattr(args, "header_timeout", None)
+    return Limits() if timeout is None else replace(Limits(), header_timeout=float(timeout))
 
 
 def _is_sqlite(url: str) -> bool:
@@ -128,7 +149,8 @@ def serve_main(args: argparse.Namespace) -> int:
     # handlers), and every record must pass the filter that hides ?token= values.
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info",
                             access_log=bool(getattr(args, "access_log", False)), lifespan="on",
-                            **uvicorn_options(getattr(args, "forwarded_allow_ips", None)))  # type: ignore[arg-type]
+                            **uvicorn_options(getattr(args, "forwarded_allow_ips", None),  # type: ignore[arg-type]
+                                              limits=_transport_limits(args)))
     install_redaction()
     server = uvicorn.Server(config)
     settle_memory()

@@ -49,7 +49,7 @@ from omega.server.accounts.service import (
     parse_cursor,
 )
 from omega.server.errors import ApiError
-from omega.server.infra.limits import Limits, client_address, read_body
+from omega.server.infra.limits import Limits, client_address, owner_key, read_body
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.tables.timecontrol import stamp_ms
@@ -218,7 +218,7 @@ async def charged(request: Request) -> None:
     routes (per user when logged in, else per address)."""
     accounts = _accounts(request)
     user = await session_user(request)
-    key = f"user:{user.id}" if user is not None else client_address(request)
+    key = owner_key(request, user.id if user is not None else None)
     if not accounts.requests.take(key, accounts.clock.monotonic()):
         raise ApiError("rate_limited", "too many requests; slow down")
 

@@ -3,7 +3,8 @@ user's tables and games.  The rules live here; HTTP (cookies, the CSRF check, ro
 :mod:`omega.server.accounts.routes`, storage :mod:`omega.server.accounts.store`.
 
 - A username follows :func:`omega.names.check_username` and is unique by
-  :func:`omega.names.username_key`; a password follows :func:`~omega.server.accounts.passwords.check_password`
+  :func:`omega.names.username_key` and by :func:`omega.names.username_skeleton` (no look-alike
+  of a taken one); a password follows :func:`~omega.server.accounts.passwords.check_password`
   and is stored as an argon2id hash (:class:`~omega.server.accounts.passwords.Passwords`).
 - A session is a random id (32 bytes) that only the browser keeps (in a cookie); the
   database keeps its SHA-256 and its expiry (``Settings.session_lifetime`` after the log-in).
@@ -33,7 +34,7 @@ from omega.server.tables.identity import Credentials, SeatHolder, hash_token
 
 __all__ = [
     "Accounts", "User", "Session", "CLAIM_MAX", "HISTORY_PAGE", "HISTORY_PAGE_MAX", "MY_TABLES_MAX",
-    "LOGIN_FAILED", "new_session_id", "parse_cursor", "cursor_text",
+    "LOGIN_FAILED", "NAME_TAKEN", "new_session_id", "parse_cursor", "cursor_text",
 ]
 
 #: Seat links one claim may carry (a browser remembers at most 50 tables).
@@ -45,6 +46,8 @@ HISTORY_PAGE_MAX = 50
 MY_TABLES_MAX = 100
 #: The one answer to a failed log-in, whatever failed.
 LOGIN_FAILED = "wrong username or password"
+#: The one answer to a username that is taken or looks like one that is (``name``: as asked).
+NAME_TAKEN = "the username {name!r} is not available (taken, or too like one taken); choose another"
 
 
 def new_session_id() -> str:
@@ -112,12 +115,12 @@ class Accounts:
         if not by_address.take(address, now) or not by_name.take(key, now):
             raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
 
-    async def _new_session(self, user: User, replaces: str | None) -> Session:
+    async def _new_session(self, user: User, replaces: str | None, address: str) -> Session:
         session_id = new_session_id()
         now = self.clock.now()
         await self.core.db(self.store.new_session, user.id, hash_token(session_id), now,
                            now + timedelta(seconds=self.settings.session_lifetime),
-                           hash_token(replaces) if replaces else None)
+                           hash_token(replaces) if replaces else None, address)
         return Session(user, session_id)
 
     # -- registering and logging in ---------------------------------------------------------
@@ -131,14 +134,16 @@ class Accounts:
             raise ApiError("bad_request", f"bad request: {e}") from None
         key = username_key(name)
         self._charge(self.register_by_address, self.register_by_name, address, key)
-        # Usernames are public (seats, profiles): saying one is taken reveals nothing new.
-        if await self.core.db(self.store.login_record, key) is not None:
-            raise ApiError("name_taken", f"the username {name!r} is not available; choose another")
+        # Usernames are public (seats, profiles): saying one is taken reveals nothing new. A
+        # look-alike of a taken one (omega.names.username_skeleton) gets the same answer: it
+        # is not available either, and the message need not point at whom it looks like.
+        if await self.core.db(self.store.username_taken, name, key):
+            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
         user = await self.core.db(self.store.create_user, name, key, await self.passwords.hash(password),
-                                  self.clock.now())
-        if user is None:  # someone registered it in the meantime
-            raise ApiError("name_taken", f"the username {name!r} is not available; choose another")
-        return await self._new_session(user, replaces)
+                                  self.clock.now(), address)
+        if user is None:  # someone registered it, or a look-alike, in the meantime
+            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
+        return await self._new_session(user, replaces, address)
 
     async def login(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
         """A new session for the account, if the password is its own (``login_failed`` if
@@ -152,7 +157,7 @@ class Accounts:
         user = record[0]
         if checked.rehashed is not None:  # the hashing parameters changed since this hash was made
             await self.core.db(self.store.set_password_hash, user.id, checked.rehashed)
-        return await self._new_session(user, replaces)
+        return await self._new_session(user, replaces, address)
 
     async def user_of(self, session_id: str) -> User | None:
         """The account of a live session (None: unknown or expired)."""

@@ -11,6 +11,9 @@ and finished games look like in lists.  Blocking, like :class:`~omega.server.tab
 >>> ann = store.create_user("Ann", "ann", "$argon2id$...", now)
 >>> ann, store.create_user("ANN", "ann", "$argon2id$...", now)
 (User(id=1, username='Ann'), None)
+>>> store.create_user("\u0410nn", "\u0430nn", "$argon2id$...", now)  # a Cyrillic А: a look-alike
+>>> store.username_taken("\u0410nn", "\u0430nn"), store.username_taken("Bo", "bo")
+(True, False)
 >>> store.new_session(ann.id, "d1", now, now + timedelta(days=1))
 >>> store.session_user("d1", now), store.session_user("d1", now + timedelta(days=2))
 (User(id=1, username='Ann'), None)
@@ -18,15 +21,17 @@ and finished games look like in lists.  Blocking, like :class:`~omega.server.tab
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sqlalchemy import and_, delete, func, insert, literal, select, tuple_, update
+from sqlalchemy import and_, delete, func, insert, literal, or_, select, tuple_, update
 from sqlalchemy.exc import IntegrityError
 
 from omega.game import Color
+from omega.names import username_skeleton
 from omega.server.accounts.models import SessionRow, UserRow
 from omega.server.infra.due import DueRow
 from omega.server.tables.models import EventRow, SeatRow, TableRow
@@ -34,7 +39,7 @@ from omega.server.tables.state import TIMEOUT
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
-__all__ = ["User", "AccountStore", "Bound", "HistoryCursor"]
+__all__ = ["User", "AccountStore", "Bound", "HistoryCursor", "origin_digest"]
 
 #: What binding a seat to an account gave: bound now, bound to this account already, held
 #: by another account, or refused because this account holds another seat of the table.
@@ -50,6 +55,22 @@ class User:
 
     id: int
     username: str
+
+
+def origin_digest(address: str | None) -> str | None:
+    """What an account and a session keep of the address they came from: a digest (the
+    address's ``infra.limits.address_key``, an IPv6 client's /64), only ever compared for
+    equality by the fair-play flags (docs/ratings.md; docs/security.md, privacy).  None for
+    no address.
+
+    >>> origin_digest("203.0.113.7") == origin_digest("203.0.113.7") != origin_digest("203.0.113.8")
+    True
+    >>> len(origin_digest("203.0.113.7") or ""), origin_digest(None), origin_digest("?")
+    (32, None, None)
+    """
+    if address is None or address == "?":  # "?": the connection did not say (limits.client_address)
+        return None
+    return hashlib.sha256(f"omega origin\0{address}".encode()).hexdigest()[:32]
 
 
 def _utc(moment: datetime) -> datetime:
@@ -69,17 +90,30 @@ class AccountStore:
 
     # -- users ----------------------------------------------------------------------------
 
-    def create_user(self, username: str, key: str, password_hash: str, now: datetime) -> User | None:
+    def create_user(self, username: str, key: str, password_hash: str, now: datetime,
+                    address: str | None = None) -> User | None:
         """A new account, or None if ``key`` (the username's :func:`~omega.names.username_key`)
-        is taken."""
+        or its :func:`~omega.names.username_skeleton` is taken (both are unique, so of two
+        look-alikes registering at once one fails here); ``address``: where it was made from
+        (kept as :func:`origin_digest`)."""
         try:
             with self.repo.writing() as conn:
                 user_id = conn.execute(insert(UserRow).values(
                     username=username, username_key=key, password_hash=password_hash, created_at=now,
+                    origin=origin_digest(address), username_skeleton=username_skeleton(username),
                 ).returning(UserRow.id)).scalar_one()
         except IntegrityError:
             return None
         return User(int(user_id), username)
+
+    def username_taken(self, username: str, key: str) -> bool:
+        """Whether an account has the username's ``key`` or looks like it (its skeleton)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(UserRow.id).where(or_(
+                UserRow.username_key == key, UserRow.username_skeleton == username_skeleton(username),
+            )).limit(1)).first()
+            conn.rollback()
+        return found is not None
 
     def login_record(self, key: str) -> tuple[User, str] | None:
         """The account whose username has ``key``, and its password hash; None if none has."""
@@ -119,16 +153,17 @@ class AccountStore:
     # -- sessions -------------------------------------------------------------------------
 
     def new_session(self, user_id: int, id_hash: str, now: datetime, expires_at: datetime,
-                    replaces: str | None = None) -> None:
+                    replaces: str | None = None, address: str | None = None) -> None:
         """Store a session (by the digest of its id); ``replaces``: the digest of the session
-        the browser had, which ends (a log-in always gets a new id).  The account's expired
-        sessions are removed on the way."""
+        the browser had, which ends (a log-in always gets a new id); ``address``: where it
+        logged in from (kept as :func:`origin_digest`).  The account's expired sessions are
+        removed on the way."""
         with self.repo.writing() as conn:
             if replaces is not None:
                 conn.execute(delete(SessionRow).where(SessionRow.id_hash == replaces))
             conn.execute(delete(SessionRow).where(SessionRow.user_id == user_id, SessionRow.expires_at <= now))
             conn.execute(insert(SessionRow).values(id_hash=id_hash, user_id=user_id, created_at=now,
-                                                   expires_at=expires_at))
+                                                   expires_at=expires_at, origin=origin_digest(address)))
 
     def session_user(self, id_hash: str, now: datetime) -> User | None:
         """The account of an unexpired session, by the digest of its id."""

@@ -13,6 +13,15 @@ work; any feature registers its own kinds with it.
 >>> queue.keep_due("sweep", "", 0, now)
 >>> queue.claim_due("me", now, 10, {"sweep": None})
 [Due(kind='sweep', table_id='', version=0)]
+
+Work of a kind claimed with a cap per owner (``claim_due``'s ``per_owner``) is claimed
+owners in turn, each owner's oldest first, and never more than the cap of one owner's at
+once in one process, however much of it is due:
+
+>>> for table, owner in [("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "bob")]:
+...     queue.keep_due("computer", table, 1, now, owner=owner)
+>>> [d.table_id for d in queue.claim_due("me", now, 10, {"computer": None}, per_owner={"computer": 2})]
+['a1', 'b1', 'a2']
 """
 
 from __future__ import annotations
@@ -21,11 +30,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import DateTime, Index, Integer, String, delete, func, select, update
+from sqlalchemy import (
+    DateTime,
+    Index,
+    Integer,
+    String,
+    and_,
+    case,
+    delete,
+    false,
+    func,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.sql.elements import ColumnElement
 
 from omega.server.infra.db import Base, utc
 from omega.server.infra.servers import ServerRow, Servers
@@ -48,6 +72,9 @@ class DueRow(Base):
     due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     claimed_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
     claim_expires: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    #: Whose work it is (who opened the table: an account, or a guest's address), so that
+    #: work of kinds claimed with a cap per owner is claimed owners in turn (revision 0012).
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     __table_args__ = (Index("ix_due_due_at", "due_at"),)
 
 
@@ -60,14 +87,16 @@ class Due:
     version: int
 
 
-def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_at: datetime,
+                 owner: str | ColumnElement[str | None] | None = None) -> None:
     """Make ``kind`` work due at ``table_id`` at ``due_at``, for ``version``, inside the
     caller's transaction: a row already there for the same version keeps its time and
-    claim; another version replaces it, unclaimed."""
+    claim; another version replaces it, unclaimed.  ``owner``: whose work it is (a value,
+    or a scalar subquery that reads it in the same statement)."""
     # Insert unless there (two processes starting at once both make the site-wide rows:
     # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
     dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at)
+    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at, owner=owner)
                  .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
     conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
                  .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
@@ -92,26 +121,46 @@ class DueQueue(Servers):
         with self.engine.connect() as conn, conn.begin():
             return int(conn.execute(select(func.count()).select_from(DueRow).where(DueRow.kind == kind)).scalar_one())
 
-    def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime) -> None:
+    def keep_due(self, kind: str, table_id: str, version: int, due_at: datetime, owner: str | None = None) -> None:
         """:func:`keep_due_row` in a transaction of its own."""
         with self.writing() as conn:
-            keep_due_row(conn, kind, table_id, version, due_at)
+            keep_due_row(conn, kind, table_id, version, due_at, owner)
 
-    def claim_due(self, server_id: str, now: datetime, limit: int, leases: dict[str, float | None]) -> list[Due]:
+    def claim_due(self, server_id: str, now: datetime, limit: int, leases: dict[str, float | None],
+                  per_owner: dict[str, int] | None = None) -> list[Due]:
         """Claim up to ``limit`` rows of the kinds in ``leases`` that are due by ``now`` and
         free: never claimed, claimed by a process that is gone, or past their claim's expiry.
         A claim of kind k expires ``leases[k]`` seconds from now (None: held while this
         process lives).  Each row is claimed by one process only: PostgreSQL skips rows
-        another transaction is claiming (``SKIP LOCKED``); SQLite has one writer."""
+        another transaction is claiming (``SKIP LOCKED``); SQLite has one writer.
+
+        For a kind k in ``per_owner`` this process holds at most ``per_owner[k]`` rows of
+        one owner at once, and owners are served in turn: an owner's n-th row after those
+        this process holds comes after every owner's (n-1)-th.  So one owner with hundreds of
+        rows due delays another owner's first row by nothing at claiming.  Other kinds come
+        first, oldest first (a clock's flag must not wait behind computer turns)."""
         if limit <= 0:
             return []
+        caps = {kind: cap for kind, cap in (per_owner or {}).items() if kind in leases}
         alive = select(ServerRow.id).where(ServerRow.id == DueRow.claimed_by).exists()
         free = DueRow.claimed_by.is_(None) | ~alive | (DueRow.claim_expires.is_not(None) & (DueRow.claim_expires < now))
+        mine = DueRow.__table__.alias("mine")
+        held = (select(func.count()).select_from(mine)
+                .where(mine.c.kind == DueRow.kind, mine.c.owner == DueRow.owner, mine.c.claimed_by == server_id)
+                .scalar_subquery())
+        turn = func.row_number().over(partition_by=(DueRow.kind, DueRow.owner), order_by=(DueRow.due_at, DueRow.table_id))
+        capped = DueRow.kind.in_(list(caps)) if caps else false()
+        ranked = (select(DueRow.kind, DueRow.table_id,
+                         case((capped, turn + held), else_=literal(0)).label("place"))
+                  .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free).subquery())
+        within = or_(~ranked.c.kind.in_(list(caps)) if caps else literal(True),
+                     *[and_(ranked.c.kind == kind, ranked.c.place <= cap) for kind, cap in caps.items()])
         query = (select(DueRow.kind, DueRow.table_id, DueRow.version)
-                 .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free)
-                 .order_by(DueRow.due_at).limit(limit))
+                 .join(ranked, and_(ranked.c.kind == DueRow.kind, ranked.c.table_id == DueRow.table_id))
+                 .where(within).order_by(ranked.c.place, DueRow.due_at, DueRow.table_id).limit(limit))
         if self.is_postgres:
-            query = query.with_for_update(skip_locked=True)
+            # Lock the due rows only: the ranking's window cannot be locked, nor need be.
+            query = query.with_for_update(skip_locked=True, of=DueRow)
         claimed = []
         with self.writing() as conn:
             for kind, table_id, version in conn.execute(query).all():

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ from starlette.requests import HTTPConnection, Request
 
 from omega.server.errors import ApiError
 
-__all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address"]
+__all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address", "address_key", "owner_key"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,23 @@ class Limits:
     ws_token_connect_burst: int = 10
     #: Open lobby sockets per process (``/ws/lobby``); past it a new one is refused ``busy``.
     lobby_sockets: int = 2000
+    #: Lobby tables waiting for players that one account may have open at once; past it a
+    #: new one is refused (``too_many_open_tables``) until one starts or is cancelled.  A
+    #: person waits at one or two tables; five leave room for different boards and clocks,
+    #: and the listing shows every creator's newest table first whatever the rest hold.
+    lobby_open_per_account: int = 5
+    #: The same per client address, all its accounts together: registrations are limited per
+    #: address, not to one, so a flooder could otherwise multiply the account's cap.  Twenty
+    #: leaves room for a family, a club or a school behind one address.
+    lobby_open_per_address: int = 20
     #: Computer turns waiting or thinking, site-wide, past which a new table with computer
     #: seats is refused (``busy``).
     computer_queue: int = 64
+    #: Worker-seconds a round that one owner's unfinished computer games may take
+    #: (``config.computer_load``: three level-5 players on side 10 are 15), past which a new
+    #: table with slow computers is refused (``too_many_computer_games``).  Four workers give
+    #: 4 s each second, so one owner could otherwise keep every worker busy.
+    computer_load: float = 20.0
     #: Log-in attempts (and password changes) per client address, and per username tried
     #: (existing or not: the limit must not tell them apart).  A minute refills 10 and 1.
     login_rate: float = 1 / 6
@@ -72,6 +87,21 @@ class Limits:
     #: then one every 1 / ``chat_rate`` seconds.
     chat_rate: float = 0.5
     chat_burst: int = 5
+    #: Seconds a connection may take to send a request's headers, from its first byte (from
+    #: the connection, for its first request); then ``408`` and closed.  A browser sends them
+    #: at once: only a slow sender holding connections open (slowloris) needs longer.
+    header_timeout: float = 10.0
+    #: Seconds a request's body may pause between two reads; then the connection is closed.
+    body_timeout: float = 10.0
+    #: Bytes of one request's line and headers (``431`` past it); a page's requests send
+    #: under 2 KiB, nginx allows 4 buffers of 8 KiB.
+    max_header_bytes: int = 32768
+    #: Seconds an idle kept-alive HTTP connection is kept (uvicorn's default).
+    keep_alive_timeout: int = 5
+    #: Connections of one process waiting for a request's headers or idle between requests;
+    #: a new one past it closes the oldest, so slow senders cannot take every file descriptor
+    #: (``LimitNOFILE``) while clients that send at once are served.
+    waiting_connections: int = 1024
 
 
 class TokenBucket:
@@ -147,5 +177,36 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 def client_address(conn: HTTPConnection) -> str:
     """The client's address, which per-address limits count (the proxy's, unless
-    ``omega serve --forwarded-allow-ips`` trusts that proxy to say whom it forwards)."""
-    return conn.client.host if conn.client else "?"
+    ``omega serve --forwarded-allow-ips`` trusts that proxy to say whom it forwards).
+    An IPv6 client counts as its /64 network (:func:`address_key`)."""
+    return address_key(conn.client.host) if conn.client else "?"
+
+
+def address_key(host: str) -> str:
+    """What per-address limits count for ``host``: an IPv4 address as it is, an IPv6 one as
+    its /64 network, since whoever has one address of a /64 (a home, a rented server) can
+    use all 2^64 of them for free.
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:aaaa::1"), address_key("::ffff:192.0.2.1")
+    ('203.0.113.7', '2001:db8:1:2::/64', '192.0.2.1')
+    >>> address_key("testclient")
+    'testclient'
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # not an address (a test client's name, a Unix socket): as it is
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def owner_key(conn: HTTPConnection, user_id: int | None) -> str:
+    """Who a share counts (the computer players' time, open tables): the account when logged
+    in, else the address (:func:`client_address`).
+
+    An account's key never looks like an address: ``user:<id>``.
+    """
+    return f"user:{user_id}" if user_id is not None else client_address(conn)

@@ -110,6 +110,7 @@ class _Kind:
     handler: Handler
     lease: float | None
     capacity: int
+    per_owner: int | None = None
     running: set[asyncio.Task[None]] = field(default_factory=set)
 
 
@@ -126,10 +127,13 @@ class Scheduler:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
-    def handle(self, kind: str, handler: Handler, *, lease: float | None = None, capacity: int = 64) -> None:
+    def handle(self, kind: str, handler: Handler, *, lease: float | None = None, capacity: int = 64,
+               per_owner: int | None = None) -> None:
         """Run ``handler`` for due work of ``kind``, at most ``capacity`` at once in this
-        process; a claim lasts ``lease`` seconds (None: while this process lives)."""
-        self._kinds[kind] = _Kind(handler, lease, capacity)
+        process and, with ``per_owner``, at most that many of one owner's (owners served in
+        turn: ``DueQueue.claim_due``); a claim lasts ``lease`` seconds (None: while this
+        process lives)."""
+        self._kinds[kind] = _Kind(handler, lease, capacity, per_owner)
 
     def every(self, kind: str, seconds: float, job: Callable[[], Awaitable[object]], *, lease: float = 300.0) -> None:
         """Run ``job`` every ``seconds``, in one process of the site at a time (a site-wide
@@ -218,7 +222,8 @@ class Scheduler:
         core = self.core
         leases = {name: k.lease for name, k in self._kinds.items() if len(k.running) < k.capacity}
         room = sum(self._kinds[name].capacity - len(self._kinds[name].running) for name in leases)
-        claimed = await core.db(core.repo.claim_due, core.server_id, core.clock.now(), room, leases)
+        per_owner = {name: k.per_owner for name, k in self._kinds.items() if k.per_owner is not None}
+        claimed = await core.db(core.repo.claim_due, core.server_id, core.clock.now(), room, leases, per_owner)
         loop = asyncio.get_running_loop()
         for due in claimed:
             kind = self._kinds[due.kind]

@@ -5,7 +5,7 @@ same for every server process and survives a restart.  Every change of it (joini
 leaving, matching) is one transaction that first takes the queue's lock (a PostgreSQL
 advisory lock; SQLite has one writer), so two processes never match one player twice.
 
-**Matching** (:func:`choose`), for each (players, size) separately, waiting players in the
+**Matching** (:func:`choose`), for each (players, size, time control) separately, waiting players in the
 order they came: the player who has waited longest is the anchor; the others within the
 anchor's rating window (or whose own window reaches the anchor) are candidates, and the
 closest in display rating to the anchor (then the longest waiting) fill the table.  If
@@ -15,8 +15,11 @@ closest ratings are matched first when several wait, and nobody waits for ever w
 enough players do.  Matching runs when someone joins and, for the growing windows, as
 recurring work (``Scheduler.every``).
 
-A match creates the table in the same transaction: rated, every seat held by its account
-(in a random order), the pie rule for two players, named after the accounts.  The matched
+A match creates the table in the same transaction: rated, with the real-time clock the
+players chose (one of ``REALTIME_PRESETS``; ``QUICKPLAY_DEFAULT`` when they named none: every
+rated game has a clock, so a player who walks away loses on time instead of stalling it),
+every seat held by its account (in a random order), the pie rule for two players, named
+after the accounts.  The matched
 players' pages are told on the lobby socket (``matched``); other processes hear of it by
 ``NOTIFY`` (``server:match:<table id>``).  A waiting entry older than :data:`MAX_WAIT`
 seconds is dropped (a player who closed the page is not matched into a table nobody opens).
@@ -50,10 +53,11 @@ from omega.server.lobby.service import MATCH_TOPIC, Lobby
 from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
 from omega.server.tables.core import TableCore
-from omega.server.tables.events import Event, Renamed
+from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.identity import TableKeys, hash_token, new_token
-from omega.server.tables.state import SeatConfig, TableConfig
+from omega.server.tables.state import SeatConfig, TableConfig, TableState
 from omega.server.tables.store import Writer, insert_table
+from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS, TimeControl, require_clock
 
 __all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN"]
 
@@ -78,6 +82,8 @@ class QueueRow(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     players: Mapped[int] = mapped_column(Integer)
     size: Mapped[int] = mapped_column(Integer)
+    #: The real-time preset the player waits for (``REALTIME_PRESETS``).
+    time_control: Mapped[str] = mapped_column(String(16), default=QUICKPLAY_DEFAULT, server_default=QUICKPLAY_DEFAULT)
     #: The display rating at ``players`` when the player joined.
     rating: Mapped[int] = mapped_column(Integer)
     #: When the player joined; once matched, when the match was made.
@@ -145,18 +151,20 @@ class QuickPlay:
 
     # -- the routes' side -----------------------------------------------------------------------
 
-    async def join(self, user: User, players: int, size: int) -> dict[str, Any]:
-        """Wait for a table of ``players`` on a board of side ``size`` (a new choice replaces
-        the last); matched at once if others wait."""
+    async def join(self, user: User, players: int, size: int, time_control: str = QUICKPLAY_DEFAULT) -> dict[str, Any]:
+        """Wait for a table of ``players`` on a board of side ``size`` with the real-time
+        clock ``time_control`` (a new choice replaces the last); matched at once if others wait."""
         if players not in RATED_PLAYERS or size not in TABLE_SIZES:
             raise ApiError("bad_request", "bad request: players or size out of range")
+        if time_control not in REALTIME_PRESETS:
+            raise ApiError("bad_request", f"bad request: time_control must be one of {', '.join(REALTIME_PRESETS)}")
         now = self.core.clock.now()
 
         def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:
             rating = display(*_skill(conn, user.id, players))
             conn.execute(delete(QueueRow).where(QueueRow.user_id == user.id))
             conn.execute(insert(QueueRow).values(user_id=user.id, players=players, size=size, rating=rating,
-                                                 joined_at=now))
+                                                 time_control=time_control, joined_at=now))
             return self._match(conn, now)
 
         await self._announce(await self.core.db(self._locked, run))
@@ -182,6 +190,7 @@ class QuickPlay:
                 if row is not None and row.table_id is None:
                     ahead = conn.execute(select(func.count()).select_from(QueueRow).where(
                         QueueRow.players == row.players, QueueRow.size == row.size,
+                        QueueRow.time_control == row.time_control,
                         QueueRow.table_id.is_(None), QueueRow.user_id != user.id)).scalar_one()
                 conn.rollback()
             return row, ahead
@@ -196,7 +205,8 @@ class QuickPlay:
             return {"status": "matched", "table_id": row.table_id, "seat": row.seat}
         if (now - since).total_seconds() > MAX_WAIT:
             return {"status": "idle"}
-        return {"status": "waiting", "players": row.players, "size": row.size, "rating": row.rating,
+        return {"status": "waiting", "players": row.players, "size": row.size, "time_control": row.time_control,
+                "rating": row.rating,
                 "since": stamp(since), "others_waiting": int(others)}
 
     async def match_all(self) -> int:
@@ -250,17 +260,17 @@ class QuickPlay:
 
     def _match(self, conn: Connection, now: datetime) -> list[tuple[str, dict[int, int]]]:
         rows = conn.execute(select(QueueRow).where(QueueRow.table_id.is_(None))).all()
-        groups: dict[tuple[int, int], list[Waiting]] = {}
+        groups: dict[tuple[int, int, str], list[Waiting]] = {}
         for r in rows:
-            groups.setdefault((r.players, r.size), []).append(Waiting(int(r.user_id), int(r.rating),
-                                                                      _utc(r.joined_at)))
+            groups.setdefault((r.players, r.size, r.time_control), []).append(
+                Waiting(int(r.user_id), int(r.rating), _utc(r.joined_at)))
         made = []
-        for (players, size), waiting in sorted(groups.items()):
+        for (players, size, control), waiting in sorted(groups.items()):
             for users in choose(waiting, players, now):
-                made.append(self._make_table(conn, users, players, size, now))
+                made.append(self._make_table(conn, users, players, size, TimeControl.parse(control), now))
         return made
 
-    def _make_table(self, conn: Connection, users: list[int], players: int, size: int,
+    def _make_table(self, conn: Connection, users: list[int], players: int, size: int, control: TimeControl,
                     now: datetime) -> tuple[str, dict[int, int]]:
         order = list(users)
         secrets.SystemRandom().shuffle(order)  # who plays White is luck, not who came first
@@ -268,11 +278,22 @@ class QuickPlay:
         seats = tuple(SeatConfig("human") for _ in order)
         # Nobody is given these tokens: the accounts hold the seats.
         keys = TableKeys(tuple(hash_token(new_token()) for _ in order), hash_token(new_token()), tuple(order))
-        config = TableConfig(secrets.token_urlsafe(6), players, size, players == 2, stamp(now), seats, rated=True)
+        require_clock(True, control)  # the queue holds presets only: a rated game always has a clock
+        config = TableConfig(secrets.token_urlsafe(6), players, size, players == 2, stamp(now), seats, control,
+                             rated=True)
         insert_table(conn, config, keys, owner="quickplay")
         writer = Writer(conn, config.id, 0, self.core.repo.is_postgres)
-        writer.append([Event(Renamed(i, names[u]), at=now) for i, u in enumerate(order)],
-                      status="playing", to_move_seat=0)
+        # Every player asked for this game, so each has joined it by being matched: the
+        # first clock starts now, and a player who never opens the table loses the game on
+        # time (aborted: no first move) instead of holding it unstarted.
+        stored = writer.append([Event(Renamed(i, names[u]), at=now) for i, u in enumerate(order)]
+                               + [Event(Joined(i), at=now) for i in range(len(order))],
+                               status="playing", to_move_seat=0)
+        state = TableState(config)
+        for e in stored:
+            state.apply(e)
+        for kind, version in state.due_work().items():  # the first flag, in the match's commit
+            writer.keep_due(kind, version, state.due_at(kind) or now)
         seat_of = {u: i for i, u in enumerate(order)}
         for u, i in seat_of.items():
             conn.execute(update(QueueRow).where(QueueRow.user_id == u).values(table_id=config.id, seat=i,
@@ -282,5 +303,7 @@ class QuickPlay:
         return config.id, seat_of
 
     async def _announce(self, made: list[tuple[str, dict[int, int]]]) -> None:
+        if made:
+            self.core.on_due()  # the new tables' clocks run: their flags are due work
         for table_id, seats in made:
             self.lobby.on_match(table_id, seats)

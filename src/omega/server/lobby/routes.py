@@ -2,8 +2,12 @@
 ratings): open tables, quick play, the lobby socket, and the pages' paths.  :func:`setup`
 makes the lobby's parts; the ratings' routes are in ``omega.server.ratings.routes``.
 
->>> parse_open(b'{"players": 2, "rated": true}')[1]
+>>> parse_open(b'{"players": 2, "rated": true, "time_control": "5+5"}')[1]
 True
+>>> parse_open(b'{"players": 2, "rated": true}')
+Traceback (most recent call last):
+...
+omega.server.errors.ApiError: a rated table needs a time control (real time such as 5+5, or turn-based such as 1d)
 >>> parse_open(b'{"players": 2, "rated": "yes"}')
 Traceback (most recent call last):
 ...
@@ -21,7 +25,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse
-from pydantic import Field, TypeAdapter
+from pydantic import Field, StringConstraints, TypeAdapter
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect
 
@@ -37,14 +41,15 @@ from omega.server.accounts.routes import (
 from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
-from omega.server.infra.limits import Buckets, Limits, client_address
+from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby.quickplay import QuickPlay
-from omega.server.lobby.service import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed
+from omega.server.lobby.service import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed, LobbyQuery
 from omega.server.ratings.service import RATED_PLAYERS, RatingStore
 from omega.server.tables.core import TableCore
-from omega.server.tables.routes import new_table
+from omega.server.tables.routes import computers_allowed, new_table
 from omega.server.tables.schemas import CreateTable, parse_create
+from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, TimeControl, require_clock
 
 __all__ = ["router", "setup", "LobbyParts", "parse_open", "QUICKPLAY_EVERY"]
 
@@ -65,6 +70,8 @@ class QuickPlayBody(Strict):
 
     players: Annotated[int, Field(ge=RATED_PLAYERS.start, le=RATED_PLAYERS.stop - 1)]
     size: Annotated[int, Field(ge=TABLE_SIZES.start, le=TABLE_SIZES.stop - 1)]
+    #: One of the real-time presets (``QuickPlay.join`` checks which); absent: the default.
+    time_control: Annotated[str, StringConstraints(max_length=16)] = QUICKPLAY_DEFAULT
 
 
 _take = TypeAdapter(TakeBody)
@@ -87,7 +94,9 @@ def parse_open(raw: bytes) -> tuple[CreateTable, bool]:
         raise ApiError("bad_request", "bad request: name: an open table's players play under their usernames")
     if rated and data.get("hints"):
         raise ApiError("bad_request", "bad request: hints: never at a rated table (a rating measures the players)")
-    return parse_create(json.dumps(data).encode()), rated
+    req = parse_create(json.dumps(data).encode())
+    require_clock(rated, TimeControl.parse(req.time_control))
+    return req, rated
 
 
 @dataclass
@@ -125,7 +134,7 @@ def _index() -> HTMLResponse:
 def setup(app: FastAPI, core: TableCore, ratings: RatingStore, scheduler: Scheduler, limits: Limits) -> LobbyParts:
     """The lobby of the app (``app.state.lobby``), and quick play's matching as recurring
     work (games are rated as they end by the action path itself: ``TableCore.on_end``)."""
-    lobby = Lobby(core, ratings)
+    lobby = Lobby(core, ratings, limits)
     quickplay = QuickPlay(core, lobby, ratings)
     parts = LobbyParts(lobby, quickplay, ratings, limits, Buckets(limits.create_rate, limits.create_burst),
                        Buckets(limits.ws_connect_rate, limits.ws_connect_burst))
@@ -151,7 +160,8 @@ for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}"):
 
 @router.get("/api/lobby", dependencies=[USER_CHARGED])
 async def listing(request: Request) -> dict[str, Any]:
-    return {"tables": await _parts(request).lobby.listing()}
+    # Filters and the page are query parameters, each checked (LobbyQuery.parse).
+    return await _parts(request).lobby.listing(LobbyQuery.parse(request.query_params.multi_items()))
 
 
 @router.post("/api/lobby/tables", status_code=201, dependencies=[USER_CHARGED])
@@ -161,7 +171,10 @@ async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, A
     if not parts.creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
         raise ApiError("rate_limited", "too many new tables; slow down")
     new = replace(new_table(req), name=None, rated=rated)
-    return await parts.lobby.open_table(user, new, client_address(request))
+    owner = owner_key(request, user.id)
+    if any(s.kind == "computer" for s in new.seats):
+        await computers_allowed(parts.lobby.core, request.app.state.limits, owner, new)
+    return await parts.lobby.open_table(user, new, owner, client_address(request))
 
 
 @router.post("/api/lobby/tables/{table_id}/take", dependencies=[USER_CHARGED])
@@ -188,7 +201,7 @@ async def quick_status(request: Request) -> dict[str, Any]:
 @router.post("/api/quickplay", dependencies=[USER_CHARGED])
 async def quick_join(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req: QuickPlayBody = parse(_quick, raw or b"{}")
-    return await _parts(request).quickplay.join(user, req.players, req.size)
+    return await _parts(request).quickplay.join(user, req.players, req.size, req.time_control)
 
 
 @router.post("/api/quickplay/leave", dependencies=[USER_CHARGED])
@@ -231,7 +244,9 @@ async def lobby_socket(websocket: WebSocket) -> None:
 
     async def snapshot() -> None:
         quick = await quickplay.status(user) if user is not None else None
-        await send({"type": "lobby", "tables": await lobby.listing(), "you": user_json(user), "quickplay": quick})
+        first = await lobby.listing()  # the first page, unfiltered: the page asks by HTTP for others
+        await send({"type": "lobby", "tables": first["tables"], "total": first["total"], "limit": first["limit"],
+                    "you": user_json(user), "quickplay": quick})
 
     async def pump() -> None:
         while True:

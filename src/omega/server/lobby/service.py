@@ -8,6 +8,14 @@ in the same serialised write that stores the ``join``: twenty players racing for
 seat get one ``join`` and nineteen ``conflict`` answers.  No move is made before the last
 seat is taken (``TableState.waiting``).
 
+**No one fills the lobby.**  An account may have ``Limits.lobby_open_per_account`` tables
+waiting at once, an address (all its accounts) ``Limits.lobby_open_per_address``; past them
+a new one is refused with ``too_many_open_tables``.  The listing is *fair across creators*:
+every creator's newest table comes first (the newest of those first), then every creator's
+second newest, and so on, so a table opened by anyone is on the first page as long as fewer
+creators than a page holds have tables waiting, however many tables the others have.  It is
+paged (``offset``, ``limit`` and the ``total``) and filtered (:class:`LobbyQuery`).
+
 The list is pushed to every lobby socket (:class:`LobbyFeed`).  A change (a table opened, a
 seat taken, a table started or cancelled) marks the table dirty; one task per process reads
 the dirty tables' summaries from the database and sends them.  Other processes hear of the
@@ -16,6 +24,8 @@ content always comes from the database and a lost notification costs only latenc
 
 >>> seat_summary(1, "Black", "Ann", None)
 {'index': 1, 'color': 'Black', 'user': 'Ann', 'rating': None}
+>>> fair_order([("a1", "ann"), ("a2", "ann"), ("a3", "ann"), ("b1", "bob"), ("c1", "cyd")])
+['a1', 'b1', 'c1', 'a2', 'a3']
 """
 
 from __future__ import annotations
@@ -23,18 +33,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
+from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.limits import Limits
+from omega.server.lobby.models import OpeningRow
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import TableCore
 from omega.server.tables.decide import Decided, decide_cancel
@@ -42,9 +55,11 @@ from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.models import SeatRow, TableRow
 from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
+from omega.server.tables.timecontrol import TimeControl
 from omega.server.tables.values import NewTable
 
-__all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX", "seat_summary"]
+__all__ = ["Lobby", "LobbyFeed", "LobbySubscriber", "LobbyQuery", "LOBBY_TOPIC", "MATCH_TOPIC", "LISTED_MAX",
+           "LOBBY_PAGE", "CLOCK_KINDS", "RATING_BOUNDS", "seat_summary", "fair_order"]
 
 log = logging.getLogger("omega.server")
 
@@ -52,13 +67,123 @@ log = logging.getLogger("omega.server")
 #: quick-play matches; no table id is this short, so they never pass for a table's.
 LOBBY_TOPIC = "lobby"
 MATCH_TOPIC = "match"
-#: Open tables listed at most (the oldest first: they have waited longest).
+#: Open tables one page of the listing holds at most (``limit``), and by default (the
+#: lobby socket's list is such a first page).
 LISTED_MAX = 100
+LOBBY_PAGE = 20
+#: The kinds of clock the listing's ``time_control`` filter names (besides one control,
+#: ``5+5``); the same words as ``TimeControl.kind``.
+CLOCK_KINDS = ("untimed", "realtime", "turn_based")
+#: Display ratings the ``rating_min`` and ``rating_max`` filters may name.
+RATING_BOUNDS = range(0, 10_001)
+#: The listing's query parameters, in the order a refusal names them.
+_PARAMETERS = ("players", "size", "rated", "time_control", "rating_min", "rating_max", "offset", "limit")
 
 
 def seat_summary(index: int, color: str, user: str | None, rating: dict[str, Any] | None) -> dict[str, Any]:
     """One seat of a listed table: its colour, who holds it (None: free) and their rating."""
     return {"index": index, "color": color, "user": user, "rating": rating}
+
+
+def fair_order(tables: Sequence[tuple[str, Hashable]]) -> list[str]:
+    """The ids of ``(id, creator)`` pairs, given newest first, in the listing's order: each
+    creator's newest table (newest first), then each creator's second newest, and so on.
+    No creator, however many tables they have, pushes another's newest from the top."""
+    rank: dict[Hashable, int] = {}
+    ranked = []
+    for i, (table_id, creator) in enumerate(tables):
+        n = rank.get(creator, 0)
+        rank[creator] = n + 1
+        ranked.append((n, i, table_id))
+    return [table_id for _, _, table_id in sorted(ranked)]
+
+
+def _whole(name: str, text: str, allowed: range) -> int:
+    # ASCII digits only: ``int`` would take "²" or " 5", and a number of any length.
+    if not (text.isascii() and text.isdigit() and len(text) <= 7 and int(text) in allowed):
+        raise ApiError("bad_request", f"bad request: {name} must be a whole number from {allowed.start} to "
+                                      f"{allowed.stop - 1}")
+    return int(text)
+
+
+@dataclass(frozen=True)
+class LobbyQuery:
+    """What ``GET /api/lobby`` asks for: filters (None: any) and a page.
+
+    ``time_control`` is a kind of clock (:data:`CLOCK_KINDS`) or one control's text
+    (``5+5``, ``1d+2d``); ``rating_min`` and ``rating_max`` bound the host's display rating
+    at the table's player count (a newcomer's is 1000).
+
+    >>> LobbyQuery.parse([("players", "2"), ("rated", "true"), ("time_control", "5+05")])
+    LobbyQuery(players=2, size=None, rated=True, time_control='5+5', rating_min=None, rating_max=None, offset=0, limit=20)
+    >>> LobbyQuery.parse([("size", "11")])
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: bad request: size must be a whole number from 5 to 10
+    """
+
+    players: int | None = None
+    size: int | None = None
+    rated: bool | None = None
+    time_control: str | None = None
+    rating_min: int | None = None
+    rating_max: int | None = None
+    offset: int = 0
+    limit: int = LOBBY_PAGE
+
+    @classmethod
+    def parse(cls, params: Sequence[tuple[str, str]]) -> LobbyQuery:
+        """The query of the URL's parameters (each at most once); ``bad_request`` naming the
+        first problem, so nothing is listed under a filter the caller did not mean."""
+        given: dict[str, str] = {}
+        for name, value in params:
+            if name not in _PARAMETERS:
+                raise ApiError("bad_request", f"bad request: the lobby has no parameter {name[:40]!r} (it takes "
+                                              f"{', '.join(_PARAMETERS)})")
+            if name in given:
+                raise ApiError("bad_request", f"bad request: {name} given twice")
+            given[name] = value
+        found: dict[str, Any] = {}
+        for name, allowed in (("players", TABLE_PLAYERS), ("size", TABLE_SIZES), ("rating_min", RATING_BOUNDS),
+                              ("rating_max", RATING_BOUNDS), ("offset", range(0, 1_000_001)),
+                              ("limit", range(1, LISTED_MAX + 1))):
+            if name in given:
+                found[name] = _whole(name, given[name], allowed)
+        if "rated" in given:
+            if given["rated"] not in ("true", "false"):
+                raise ApiError("bad_request", "bad request: rated must be true or false")
+            found["rated"] = given["rated"] == "true"
+        if "time_control" in given:
+            text = given["time_control"]
+            if text not in CLOCK_KINDS:
+                try:
+                    control = TimeControl.parse(text) if text.strip() else None
+                except ValueError as e:
+                    control, why = None, f" ({e})"
+                else:
+                    why = ""
+                if control is None or not control.timed:
+                    raise ApiError("bad_request", f"bad request: time_control must be {', '.join(CLOCK_KINDS)} or "
+                                                  f"a time control such as 5+5 or 1d{why}")
+                text = control.text
+            found["time_control"] = text
+        query = cls(**found)
+        if query.rating_min is not None and query.rating_max is not None and query.rating_min > query.rating_max:
+            raise ApiError("bad_request", "bad request: rating_min must not be above rating_max")
+        return query
+
+    def clock_matches(self, text: str | None) -> bool:
+        """Whether a table's ``time_control`` column (None: untimed) passes the filter.
+
+        >>> q = LobbyQuery(time_control="turn_based")
+        >>> q.clock_matches("1d+2d"), q.clock_matches("5+5"), q.clock_matches(None)
+        (True, False, False)
+        """
+        wanted = self.time_control
+        if wanted is None:
+            return True
+        kind = TimeControl.parse(text).kind if text is not None else "untimed"
+        return kind == wanted if wanted in CLOCK_KINDS else text == wanted
 
 
 def _iso(moment: datetime) -> str:
@@ -161,10 +286,15 @@ class LobbyFeed:
 class Lobby:
     """Open tables: created, listed, taken seat by seat, cancelled."""
 
-    def __init__(self, core: TableCore, ratings: RatingStore) -> None:
+    def __init__(self, core: TableCore, ratings: RatingStore, limits: Limits | None = None) -> None:
         self.core = core
         self.ratings = ratings
+        self.limits = limits or Limits()
         self.feed = LobbyFeed(self)
+        # Counting an account's and an address's open tables and opening one more are one
+        # step in this process, so a burst of requests cannot all pass the count at once.
+        # N processes may each count at the same moment: a cap can be passed by N - 1.
+        self._opening = asyncio.Lock()
         #: Told of a quick-play match made here: (table id, {user id: seat}).
         self.on_match: Callable[[str, dict[int, int]], None] = self.feed.matched
 
@@ -179,26 +309,47 @@ class Lobby:
 
     # -- opening, taking, cancelling ---------------------------------------------------------------
 
-    async def open_table(self, user: User, new: NewTable, owner: str) -> dict[str, Any]:
-        """A new open table, the creator's seat held by ``user``; listed until it starts."""
+    async def open_table(self, user: User, new: NewTable, owner: str, address: str) -> dict[str, Any]:
+        """A new open table, the creator's seat held by ``user`` (asking from ``address``);
+        listed until it starts.  ``too_many_open_tables`` when the account or the address has
+        as many tables waiting as it may."""
         if new.rated and any(s.kind != "human" for s in new.seats):
             raise ApiError("bad_request", "bad request: a rated table has no computer seats")
         if all(s.kind == "computer" for i, s in enumerate(new.seats) if i != new.creator_seat):
             raise ApiError("bad_request", "bad request: an open table needs at least one free seat for a person")
-        created = await self.core.create(replace(new, name=user.username, creator_user=user.id, open=True), owner=owner)
-        await self._notify_outside(created["id"])
+        async with self._opening:
+            mine, here = await self.core.db(self._open_counts, user.id, address)
+            if mine >= self.limits.lobby_open_per_account:
+                raise ApiError("too_many_open_tables", _too_many(mine, "your account has", "one account"))
+            if here >= self.limits.lobby_open_per_address:
+                raise ApiError("too_many_open_tables", _too_many(here, "your address has", "one address"))
+            created = await self.core.create(replace(new, name=user.username, creator_user=user.id, open=True),
+                                             owner=owner)
+            await self._record_opening(created["id"], address)
         self.feed.changed(created["id"])
         return created
 
-    async def _notify_outside(self, table_id: str) -> None:
-        # The table's creation commits through the core; the lobby's notification for other
-        # processes follows in a small write of its own (it only wakes them up).
-        if not self.core.repo.is_postgres:
-            return
+    def _open_counts(self, user_id: int, address: str) -> tuple[int, int]:
+        """How many lobby tables wait for players that ``user_id`` opened, and that were
+        opened from ``address`` (by any account)."""
+        waiting = and_(TableRow.open.is_(True), TableRow.status == "waiting")
+        with self.core.repo.engine.connect() as conn:
+            mine = conn.execute(select(func.count()).select_from(TableRow).join(
+                SeatRow, and_(SeatRow.table_id == TableRow.id, SeatRow.idx == TableRow.creator_seat))
+                .where(waiting, SeatRow.user_id == user_id)).scalar_one()
+            here = conn.execute(select(func.count()).select_from(OpeningRow).join(
+                TableRow, TableRow.id == OpeningRow.table_id).where(waiting, OpeningRow.address == address)).scalar_one()
+            conn.rollback()
+        return int(mine), int(here)
 
+    async def _record_opening(self, table_id: str, address: str) -> None:
+        # The table's creation commits through the core; the lobby's own row (the address
+        # its cap counts) and the notification for other processes follow in a small write.
         def run(w: Writer | None) -> None:
             if w is not None:
-                self._notify(w, table_id)
+                w.conn.execute(insert(OpeningRow).values(table_id=table_id, address=address[:64]))
+                if self.core.repo.is_postgres:
+                    self._notify(w, table_id)
 
         await self.core.commits.run(table_id, run, lambda _: None)
 
@@ -250,9 +401,52 @@ class Lobby:
 
     # -- reading ------------------------------------------------------------------------------
 
-    async def listing(self) -> list[dict[str, Any]]:
-        """The open tables that wait for players, the oldest first."""
-        return list((await self.core.db(self._read, None)).values())
+    async def listing(self, query: LobbyQuery | None = None) -> dict[str, Any]:
+        """A page of the open tables that wait for players and pass ``query``'s filters, in
+        the fair order (:func:`fair_order`, newest first), and how many pass in all:
+        ``{"tables", "total", "offset", "limit"}``."""
+        q = query or LobbyQuery()
+        ids, total = await self.core.db(self._page, q)
+        listed = await self.core.db(self._read, ids) if ids else {}
+        return {"tables": [listed[t] for t in ids if t in listed], "total": total, "offset": q.offset,
+                "limit": q.limit}
+
+    def _page(self, q: LobbyQuery) -> tuple[list[str], int]:
+        """The ids of the page ``q`` asks for, and how many tables pass its filters.
+
+        Every waiting table's few columns are read: a table's place depends on its creator's
+        other tables, and the caps bound how many each account and address has waiting."""
+        query = (select(TableRow.id, TableRow.players, TableRow.time_control, SeatRow.user_id)
+                 .outerjoin(SeatRow, and_(SeatRow.table_id == TableRow.id, SeatRow.idx == TableRow.creator_seat))
+                 .where(TableRow.open.is_(True), TableRow.status == "waiting"))
+        if q.players is not None:
+            query = query.where(TableRow.players == q.players)
+        if q.size is not None:
+            query = query.where(TableRow.size == q.size)
+        if q.rated is not None:
+            query = query.where(TableRow.rated == q.rated)
+        with self.core.repo.engine.connect() as conn:
+            rows = conn.execute(query.order_by(TableRow.created_at.desc(), TableRow.id.desc())).all()
+            conn.rollback()
+        rows = [r for r in rows if q.clock_matches(r.time_control)]
+        if q.rating_min is not None or q.rating_max is not None:
+            low = q.rating_min if q.rating_min is not None else RATING_BOUNDS.start
+            high = q.rating_max if q.rating_max is not None else RATING_BOUNDS.stop - 1
+            hosts: dict[int, set[int]] = {}
+            for r in rows:
+                if r.user_id is not None:
+                    hosts.setdefault(r.players, set()).add(r.user_id)
+            known = {n: self.ratings.of_users(sorted(users), n) for n, users in hosts.items()}
+            newcomer = self.ratings.unrated()["display"]
+
+            def shown(r: Any) -> int:
+                rating = known.get(r.players, {}).get(r.user_id) if r.user_id is not None else None
+                return int(rating["display"]) if rating is not None else int(newcomer)
+
+            rows = [r for r in rows if low <= shown(r) <= high]
+        # A table whose creator's seat names no account (none the lobby opens) is its own creator.
+        order = fair_order([(r.id, r.user_id if r.user_id is not None else f"table:{r.id}") for r in rows])
+        return order[q.offset:q.offset + q.limit], len(order)
 
     async def summaries(self, table_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """Per table: its status and (if it waits) its lobby summary."""
@@ -268,12 +462,13 @@ class Lobby:
         listed = self._read(waiting) if waiting else {}
         return {t: (s, listed.get(t, {})) for t, s in statuses.items()}
 
-    def _read(self, table_ids: list[str] | None) -> dict[str, dict[str, Any]]:
-        query = select(TableRow).where(TableRow.open.is_(True), TableRow.status == "waiting")
-        if table_ids is not None:
-            query = query.where(TableRow.id.in_(table_ids))
+    def _read(self, table_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The summaries of those of ``table_ids`` that wait for players (the callers bound
+        how many: a page, or the tables changed since the feed last read)."""
+        query = select(TableRow).where(TableRow.open.is_(True), TableRow.status == "waiting",
+                                       TableRow.id.in_(table_ids))
         with self.core.repo.engine.connect() as conn:
-            rows = conn.execute(query.order_by(TableRow.created_at, TableRow.id).limit(LISTED_MAX)).all()
+            rows = conn.execute(query.order_by(TableRow.created_at, TableRow.id)).all()
             ids = [r.id for r in rows]
             seats = conn.execute(select(SeatRow.table_id, SeatRow.idx, SeatRow.kind, SeatRow.level, SeatRow.user_id,
                                         UserRow.username).outerjoin(UserRow, UserRow.id == SeatRow.user_id)
@@ -304,12 +499,23 @@ class Lobby:
                     listed.append(seat_summary(s.idx, color, s.username, rating))
             out[r.id] = {
                 "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule, "rated": bool(r.rated),
-                "time_control": r.time_control,  # None: untimed "created_at": _iso(r.created_at),
+                "time_control": r.time_control,  # None: untimed
+                "created_at": _iso(r.created_at),
                 "host": r.creator_seat,
                 "free": sum(1 for s in by_table[r.id] if s.kind == "human" and s.user_id is None),
                 "seats": listed,
             }
         return out
+
+
+def _too_many(count: int, whose: str, who: str) -> str:
+    """The message of ``too_many_open_tables`` (the one home of its words).
+
+    >>> _too_many(5, "your account has", "one account")
+    'your account has 5 open tables waiting for players, the most one account may have: cancel one, or wait until one starts'
+    """
+    return (f"{whose} {count} open tables waiting for players, the most {who} may have: "
+            "cancel one, or wait until one starts")
 
 
 def _seat_of(conn: Connection, table_id: str, user_id: int) -> int | None:

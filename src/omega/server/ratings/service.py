@@ -10,6 +10,12 @@ about what one point of ``mu`` is worth; it is **provisional** for an account's 
 A game is rated once, by :func:`rate_game`, inside the transaction that stores its end
 (``TableCore.on_end``): the ratings, each player's change and the game's place in the order
 of rating (``rated_games.seq``) are committed with the ``over`` event or not at all.
+
+Not every game at a rated table counts (docs/ratings.md): one aborted (a resignation or a
+flag before each player made ``MIN_RATED_TURNS`` turns), one that ended otherwise before
+then (abandoned), or one past :data:`PAIR_DAILY_GAMES` between the same two accounts in a
+day, is stored as unrated with its reason (``unrated_games``).  Accounts of an obviously
+shared origin meeting at a rated table leave a flag for moderators (``fair_play_flags``).
 :func:`recompute` rebuilds every rating from the event log, game by game in that order, and
 arrives at the same numbers.
 
@@ -25,7 +31,8 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from itertools import combinations
 from typing import Any
 
 from openskill.models import PlackettLuce
@@ -39,9 +46,16 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
+from sqlalchemy.orm import aliased
 
-from omega.server.accounts.models import UserRow
-from omega.server.ratings.models import RatedGameRow, RatingChangeRow, RatingRow
+from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.ratings.models import (
+    FairPlayFlagRow,
+    RatedGameRow,
+    RatingChangeRow,
+    RatingRow,
+    UnratedGameRow,
+)
 from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, GameEnded
 from omega.server.tables.models import EventRow, SeatRow, TableRow
@@ -51,8 +65,10 @@ from omega.server.tables.views import final_ranking
 
 __all__ = [
     "MODEL", "PROVISIONAL_GAMES", "DISPLAY_BASE", "DISPLAY_SCALE", "NOT_RATED", "RATED_PLAYERS", "Skill",
-    "RatingRow", "RatedGameRow", "RatingChangeRow", "display", "rating_json", "updated", "ranked_seats",
-    "rate_game", "rate_on_end", "install", "rated_users", "recompute", "recompute_main", "RatingStore",
+    "PAIR_DAILY_GAMES", "PAIR_WINDOW", "ORIGIN_WINDOW", "UNRATED_REASONS", "FLAG_REASONS",
+    "RatingRow", "RatedGameRow", "RatingChangeRow", "UnratedGameRow", "FairPlayFlagRow", "display", "rating_json",
+    "updated", "ranked_seats", "rate_game", "rate_on_end", "install", "rated_users", "unrated_reason", "pair_games",
+    "shared_origins", "recompute", "recompute_main", "RatingStore",
 ]
 
 log = logging.getLogger("omega.server")
@@ -69,8 +85,26 @@ DISPLAY_SCALE = 30
 #: Players a rated table has: every count the game allows.
 RATED_PLAYERS = range(2, 5)
 #: How a game may end without being rated: aborted (a clock ran out before someone's
-#: first move) is not a result.
+#: first move, or at a rated table a resignation or flag before the game counted,
+#: ``tables.state.MIN_RATED_TURNS``) is not a result.
 NOT_RATED = frozenset({"aborted"})
+#: Rated games between the same two accounts that count within :data:`PAIR_WINDOW` (the
+#: day before a game's end); later ones there are stored unrated (``pair_limit``).  Enough
+#: for a rematch or two with a friend; farming a rating off a second account then takes
+#: days, not seconds, and leaves its trail in ``fair_play_flags``.  At 3 and 4 players
+#: every two accounts at the table are a pair: the game counts only if each pair may.
+PAIR_DAILY_GAMES = 3
+PAIR_WINDOW = timedelta(days=1)
+#: Accounts registered from one origin (address) this close together were made together.
+ORIGIN_WINDOW = timedelta(days=7)
+#: Why a game at a rated table did not count (``unrated_games.reason``): aborted (its ``over``
+#: event says so), ended otherwise before each player made ``MIN_RATED_TURNS`` turns
+#: (abandoned, say), or past the pair limit.
+UNRATED_REASONS = ("aborted", "too_short", "pair_limit")
+#: Why two accounts were flagged for moderators (``fair_play_flags.reason``): registered
+#: from one origin within :data:`ORIGIN_WINDOW`, or both logged in from one origin (a
+#: live session each) when their game ended.
+FLAG_REASONS = ("made_together", "same_address")
 
 
 @dataclass(frozen=True)
@@ -184,16 +218,88 @@ def rated_users(state: TableState, reason: str | None, users: list[int | None]) 
     return [u for u in users if u is not None]
 
 
+def unrated_reason(state: TableState, reason: str | None) -> str | None:
+    """Why the game at a rated table that ended for ``reason`` does not count by its own
+    play (None: it may; the pair limit is asked apart): aborted, or ended otherwise before
+    each player made ``MIN_RATED_TURNS`` turns.  A game played out (the board full) counts
+    however short: on a small board it may fill first.
+
+    >>> from omega.server.tables.state import SeatConfig, TableConfig
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, rated=True))
+    >>> unrated_reason(t, "aborted"), unrated_reason(t, "abandoned"), unrated_reason(t, "board_full")
+    ('aborted', 'too_short', None)
+    """
+    if reason in NOT_RATED:
+        return "aborted"
+    if reason != "board_full" and state.short_of_minimum():
+        return "too_short"
+    return None
+
+
+def _lock_existing(conn: Connection, users: list[int]) -> None:
+    """Lock the players' rating rows there are (PostgreSQL), in user order: two games of one
+    pair ending at once are counted against the pair limit one after the other (a pair near
+    its limit has rated games together, so it has rows)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(select(RatingRow.user_id).where(RatingRow.user_id.in_(users))
+                     .order_by(RatingRow.user_id, RatingRow.players).with_for_update()).all()
+
+
+def pair_games(conn: Connection, users: list[int], now: datetime) -> int:
+    """The most rated games any two of ``users`` played together (at any player count) in
+    the :data:`PAIR_WINDOW` before ``now``."""
+    a, b = aliased(RatingChangeRow), aliased(RatingChangeRow)
+    counts = conn.execute(
+        select(func.count()).select_from(a).join(b, a.table_id == b.table_id)
+        .where(a.user_id.in_(users), b.user_id.in_(users), a.user_id < b.user_id, a.at > now - PAIR_WINDOW)
+        .group_by(a.user_id, b.user_id)).scalars().all()
+    return max((int(c) for c in counts), default=0)
+
+
+def shared_origins(conn: Connection, users: list[int], now: datetime) -> list[tuple[int, int, str]]:
+    """The pairs of ``users`` (lower id first) of an obviously shared origin, with why
+    (:data:`FLAG_REASONS`): made from one address within :data:`ORIGIN_WINDOW`, or each
+    with a live session (at ``now``) logged in from one address."""
+    made = {int(r.id): (r.origin, _utc(r.created_at)) for r in conn.execute(
+        select(UserRow.id, UserRow.origin, UserRow.created_at).where(UserRow.id.in_(users)))}
+    logged: dict[int, set[str]] = {}
+    for r in conn.execute(select(SessionRow.user_id, SessionRow.origin).where(
+            SessionRow.user_id.in_(users), SessionRow.expires_at > now, SessionRow.origin.is_not(None))):
+        logged.setdefault(int(r.user_id), set()).add(r.origin)
+    found = []
+    for one, other in combinations(sorted(set(users)), 2):
+        (origin_1, made_1), (origin_2, made_2) = made[one], made[other]
+        if origin_1 is not None and origin_1 == origin_2 and abs(made_1 - made_2) <= ORIGIN_WINDOW:
+            found.append((one, other, "made_together"))
+        if logged.get(one, set()) & logged.get(other, set()):
+            found.append((one, other, "same_address"))
+    return found
+
+
 def rate_on_end(w: Writer, state: TableState, events: list[Event]) -> None:
-    """``TableCore.on_end``: rate the game that ``events`` (being stored) end, if it is rated."""
+    """``TableCore.on_end``: at a rated table, flag accounts of a shared origin, then rate
+    the game that ``events`` (being stored) end, or store why it does not count."""
+    if not state.config.rated:
+        return
     over = next((e for e in events if isinstance(e.payload, GameEnded)), None)
     reason = over.payload.reason if over is not None and isinstance(over.payload, GameEnded) else None
-    users = rated_users(state, reason, _seat_users(w.conn, w.table_id)) if state.config.rated else None
-    if users is None:
-        return
     at = events[-1].at
     assert at is not None
-    rate_game(w.conn, w.table_id, users, ranked_seats(state), at)
+    seat_users = _seat_users(w.conn, w.table_id)
+    accounts = sorted({u for u in seat_users if u is not None})
+    for one, other, why in shared_origins(w.conn, accounts, at):
+        w.conn.execute(insert(FairPlayFlagRow).values(table_id=w.table_id, user_id=one, other_id=other, reason=why,
+                                                      at=at))
+    users = rated_users(state, reason, seat_users)
+    unrated = unrated_reason(state, reason)
+    if users is not None and unrated is None:
+        _lock_existing(w.conn, users)
+        if pair_games(w.conn, users, at) >= PAIR_DAILY_GAMES:
+            unrated = "pair_limit"
+    if unrated is not None:
+        w.conn.execute(insert(UnratedGameRow).values(table_id=w.table_id, reason=unrated, at=at))
+    elif users is not None:
+        rate_game(w.conn, w.table_id, users, ranked_seats(state), at)
 
 
 def install(core: TableCore) -> None:
@@ -315,15 +421,17 @@ class RatingStore:
 
     def recent_games(self, user_id: int, limit: int) -> list[dict[str, Any]]:
         """The account's latest finished games (rated or not), newest first, with the rating
-        change of the rated ones."""
+        change of the rated ones and, for a rated table's game that did not count, why
+        (``unrated``: one of :data:`UNRATED_REASONS`)."""
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(TableRow.id, TableRow.players, TableRow.size, TableRow.rated, TableRow.updated_at, SeatRow.idx,
                        RatingChangeRow.place, RatingChangeRow.mu_before, RatingChangeRow.sigma_before,
-                       RatingChangeRow.mu, RatingChangeRow.sigma)
+                       RatingChangeRow.mu, RatingChangeRow.sigma, UnratedGameRow.reason.label("unrated"))
                 .join(SeatRow, SeatRow.table_id == TableRow.id)
                 .outerjoin(RatingChangeRow, (RatingChangeRow.table_id == TableRow.id)
                            & (RatingChangeRow.user_id == user_id))
+                .outerjoin(UnratedGameRow, UnratedGameRow.table_id == TableRow.id)
                 .where(SeatRow.user_id == user_id, TableRow.status == "over")
                 .order_by(TableRow.updated_at.desc(), TableRow.id.desc()).limit(limit)).all()
             ids = [r.id for r in rows]
@@ -337,7 +445,32 @@ class RatingStore:
             "place": r.place,
             "rating": None if r.mu is None else {"before": display(r.mu_before, r.sigma_before),
                                                  "after": display(r.mu, r.sigma)},
+            "unrated": r.unrated,
         } for r in rows]
+
+    def flags(self, limit: int, before: int | None = None) -> list[dict[str, Any]]:
+        """The newest fair-play flags (before flag id ``before``), for a moderator: which
+        accounts, at which table, why, when."""
+        other = aliased(UserRow)
+        query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
+                        UserRow.username, other.username.label("other"))
+                 .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
+                 .order_by(FairPlayFlagRow.id.desc()).limit(limit))
+        if before is not None:
+            query = query.where(FairPlayFlagRow.id < before)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+            conn.rollback()
+        return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
+                 "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+
+    def not_counted(self, table_id: str) -> str | None:
+        """Why the rated table's game did not count (None: it counted, or is not over)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(UnratedGameRow.reason).where(UnratedGameRow.table_id == table_id)
+                                 ).scalar_one_or_none()
+            conn.rollback()
+        return found
 
 
 def _reason_of(data: str | None) -> str | None:

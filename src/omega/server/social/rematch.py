@@ -8,6 +8,13 @@ the last to move in the old game moves first), computer seats staying computers 
 level in their rotated places, names and accounts carried over.  Every page of the old table
 (players and spectators) is then told to move to it.
 
+**Clocks.** The rematch keeps the old table's time control, and is rated only if the old
+table was rated *and* timed, so a rated rematch without a clock cannot be made (a rated
+table stored before every rated table had a clock gives a casual rematch).  Every player
+accepted, so every seat has joined the new table in its first write: its first clock runs
+from the start, and a player who accepted and left loses on time instead of holding a
+rated game unstarted.
+
 **Links.** Each seat of the new table is proved by the same secret as its seat at the old
 table: the old seat token opens the new seat (and the spectator key the new table), and an
 account that held the old seat holds the new one.  So nothing secret is sent: each page
@@ -48,7 +55,7 @@ from omega.server.infra.pubsub import Notice
 from omega.server.social.models import RematchRow
 from omega.server.tables.core import TableCore
 from omega.server.tables.decide import Decided
-from omega.server.tables.events import Event, Renamed
+from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.identity import Identity, SeatHolder, Spectator, TableKeys
 from omega.server.tables.models import PresenceRow, TableRow
 from omega.server.tables.state import TableConfig, TableState, default_name
@@ -78,15 +85,22 @@ def new_seat(old: int, players: int) -> int:
 
 def rematch_config(config: TableConfig, table_id: str, created_at: str) -> TableConfig:
     """The new table's settings: the old ones (players, size, pie rule, clock, rated, and
-    whatever else a table's settings hold) with the seats rotated.  A rematch is never listed
-    in the lobby: its seats are the same people's, not free for anyone to take.
+    whatever else a table's settings hold) with the seats rotated; rated only with a clock
+    (see the module's note).  A rematch is never listed in the lobby: its seats are the same
+    people's, not free for anyone to take.
 
     >>> from omega.server.tables.state import SeatConfig
     >>> old = TableConfig("a", 2, 6, True, "x", (SeatConfig("human"), SeatConfig("computer", 3)), open=True)
     >>> new = rematch_config(old, "b", "y"); new.seats, new.size, new.pie_rule, new.open
     ((SeatConfig(kind='computer', level=3), SeatConfig(kind='human', level=None)), 6, True, False)
+    >>> from omega.server.tables.timecontrol import TimeControl
+    >>> rated = replace(old, rated=True)
+    >>> rematch_config(rated, "b", "y").rated, rematch_config(replace(rated, time_control=TimeControl.parse("5+5")),
+    ...                                                       "b", "y").time_control.text
+    (False, '5+5')
     """
-    return replace(config, id=table_id, created_at=created_at, seats=rotated(config.seats), open=False)
+    return replace(config, id=table_id, created_at=created_at, seats=rotated(config.seats), open=False,
+                   rated=config.rated and config.time_control.timed)
 
 
 @dataclass(frozen=True)
@@ -303,19 +317,23 @@ class Rematches:
         return _Start(new, names)
 
     async def _started(self, start: _Start) -> None:
-        """The new table is stored: its players keep the names they chose."""
+        """The new table is stored: every player has joined it (each accepted), and keeps the
+        name they chose."""
         old_seats = rotated(range(start.config.players))  # new seat j -> its old seat
-        renames = []
+        renames: list[Renamed] = []
+        joins: list[Joined] = []
         for j, seat in enumerate(start.config.seats):
             old = old_seats[j]
-            if seat.kind == "human" and start.names[old] != default_name(old, seat):
-                renames.append((j, start.names[old]))
-        if renames:
-            try:
-                await self.core.write(start.config.id, lambda st, w, at: Decided(st).then(*[
-                    Event(Renamed(j, name), at=at) for j, name in renames]))
-            except Exception:  # the table stands without them: names are only shown
-                log.exception("could not carry the names over to rematch %s", start.config.id)
+            if seat.kind == "human":
+                joins.append(Joined(j))
+                if start.names[old] != default_name(old, seat):
+                    renames.append(Renamed(j, start.names[old]))
+        try:
+            # One write through the action path: it stores the first clock's flag with them.
+            await self.core.write(start.config.id, lambda st, w, at: Decided(st).then(*[
+                *[Event(p, at=at) for p in joins if not st.joined[p.seat]], *[Event(p, at=at) for p in renames]]))
+        except Exception:  # the table stands without them: each seat joins at its first visit
+            log.exception("could not seat the players at rematch %s", start.config.id)
         if TableState(start.config).due_work():
             self.core.on_due()
 

@@ -4,6 +4,8 @@
 'turn e5 a1'
 >>> action_fingerprint(ResignAction())
 'resign'
+>>> action_fingerprint(ClaimAction())
+'claim'
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-__all__ = ["TurnAction", "SwapAction", "ResignAction", "Action", "action_fingerprint"]
+__all__ = ["TurnAction", "SwapAction", "ResignAction", "ClaimAction", "Action", "action_fingerprint"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,16 @@ class ResignAction:
     kind: ClassVar[str] = "resign"
 
 
-Action = TurnAction | SwapAction | ResignAction
+@dataclass(frozen=True)
+class ClaimAction:
+    """At an untimed casual table, a player kept waiting by a person who is gone (no move for
+    ``tables.state.CLAIM_AFTER``, no socket open) resigns the absent seat on its behalf: it
+    ranks last and the computer plays on for it, and the game ends if too few are left."""
+
+    kind: ClassVar[str] = "claim"
+
+
+Action = TurnAction | SwapAction | ResignAction | ClaimAction
 
 
 def action_fingerprint(action: Action) -> str:

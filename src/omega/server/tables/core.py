@@ -45,7 +45,7 @@ from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.metrics import Metrics
 from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
-from omega.server.tables.actions import Action, action_fingerprint
+from omega.server.tables.actions import Action, ClaimAction, action_fingerprint
 from omega.server.tables.commits import Commits
 from omega.server.tables.decide import Decided, decide, decide_abandon, decide_join, decide_timeout
 from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
@@ -465,6 +465,9 @@ class TableCore:
                 if seat is None:
                     return _Turned(state)  # the computer chose on a position that is gone
                 raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+            if isinstance(action, ClaimAction):
+                # Whether the absent seat's player is gone is asked of every process's sockets.
+                state.set_presence(w.presence())
             # A seat's first action joins it in the same transaction: the action is decided
             # on the table its join leaves.
             joining = decide_join(state, seat, now) if seat is not None else Decided(state)
@@ -625,6 +628,13 @@ class TableCore:
             return None
         seed = zlib.crc32(f"{table_id}:{state.version}".encode())
         return ComputerJob(table_id, state.version, state.computer_level(), seed, state.game.copy(), cached.owner)
+
+    async def computer_due(self, table_id: str, version: int) -> bool:
+        """Whether the computer's turn of the job made at ``version`` is still to be played:
+        a computer is to move and the play has not moved on since (no turn, swap,
+        resignation or end)."""
+        state = (await self.fresh(table_id)).state
+        return state.computer_to_move() and state.play_version <= version
 
     async def close_abandoned(self) -> int:
         """Close every unfinished table nobody acted on for ``Settings.abandon_after``

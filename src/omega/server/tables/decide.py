@@ -28,7 +28,7 @@ from datetime import datetime
 
 from omega.game import SWAP, Game, IllegalMove
 from omega.server.errors import ApiError
-from omega.server.tables.actions import Action, ResignAction, SwapAction, action_fingerprint
+from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, action_fingerprint
 from omega.server.tables.events import (
     Abandoned,
     Cancelled,
@@ -46,7 +46,7 @@ from omega.server.tables.state import TableState, ended_by_resignations
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.views import final_ranking
 
-__all__ = ["Decided", "decide", "decide_join", "decide_hint", "decide_cancel", "decide_abandon", "decide_timeout"]
+__all__ = ["Decided", "decide", "decide_claim", "decide_join", "decide_hint", "decide_cancel", "decide_abandon", "decide_timeout"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,8 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
         raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
     if isinstance(action, ResignAction):
         return _decide_resign(state, seat, now, request_id)
+    if isinstance(action, ClaimAction):
+        return decide_claim(state, seat, now, request_id=request_id)
     actor = seat
     mover = state.game.current_player
     assert mover is not None  # the game is not over, so someone is to move
@@ -218,9 +220,68 @@ def _decide_resign(state: TableState, seat: int | None, now: datetime, request_i
     if seat in state.resigned:
         raise ApiError("forbidden", "you have already resigned")
     color = state.game.color_of(seat)
-    events = [_acted(Resigned(seat=seat, color=color.label), state, seat, ResignAction(), request_id, now)]
     resigned = [*state.resigned, seat]
+    if state.short_of_minimum():
+        # At a rated table before the game counts (MIN_RATED_TURNS): aborted, not a loss,
+        # whoever else is still in, so a resignation on move one rates nobody.
+        events = [_acted(Resigned(seat=seat, color=color.label, aborted=True), state, seat, ResignAction(),
+                         request_id, now), _over_event(state.game, resigned, "aborted", now)]
+        return Decided(state).then(*events)
+    events = [_acted(Resigned(seat=seat, color=color.label), state, seat, ResignAction(), request_id, now)]
     if ended_by_resignations(state.config, resigned):
+        events.append(_over_event(state.game, resigned, "resignation", now))
+    return Decided(state).then(*events)
+
+
+def decide_claim(state: TableState, seat: int | None, now: datetime, *, request_id: str | None = None) -> Decided:
+    """``seat``'s player, kept waiting at an untimed casual table, claims the seat to move,
+    whose player is gone (no socket open: ``state.connected()``) and has not moved since
+    ``state.claim_from()``: that seat is resigned on its behalf (its ``resign`` event names
+    the claimant in ``claimed_by``; the claimant's own seat and request id are the event's).
+    As after any resignation it ranks last and the computer plays on for it at level 1, and
+    the game ends if fewer than two players are left.  Refused: ``forbidden`` at a timed or
+    rated table (its clock settles an absence) or for a seat out of play; ``conflict`` when
+    nobody keeps the claimant waiting (their own turn, or a computer's); ``opponent_present``
+    while the absent seat's player has the table open; ``too_early`` before ``claim_from``.
+    The common refusals (over, not started) come first, from :func:`decide`.
+
+    >>> from datetime import UTC, timedelta
+    >>> from omega.server.tables.events import Joined
+    >>> from omega.server.tables.state import CLAIM_AFTER, SeatConfig, TableConfig
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
+    >>> t0 = datetime(2027, 1, 1, tzinfo=UTC)
+    >>> for s in (0, 1): t.apply(Event(Joined(s), version=t.version + 1, at=t0))
+    >>> decide_claim(t, 1, t0 + timedelta(minutes=9)).events
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: too early: White's player may still come back; you may claim in 60 s
+    >>> claimed = decide_claim(t, 1, t0 + CLAIM_AFTER)
+    >>> [(e.kind, e.seat) for e in claimed.events], claimed.after.end_reason, claimed.events[0].payload.claimed_by
+    ([('resign', 1), ('over', None)], 'resignation', 1)
+    """
+    c = state.config
+    if c.time_control.timed or c.rated:
+        raise ApiError("forbidden", "no claims at a timed or rated table: the clock settles an absent player's game")
+    if seat is None or c.seats[seat].kind != "human" or seat in state.resigned:
+        raise ApiError("forbidden", "only a person still playing can claim an absent player's seat")
+    absent = state.game.current_player
+    assert absent is not None  # decide() refused a game over
+    if absent == seat:
+        raise ApiError("conflict", "it is your own turn: nobody is keeping you waiting")
+    when = state.claim_from()
+    if when is None:
+        raise ApiError("conflict", "the computer is to move: nobody is keeping you waiting")
+    color = state.game.color_of(absent)
+    if state.connected()[absent]:
+        raise ApiError("opponent_present", f"{color.label}'s player has the table open: they are thinking, not gone")
+    if now < when:
+        wait = (when - now).total_seconds()
+        raise ApiError("too_early", f"too early: {color.label}'s player may still come back; "
+                                    f"you may claim in {wait:.0f} s")
+    events = [_acted(Resigned(seat=absent, color=color.label, claimed_by=seat), state, seat, ClaimAction(),
+                     request_id, now)]
+    resigned = [*state.resigned, absent]
+    if ended_by_resignations(c, resigned):
         events.append(_over_event(state.game, resigned, "resignation", now))
     return Decided(state).then(*events)
 
@@ -254,7 +315,8 @@ def decide_abandon(state: TableState, now: datetime) -> Decided:
 
 def decide_timeout(state: TableState, now: datetime) -> Decided:
     """The events of the running clock's flag having fallen by ``now`` ([] if it has not,
-    or no clock runs).  A seat that never moved aborts the game; otherwise it ranks last
+    or no clock runs).  A seat that never moved aborts the game, and so does any seat at a
+    rated table before the game counts (``MIN_RATED_TURNS``); otherwise it ranks last
     and the computer plays on for it, and the game ends if too few players are left
     (with 2 players: the other one wins on time).
 
@@ -273,7 +335,7 @@ def decide_timeout(state: TableState, now: datetime) -> Decided:
     seat = state.clock_seat()
     if seat is None or not state.flag_fallen(now):
         return Decided(state)
-    aborted = not state.moved[seat]
+    aborted = not state.moved[seat] or state.short_of_minimum()
     events = [Event(TimedOut(seat=seat, color=state.game.color_of(seat).label, aborted=aborted), at=now)]
     if aborted:
         events.append(_over_event(state.game, state.resigned, "aborted", now))

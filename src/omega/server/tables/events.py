@@ -74,11 +74,17 @@ class Renamed:
 
 @dataclass(frozen=True)
 class Resigned:
-    """A seat gave up; it ranks last and the computer plays on for it."""
+    """A seat gave up; it ranks last and the computer plays on for it.  ``aborted``: at a
+    rated table before the game counted (``tables.state.MIN_RATED_TURNS``), so the game is
+    aborted, not to be rated (None, left out of the stored form, otherwise)."""
 
     kind: ClassVar[str] = "resign"
     seat: int
     color: str
+    aborted: bool | None = None
+    #: The seat whose player claimed this absent seat (``ClaimAction``): the seat did not
+    #: resign itself (None, left out of the stored form, when it did).
+    claimed_by: int | None = None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ class TableRow(Base):
     status: Mapped[str] = mapped_column(String(16), default="playing")
     # Denormalised from the events, for listing tables without replaying them.
     to_move_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    #: Who opened the table (the client's address): computer turns are queued fairly by it.
+    #: Who opened the table (``infra.limits.owner_key``: the account, else the address):
+    #: computer turns are shared fairly by it, and its computer games capped.
     owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: When the last event was decided (the table's creation before any).
     updated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
@@ -43,7 +44,8 @@ class TableRow(Base):
     #: links; NULL for a rematch's table and tables whose log does not say.
     creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
-                      Index("ix_tables_open_status", "open", "status"))
+                      Index("ix_tables_open_status", "open", "status"),
+                      Index("ix_tables_owner_status", "owner", "status"))
 
 
 

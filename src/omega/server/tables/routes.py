@@ -17,8 +17,9 @@ from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from omega.server.clock import Clock
+from omega.server.config import computer_load
 from omega.server.errors import ApiError
-from omega.server.infra.limits import Buckets, Limits, client_address
+from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import (
@@ -127,13 +128,28 @@ async def create_table(request: Request, req: Annotated[CreateTable, Depends(bod
     # A logged-in creator's account holds the creator's seat from the start.
     core = table_core(request)
     new = replace(new_table(req), creator_user=user_id)
+    owner = owner_key(request, user_id)
     if any(s.kind == "computer" for s in new.seats):
-        waiting = await core.db(core.repo.due_count, COMPUTER_TURN)
-        limits: Limits = request.app.state.limits
-        if waiting >= limits.computer_queue:
-            raise ApiError("busy", f"the computer players are busy ({waiting} turns waiting); "
-                                   "try again in a minute, or play people")
-    return await core.create(new, owner=client_address(request))
+        await computers_allowed(core, request.app.state.limits, owner, new)
+    return await core.create(new, owner=owner)
+
+
+async def computers_allowed(core: TableCore, limits: Limits, owner: str, new: NewTable) -> None:
+    """Refuse a table with computer seats while the computer players are busy, or while its
+    owner's unfinished computer games would take more than their share (``busy``,
+    ``too_many_computer_games``)."""
+    waiting = await core.db(core.repo.due_count, COMPUTER_TURN)
+    if waiting >= limits.computer_queue:
+        raise ApiError("busy", f"the computer players are busy ({waiting} turns waiting); "
+                               "try again in a minute, or play people")
+    seats = [(new.size, s.level) for s in new.seats if s.kind == "computer" and s.level is not None]
+    if computer_load(seats) == 0:
+        return  # quick levels only: they take no one's share
+    going = computer_load(await core.db(core.repo.computer_seats_of, owner))
+    if going + computer_load(seats) > limits.computer_load:
+        raise ApiError("too_many_computer_games",
+                       "you have enough games against strong computer players going; finish or resign one "
+                       "first, or choose levels 1 to 3")
 
 
 @router.get("/api/tables/{table_id}")

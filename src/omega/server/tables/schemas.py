@@ -27,7 +27,7 @@ from omega.names import check_name
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, bad_request
-from omega.server.tables.actions import Action, ResignAction, SwapAction, TurnAction
+from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, TurnAction
 from omega.server.tables.timecontrol import TimeControl
 
 __all__ = [
@@ -92,7 +92,13 @@ class _ResignBody(Strict):
     version: Annotated[int, Field(ge=0)] | None = None
 
 
-ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody, Field(discriminator="type")]
+class _ClaimBody(Strict):
+    type: Literal["claim"]
+    request_id: RequestId
+    version: Annotated[int, Field(ge=0)] | None = None
+
+
+ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody | _ClaimBody, Field(discriminator="type")]
 
 
 class NameBody(Strict):
@@ -122,10 +128,14 @@ class _ResignInner(Strict):
     type: Literal["resign"]
 
 
+class _ClaimInner(Strict):
+    type: Literal["claim"]
+
+
 class _WsAction(Strict):
     type: Literal["action"]
     request_id: RequestId
-    action: Annotated[_TurnInner | _SwapInner | _ResignInner, Field(discriminator="type")]
+    action: Annotated[_TurnInner | _SwapInner | _ResignInner | _ClaimInner, Field(discriminator="type")]
     version: Annotated[int, Field(ge=0)] | None = None
 
 
@@ -184,7 +194,7 @@ def parse_create(body: bytes) -> CreateTable:
     return req
 
 
-def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody:
+def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody | _ClaimBody:
     """``POST /api/tables/{id}/actions``."""
     try:
         return _action.validate_json(body)
@@ -223,10 +233,17 @@ def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage
         raise bad_request(e) from None
 
 
-def to_action(body: _TurnBody | _SwapBody | _ResignBody | _TurnInner | _SwapInner | _ResignInner) -> Action:
-    """The table action a validated body asks for."""
+def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInner | _SwapInner | _ResignInner
+              | _ClaimInner) -> Action:
+    """The table action a validated body asks for.
+
+    >>> to_action(parse_action_body(b'{"type": "claim", "request_id": "c1"}'))
+    ClaimAction()
+    """
     if isinstance(body, (_TurnBody, _TurnInner)):
         return TurnAction(cells=tuple(body.cells))
     if isinstance(body, (_SwapBody, _SwapInner)):
         return SwapAction()
+    if isinstance(body, (_ClaimBody, _ClaimInner)):
+        return ClaimAction()
     return ResignAction()

@@ -46,11 +46,26 @@ from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, st
 from omega.server.tables.views import final_ranking, game_view, hints_text, with_viewer
 from omega.texts import outcome_text
 
-__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "RESIGNED_LEVEL", "PresenceCount", "SeatConfig", "TableConfig",
-           "TableState", "default_name", "ended_by_resignations"]
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "RESIGNED_LEVEL", "MIN_RATED_TURNS", "CLAIM_AFTER", "PresenceCount", "SeatConfig",
+           "TableConfig", "TableState", "default_name", "ended_by_resignations"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
+
+#: Turns each person at a rated table makes (a turn or the swap, chosen by the player, not
+#: the computer) before the game counts: a resignation or a flag before then aborts it,
+#: unrated (:meth:`TableState.short_of_minimum`).  Lichess aborts a game before both players
+#: have moved; one turn each is not enough here, since farming a rating then costs one click
+#: each, so two: the second turn is the first made seeing the other's reply.  A game played
+#: out (the board full) always counts.  docs/ratings.md says more.
+MIN_RATED_TURNS = 2
+
+#: How long the seat to move at an untimed casual table may keep the others waiting with its
+#: player gone (no socket open) before one of them may claim the seat (``ClaimAction``,
+#: :meth:`TableState.claim_from`): long enough for a reload, a lost connection or a phone
+#: call, short enough that nobody is held for an evening.  A game meant to be played over
+#: days takes a turn-based clock instead; a timed or rated table's clock settles it.
+CLAIM_AFTER = timedelta(minutes=10)
 
 #: Work due at a table: a computer (a computer seat or a resigned one) is to move.
 COMPUTER_TURN = "computer"
@@ -148,8 +163,12 @@ class TableState:
     timed_out: list[int] = field(default_factory=list)
     #: Closed by the server for want of moves (``decide_abandon``).
     abandoned: bool = False
-    #: Aborted: a seat's clock ran out before it ever moved (``decide_timeout``).
+    #: Aborted, not to be rated: a seat's clock ran out before it ever moved, or at a rated
+    #: table a seat resigned or ran out of time before the game counted (``decide_timeout``,
+    #: :data:`MIN_RATED_TURNS`).
     aborted: bool = False
+    #: The seat whose resignation or flag aborted the game.
+    aborted_seat: int | None = None
     #: Hints used: (seat, colour, turn number), in the order they were asked for.
     hints: list[tuple[int, str, int]] = field(default_factory=list)
     #: Called off by its creator while it waited for players (``decide_cancel``).
@@ -161,6 +180,8 @@ class TableState:
     banks_ms: list[int] = field(init=False)
     #: Per seat: whether it has made a move (a turn or the swap) itself.
     moved: list[bool] = field(init=False)
+    #: Per seat: how many moves (turns or the swap) it has made itself.
+    turns_made: list[int] = field(init=False)
     #: When the turn now on began for the clocks: the last turn or swap, or before the first
     #: one the moment every person had joined (None: not yet; a clock does not run).
     turn_since: datetime | None = None
@@ -175,6 +196,7 @@ class TableState:
         self.connections = [0] * c.players
         self.banks_ms = [c.time_control.start_bank_ms] * c.players
         self.moved = [False] * c.players
+        self.turns_made = [0] * c.players
 
     # -- applying -----------------------------------------------------------------------
 
@@ -223,6 +245,7 @@ class TableState:
         if isinstance(p, TurnPlayed | Swapped):
             if not p.computer:
                 self.moved[p.seat] = True
+                self.turns_made[p.seat] += 1
             if p.used_ms is not None:
                 self.banks_ms[p.seat] = self.config.time_control.bank_after(self.banks_ms[p.seat], p.used_ms)
             self.turn_since = event.at
@@ -299,6 +322,41 @@ class TableState:
         level = self.config.seats[seat].level
         assert level is not None
         return level
+
+    def short_of_minimum(self) -> bool:
+        """Whether this is a rated table where some person has made fewer than
+        :data:`MIN_RATED_TURNS` turns: a resignation or a flag now aborts the game.
+
+        >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, rated=True))
+        >>> t.short_of_minimum(), TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2)).short_of_minimum()
+        (True, False)
+        """
+        return self.config.rated and any(s.kind == "human" and self.turns_made[i] < MIN_RATED_TURNS
+                                         for i, s in enumerate(self.config.seats))
+
+    def claim_from(self) -> datetime | None:
+        """From when a player kept waiting may claim the seat to move (``ClaimAction``), if
+        that seat's player is still gone then: :data:`CLAIM_AFTER` after its turn began (the
+        last turn or swap, or the join that seated everyone; before either, the last event).
+        None when no claim can be made now: a timed or rated table (its clock settles an
+        absence), a game over or not started, a computer to move.
+
+        >>> from datetime import UTC
+        >>> from omega.server.tables.events import Joined
+        >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2))
+        >>> t0 = datetime(2027, 1, 1, tzinfo=UTC)
+        >>> for seat in (0, 1): t.apply(Event(Joined(seat), version=t.version + 1, at=t0))
+        >>> t.claim_from() == t0 + CLAIM_AFTER
+        True
+        """
+        c = self.config
+        if c.time_control.timed or c.rated or self.over or self.cancelled or self.waiting:
+            return None
+        seat = self.game.current_player
+        if seat is None or c.seats[seat].kind != "human" or seat in self.resigned:
+            return None
+        since = self.turn_since or self.updated_at
+        return None if since is None else since + CLAIM_AFTER
 
     @property
     def end_reason(self) -> str | None:
@@ -400,6 +458,12 @@ class TableState:
             "clock": self.clock_view(),
             "end_reason": self.end_reason,
         }
+        claim = self.claim_from()
+        # Untimed casual tables only: when the seat to move may be claimed if its player is gone.
+        state["claim_from"] = None if claim is None else stamp_ms(claim)
+        if self.aborted:
+            # Not played out: nobody won, and no tie was broken.
+            state["game"].update(winner=None, tiebreak=False)
         return with_viewer(state, you) if viewer else state
 
     def record_tags(self) -> dict[str, str]:
@@ -422,13 +486,22 @@ class TableState:
             tags["Ranking"] = ", ".join(c.label for c in ranking)
             reason = self.end_reason
             if reason is not None:
-                # An aborted game is about the seat that never moved: still the one to move.
-                seat = self.game.current_player
+                # An aborted game is about the seat whose resignation or flag aborted it.
+                seat = self.aborted_seat if self.aborted_seat is not None else self.game.current_player
                 about = self.game.color_of(seat if seat is not None else 0) if reason == "aborted" else ranking[0]
-                outcome = outcome_text(reason, about)
+                outcome = outcome_text(self._abort_kind() if reason == "aborted" else reason, about)
                 if outcome is not None:
                     tags["Outcome"] = outcome
         return tags
+
+
+    def _abort_kind(self) -> str:
+        """How an aborted game was aborted, as ``omega.texts.OUTCOMES`` names it: a flag
+        before the seat's first move, a flag later (a rated table), or a resignation."""
+        seat = self.aborted_seat
+        if seat is not None and seat in self.resigned:
+            return "aborted_resigned"
+        return "aborted" if seat is None or not self.moved[seat] else "aborted_on_time"
 
 
 #: Each field of :class:`TableState` with how it is taken: ``live``, ``grows`` (see
@@ -468,6 +541,9 @@ def _rename(t: TableState, e: Renamed) -> None:
 
 def _resign(t: TableState, e: Resigned) -> None:
     t.resigned.append(e.seat)
+    if e.aborted:
+        t.aborted = True
+        t.aborted_seat = e.seat
 
 
 def _abandon(t: TableState, e: Abandoned) -> None:
@@ -477,6 +553,7 @@ def _abandon(t: TableState, e: Abandoned) -> None:
 def _timeout(t: TableState, e: TimedOut) -> None:
     if e.aborted:
         t.aborted = True
+        t.aborted_seat = e.seat
     else:
         # As after a resignation: ranked last, the computer plays on for the seat.
         t.resigned.append(e.seat)

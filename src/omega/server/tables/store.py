@@ -175,8 +175,10 @@ class Writer:
     def keep_due(self, kind: str, version: int, due_at: datetime) -> None:
         """Make ``kind`` work due for this table at ``due_at``, for ``version``.  A row already
         there for the same version keeps its time and claim (the work is already known);
-        another version replaces it, unclaimed."""
-        keep_due_row(self.conn, kind, self.table_id, version, due_at)
+        another version replaces it, unclaimed.  The row carries the table's owner, read in
+        the same statement (computer turns are claimed owners in turn)."""
+        owner = select(TableRow.owner).where(TableRow.id == self.table_id).scalar_subquery()
+        keep_due_row(self.conn, kind, self.table_id, version, due_at, owner)
 
     def drop_due(self, kind: str) -> None:
         """This table has no ``kind`` work due any more."""
@@ -210,6 +212,11 @@ class Writer:
         self.notify(f"{server_id}:{self.table_id}:p")
         return _presence_count(self.conn, self.table_id)  # the writer holds the table's row
 
+    def presence(self) -> PresenceCount:
+        """The open sockets per seat over all processes, as this transaction sees them (a
+        claim on an absent seat asks every process, not this one's memory)."""
+        return _presence_count(self.conn, self.table_id)
+
 
 def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
                  owner: str = "", creator: int | None = None) -> None:
@@ -230,7 +237,7 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Se
             table_id=config.id, idx=i, kind=seat.kind, level=seat.level, token_hash=h,
             user_id=keys.seat_users[i] if i < len(keys.seat_users) else None))
     for kind, due_at in due:
-        keep_due_row(conn, kind, config.id, 0, due_at)
+        keep_due_row(conn, kind, config.id, 0, due_at, owner)
 
 
 def _table_keys(conn: Connection, table_id: str) -> TableKeys | None:
@@ -337,6 +344,15 @@ class Repository(DueQueue):
                                  .order_by(SeatRow.idx)).scalars().all()
             conn.rollback()
         return tuple(users)
+
+    def computer_seats_of(self, owner: str) -> list[tuple[int, int]]:
+        """``(size, level)`` of every computer seat at the unfinished tables ``owner`` opened
+        (what ``config.computer_load`` weighs)."""
+        with self.engine.connect() as conn, conn.begin():
+            rows = conn.execute(select(TableRow.size, SeatRow.level).join(SeatRow, SeatRow.table_id == TableRow.id)
+                                .where(TableRow.owner == owner, TableRow.status.in_(("waiting", "playing")),
+                                       SeatRow.kind == "computer"))
+            return [(size, level or 0) for size, level in rows]
 
     def version(self, table_id: str) -> int | None:
         """The table's current version (None if there is no such table)."""

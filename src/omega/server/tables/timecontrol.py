@@ -39,9 +39,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from omega.server.errors import ApiError
+
 __all__ = [
     "TimeControl", "UNTIMED", "REALTIME_PRESETS", "PER_MOVE_CHOICES", "BASE_MINUTES", "INCREMENT_SECONDS",
-    "RESERVE_DAYS", "LOW_FRACTION", "LOW_MS", "time_control_config", "stamp_ms", "ms_between",
+    "RESERVE_DAYS", "LOW_FRACTION", "LOW_MS", "QUICKPLAY_DEFAULT", "time_control_config", "stamp_ms", "ms_between",
+    "require_clock",
 ]
 
 Kind = Literal["untimed", "realtime", "turn_based"]
@@ -56,6 +59,11 @@ PER_MOVE_CHOICES: dict[str, int] = {"12h": 12 * 3600, "1d": 86400, "3d": 3 * 864
 RESERVE_DAYS = range(0, 31)
 #: The real-time presets the page offers first.
 REALTIME_PRESETS = ("3+2", "5+5", "10+10", "20+0")
+#: The real-time preset a quick-play game gets when the request names none (a quick-play
+#: request may name any of :data:`REALTIME_PRESETS`): quick play is for a game now, so a
+#: real-time clock, and one long enough for a side-5 board's 10 to 15 turns to be thought
+#: about, yet short enough that a player who walks away costs the other minutes, not hours.
+QUICKPLAY_DEFAULT = "5+5"
 #: A clock shows red once it has less than this share of the control's full time left ...
 LOW_FRACTION = 0.10
 #: ... or less than this many milliseconds, whichever is more.
@@ -224,6 +232,22 @@ def ms_between(start: datetime, end: datetime) -> int:
     return (end - start) // timedelta(milliseconds=1)
 
 
+def require_clock(rated: bool, control: TimeControl) -> None:
+    """Refuse a rated table without a clock (``clock_required``): an opponent who walks away
+    from an untimed game could stall a rated result for ever, so every rated game, from the
+    lobby, quick play or a rematch, has a real-time or turn-based control.
+
+    >>> require_clock(True, TimeControl.parse("5+5")); require_clock(False, UNTIMED)
+    >>> require_clock(True, UNTIMED)
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: a rated table needs a time control (real time such as 5+5, or turn-based such as 1d)
+    """
+    if rated and not control.timed:
+        raise ApiError("clock_required", "a rated table needs a time control (real time such as "
+                                         f"{QUICKPLAY_DEFAULT}, or turn-based such as 1d)")
+
+
 def time_control_config() -> dict[str, Any]:
     """The time controls a table may have, as ``GET /api/config`` serves them.
 
@@ -233,6 +257,7 @@ def time_control_config() -> dict[str, Any]:
     """
     return {
         "default": UNTIMED.text,
+        "quickplay": {"default": QUICKPLAY_DEFAULT, "presets": list(REALTIME_PRESETS)},
         "realtime": {
             "presets": [{"text": t, "label": TimeControl.parse(t).describe()} for t in REALTIME_PRESETS],
             "base_minutes": {"min": BASE_MINUTES.start, "max": BASE_MINUTES.stop - 1},

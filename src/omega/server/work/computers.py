@@ -21,9 +21,10 @@ import logging
 import multiprocessing
 import os
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
@@ -31,6 +32,7 @@ from pebble import ProcessPool
 
 from omega.ai import bot_for_level, make_bot
 from omega.game import SWAP, Action
+from omega.server.config import is_quick_level
 from omega.server.infra.due import Due
 from omega.server.infra.metrics import Metrics
 from omega.server.tables.actions import Action as TableAction
@@ -56,6 +58,9 @@ RECENT_TURNS = 500
 SLOW_WAIT = 5.0
 #: Seconds between summary lines in the log (while turns are played).
 SUMMARY_EVERY = 60.0
+#: Seconds between looks, while a bot thinks, at whether its game moved on (then its search
+#: is cancelled).
+MOVED_ON_CHECK = 0.5
 
 class Tables(Protocol):
     """What the computer players need of the tables: the position to think about, and a way
@@ -70,67 +75,116 @@ class Tables(Protocol):
         """Play ``action`` as chosen at ``version``."""
         ...
 
+    async def computer_due(self, table_id: str, version: int) -> bool:
+        """Whether the computer's turn thought about at ``version`` is still to be played
+        (False once the game ended or its play moved on)."""
+        ...
+
+
+@dataclass(eq=False)
+class _Waiting:
+    owner: str
+    quick: bool
+    granted: asyncio.Future[None]
+    order: int
+
 
 class FairSlots:
-    """``size`` slots (worker processes) handed out fairly: owners take turns, each owner's
-    waiting turns in the order they came.  One owner with many tables waiting therefore
-    delays another owner's turn by at most one turn per worker, not by all of its own.
+    """``size`` slots (worker processes) shared fairly among owners (who opened a table).
+
+    - **Owners take turns by the time they used**: a free slot goes to the waiting owner
+      that has used the least worker time while it had work here (each owner's work in the
+      order it came).  An owner that comes (back) starts at the least time of those present,
+      so being away earns no credit to crowd the others out later.
+    - **No owner holds every slot**: at most ``per_owner`` at once (by default half of them,
+      at least one), so another owner's turn finds a worker as soon as one is free.
+    - **Quick work never waits behind slow work**: slow work (a strong level's search, a
+      hint, a review) leaves ``reserve`` slots (one, from three slots up) to quick work (a
+      turn of levels 1 to 3, tens of milliseconds).
+
+    So one owner with many tables delays another owner's quick turn by nothing while any
+    quick turn of the others waits, and another owner's slow turn by at most one search.
 
     >>> async def demo() -> list[str]:
-    ...     slots, served = FairSlots(1), []
-    ...     await slots.acquire("a")                     # the only slot is busy
-    ...     async def turn(owner: str, name: str) -> None:
-    ...         await slots.acquire(owner); served.append(name); slots.release()
-    ...     waiting = [asyncio.create_task(turn(o, n)) for o, n in
-    ...                [("a", "a1"), ("a", "a2"), ("a", "a3"), ("b", "b1")]]
-    ...     await asyncio.sleep(0); slots.release()
+    ...     slots, served = FairSlots(3, per_owner=2), []
+    ...     held = [await slots.acquire("a"), await slots.acquire("a")]   # a's cap, and the slow cap
+    ...     async def turn(owner: str, name: str, quick: bool = False) -> None:
+    ...         slot = await slots.acquire(owner, quick=quick); served.append(name); slots.release(slot, 1.0)
+    ...     waiting = [asyncio.create_task(turn(o, n, q)) for o, n, q in
+    ...                [("a", "a3", False), ("b", "b1", False), ("c", "c1", True)]]
+    ...     await asyncio.sleep(0)          # c1 is quick: it takes the reserved slot at once
+    ...     slots.release(held[0], 5.0)     # b1 goes before a3: a is at its cap, and used more
+    ...     await asyncio.sleep(0); slots.release(held[1], 5.0)
     ...     await asyncio.gather(*waiting); return served
     >>> asyncio.run(demo())
-    ['a1', 'b1', 'a2', 'a3']
+    ['c1', 'b1', 'a3']
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, per_owner: int | None = None, reserve: int | None = None) -> None:
+        self.size = size
+        self.per_owner = max(1, size // 2) if per_owner is None else per_owner
+        self.reserve = (1 if size >= 3 else 0) if reserve is None else reserve
         self.free = size
-        self._waiting: OrderedDict[str, deque[asyncio.Future[None]]] = OrderedDict()
+        self._slow = 0
+        self._holding: dict[str, int] = {}
+        self._used: dict[str, float] = {}
+        self._waiting: list[_Waiting] = []
+        self._order = 0
 
     @property
     def waiting(self) -> int:
-        """Turns waiting for a slot."""
-        return sum(len(q) for q in self._waiting.values())
+        """Pieces of work waiting for a slot."""
+        return len(self._waiting)
 
-    async def acquire(self, owner: str) -> None:
-        """Wait for a slot, in ``owner``'s place in the rotation."""
-        if self.free > 0 and not self._waiting:
-            self.free -= 1
-            return
-        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(owner, deque()).append(granted)
+    async def acquire(self, owner: str, *, quick: bool = False) -> tuple[str, bool]:
+        """Wait for a slot in ``owner``'s place; the slot, to give to :meth:`release`."""
+        if owner not in self._used:
+            self._used[owner] = min(self._used.values(), default=0.0)
+        self._order += 1
+        waiting = _Waiting(owner, quick, asyncio.get_running_loop().create_future(), self._order)
+        self._waiting.append(waiting)
+        self._grant()
         try:
-            await granted
+            await waiting.granted
         except asyncio.CancelledError:
-            if granted.done() and not granted.cancelled():
-                self.release()  # handed a slot just as we were cancelled: pass it on
+            if waiting.granted.done() and not waiting.granted.cancelled():
+                self.release((owner, quick), 0.0)  # handed a slot just as we were cancelled: pass it on
             else:
-                queue = self._waiting.get(owner)
-                if queue is not None and granted in queue:
-                    queue.remove(granted)
-                    if not queue:
-                        del self._waiting[owner]
+                self._waiting.remove(waiting)
+                self._forget_if_idle(owner)
             raise
+        return owner, quick
 
-    def release(self) -> None:
-        """Give a slot back: to the next owner in the rotation, if anyone waits."""
-        while self._waiting:
-            owner, queue = next(iter(self._waiting.items()))
-            granted = queue.popleft()
-            if queue:
-                self._waiting.move_to_end(owner)  # this owner's next turn waits for the others
-            else:
-                del self._waiting[owner]
-            if not granted.done():
-                granted.set_result(None)
-                return
+    def release(self, slot: tuple[str, bool], seconds: float) -> None:
+        """Give a slot back after ``seconds`` of work: to the next owner whose turn it is."""
+        owner, quick = slot
         self.free += 1
+        self._slow -= 0 if quick else 1
+        self._holding[owner] -= 1
+        if not self._holding[owner]:
+            del self._holding[owner]
+        self._used[owner] = self._used.get(owner, 0.0) + seconds
+        self._forget_if_idle(owner)
+        self._grant()
+
+    def _forget_if_idle(self, owner: str) -> None:
+        if owner not in self._holding and not any(w.owner == owner for w in self._waiting):
+            self._used.pop(owner, None)
+
+    def _grant(self) -> None:
+        while self.free > 0:
+            allowed = [w for w in self._waiting if not w.granted.done()
+                       and self._holding.get(w.owner, 0) < self.per_owner
+                       and (w.quick or self._slow < self.size - self.reserve)]
+            if not allowed:
+                break
+            chosen = min(allowed, key=lambda w: (self._used[w.owner], w.order))
+            self._waiting.remove(chosen)
+            self.free -= 1
+            self._slow += 0 if chosen.quick else 1
+            self._holding[chosen.owner] = self._holding.get(chosen.owner, 0) + 1
+            chosen.granted.set_result(None)
+        # Waiters cancelled meanwhile are gone from the list by their own except clause.
 
 
 class ComputerPlayers:
@@ -157,7 +211,11 @@ class ComputerPlayers:
         self.clock = clock
         self._pool: ProcessPool | None = None
         self._slots = FairSlots(workers)
+        #: Most turns of one owner thinking at once here (the scheduler claims no more).
+        self.per_owner = self._slots.per_owner
         self.turns_played = 0
+        #: Turns not played because their game moved on while they waited or thought.
+        self.turns_cancelled = 0
         #: Turns whose bot missed the deadline (played at level 1 or at random instead).
         self.deadline_misses = 0
         #: Seconds recent turns waited for a worker, and thought once they had one.
@@ -179,7 +237,8 @@ class ComputerPlayers:
         (milliseconds: median, 95th percentile, most), for ``GET /api/status``."""
         return {
             "workers": self.workers, "thinking": self.workers - self._slots.free, "waiting": self._slots.waiting,
-            "turns_played": self.turns_played, "deadline_misses": self.deadline_misses,
+            "turns_played": self.turns_played, "turns_cancelled": self.turns_cancelled,
+            "deadline_misses": self.deadline_misses,
             "wait_ms": _spread(self.waits), "think_ms": _spread(self.thinks),
         }
 
@@ -199,20 +258,28 @@ class ComputerPlayers:
         if job is None:
             return None
         queued = self.clock()
-        await self._slots.acquire(job.owner)
+        slot = await self._slots.acquire(job.owner, quick=is_quick_level(job.level))
         started = self.clock()
+        action: Action | None = None
         try:
-            action = await self._choose(job)
+            # The game may have moved on (a resignation, a flag) while the turn waited.
+            if await self.tables.computer_due(job.table_id, job.version):
+                action = await self._choose(job)
         finally:
-            self._slots.release()
+            self._slots.release(slot, self.clock() - started)
+        if action is None:
+            self.turns_cancelled += 1
+            log.info("computer turn at table %s (version %d) dropped: the game moved on", job.table_id, job.version)
+            return None
         self._measured(job, started - queued, self.clock() - started)
         table_action: TableAction = SwapAction() if action == SWAP else TurnAction(cells=tuple(action))
         if await self.tables.act(due.table_id, COMPUTER, table_action, version=job.version) is not None:
             self.turns_played += 1
         return None
 
-    async def _choose(self, job: ComputerJob) -> Action:
-        """The bot's action, within the deadline (see the class doc for what happens after)."""
+    async def _choose(self, job: ComputerJob) -> Action | None:
+        """The bot's action, within the deadline (see the class doc for what happens after);
+        None if the game moved on meanwhile."""
         level = job.level
         for attempt in ([level, FALLBACK_LEVEL] if level > FALLBACK_LEVEL else [level]):
             try:
@@ -227,7 +294,7 @@ class ComputerPlayers:
         log.warning("computer turn at table %s played at random after missed deadlines", job.table_id)
         return make_bot(f"random:seed={job.seed}").choose(job.game)
 
-    async def _think(self, level: int, job: ComputerJob) -> Action:
+    async def _think(self, level: int, job: ComputerJob) -> Action | None:
         # The caller holds one of the slots, so a worker is free: the pool counts the deadline
         # from when the worker starts the turn, and kills that worker (only that one) when it
         # passes.
@@ -236,14 +303,24 @@ class ComputerPlayers:
         # Said once the pool has the turn, so its bot processes exist by now (the first turn
         # starts them within schedule()).  Which of them takes it the pool does not tell.
         log.info("computer turn at table %s (version %d, level %d): thinking", job.table_id, job.version, level)
-        return await asyncio.wrap_future(future)
+        thinking = asyncio.wrap_future(future)
+        while True:
+            done, _ = await asyncio.wait({thinking}, timeout=MOVED_ON_CHECK)
+            if done:
+                return thinking.result()
+            if not await self.tables.computer_due(job.table_id, job.version):
+                # Cancelling a running task ends its worker, which the pool replaces: a
+                # new worker costs less than the rest of a strong search nobody will use.
+                future.cancel()  # type: ignore[no-untyped-call]
+                return None
 
     async def work(self, owner: str, fn: Callable[..., T], *args: Any, deadline: float | None = None) -> T:
         """Run ``fn(*args)`` in a worker (other work than a computer's turn: a review's
-        search, a hint), waiting for a free worker in ``owner``'s place in the rotation.
+        search, a hint: slow work), waiting for a free worker in ``owner``'s place.
         TimeoutError (and the worker is restarted) if it takes more than ``deadline``
         seconds (default: a turn's deadline)."""
-        await self._slots.acquire(owner)
+        slot = await self._slots.acquire(owner)
+        started = self.clock()
         try:
             future = self._workers().schedule(fn, args, timeout=self.deadline if deadline is None else deadline)
             try:
@@ -251,7 +328,7 @@ class ComputerPlayers:
             except FutureTimeout:
                 raise TimeoutError(f"{getattr(fn, '__name__', 'work')} took more than its deadline") from None
         finally:
-            self._slots.release()
+            self._slots.release(slot, self.clock() - started)
 
     def _measured(self, job: ComputerJob, waited: float, thought: float) -> None:
         self.waits.append(waited)

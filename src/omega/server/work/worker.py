@@ -61,17 +61,22 @@ __all__ = ["Worker", "computer_players", "count_due_work", "NEEDS_POSTGRES"]
 
 log = logging.getLogger("omega.server")
 
+#: Computer turns one process holds claimed at most (waiting or thinking).  Owners are capped
+#: apart, so this only bounds many owners at once; a turn of an owner not yet served here
+#: must find room, or it would wait behind the others' claims for a whole search.
+CLAIMED_TURNS = 64
 #: Why a worker (or a server without workers) cannot run on SQLite.
 NEEDS_POSTGRES = "a worker needs PostgreSQL (with SQLite, omega serve plays the computer's turns itself)"
 
 
 def computer_players(core: TableCore, scheduler: Scheduler, workers: int, bot_factory: BotForLevel,
                      deadline: float, clock: Callable[[], float]) -> ComputerPlayers:
-    """This process's computer players, handling the scheduler's computer turns: claimed
-    turns beyond ``workers`` wait in this process (up to as many again); the rest stay in the
-    database for whichever process has room first."""
+    """This process's computer players, handling the scheduler's computer turns: each owner's
+    turns claimed here at most as many as may think at once (``ComputerPlayers.per_owner``),
+    so claimed turns wait here only behind other owners' and the rest of an owner's stay in
+    the database for whichever process has room first."""
     computers = ComputerPlayers(core, workers, bot_factory, deadline=deadline, clock=clock, metrics=core.metrics)
-    scheduler.handle(COMPUTER_TURN, computers.play, capacity=2 * workers)
+    scheduler.handle(COMPUTER_TURN, computers.play, capacity=CLAIMED_TURNS, per_owner=computers.per_owner)
     return computers
 
 

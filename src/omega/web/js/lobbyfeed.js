@@ -6,7 +6,7 @@
 /** @typedef {import("./lobbytypes.js").ListedTable} ListedTable */
 /** @typedef {import("./lobbytypes.js").QuickPlayState} QuickPlayState */
 /**
- * @typedef {{type: "lobby", tables: ListedTable[], you: import("./types.js").User | null, quickplay: QuickPlayState | null}
+ * @typedef {{type: "lobby", tables: ListedTable[], total: number, limit: number, you: import("./types.js").User | null, quickplay: QuickPlayState | null}
  *   | {type: "table", table: ListedTable}
  *   | {type: "removed", id: string, status: string}
  *   | {type: "matched", table_id: string, seat: number}

@@ -36,6 +36,14 @@ export {};
  */
 
 /**
+ * @typedef {object} LobbyPage GET /api/lobby: a page of the open tables passing the filters
+ * @property {ListedTable[]} tables every creator's newest table first
+ * @property {number} total tables passing the filters
+ * @property {number} offset
+ * @property {number} limit
+ */
+
+/**
  * @typedef {{status: "idle"} | {status: "matched", table_id: string, seat: number}
  *   | {status: "waiting", players: number, size: number, rating: number, since: string, others_waiting: number}} QuickPlayState
  */

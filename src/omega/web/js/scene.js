@@ -18,6 +18,7 @@ import { awaited, colorsInPlay, game, isLive, isMyTurn, isOver, mySeat, seatLabe
 /** @typedef {import("./tabletypes.js").PanelFacts} PanelFacts */
 /** @typedef {import("./tabletypes.js").EndReason} EndReason */
 /** @typedef {import("./tabletypes.js").PromptFacts} PromptFacts */
+/** @typedef {import("./tabletypes.js").EndingFacts} EndingFacts */
 /** @typedef {import("./tabletypes.js").BoardScene} BoardScene */
 
 // Models are never changed in place, so one remembered answer per question is enough:
@@ -108,8 +109,11 @@ export function promptFacts(m) {
   const g = game(m);
   if (m.replayAt !== null) return { kind: "replay", at: m.replayAt, total: g.history.length };
   if (isOver(m)) {
-    const seat = g.winner ? seatOf(m, g.winner) : undefined;
-    return { kind: "over", winner: g.winner, name: seat ? seatLabel(seat) : null, reason: endReason(m) };
+    // An aborted game has no winner, whatever colour the server ranks first.
+    const reason = endReason(m);
+    const winner = reason === "aborted" ? null : g.winner;
+    const seat = winner ? seatOf(m, winner) : undefined;
+    return { kind: "over", winner, name: seat ? seatLabel(seat) : null, reason };
   }
   if (waitsForJoin(m)) return { kind: "join", names: awaited(m).map(seatLabel) };
   if (m.state.status === "waiting" || m.state.status === "cancelled") {
@@ -209,13 +213,61 @@ export function endReason(m) {
 
 /**
  * My place in the final ranking (1 = won) and the number of players, or null when I hold
- * no seat or the game is on.
+ * no seat, the game is on, or it was aborted (nobody placed).
  * @param {Loaded} m
  * @returns {{place: number, of: number} | null}
  */
 export function myPlace(m) {
   const me = mySeat(m);
-  if (!me || !isOver(m)) return null;
+  if (!me || !isOver(m) || endReason(m) === "aborted") return null;
   const i = game(m).ranking.indexOf(me.color);
   return i < 0 ? null : { place: i + 1, of: m.state.players };
+}
+
+// How the game ended, under the result's heading (the board filling needs no words). The
+// page's one home for these texts; the record's are omega.texts.OUTCOMES.
+/** @type {Record<Exclude<EndReason, "aborted">, string | null>} */
+const ENDINGS = {
+  board_full: null,
+  resignation: "The game ended by resignation.",
+  abandoned: "The table was abandoned unfinished; the scores as they stood decided.",
+  timeout: "The game ended on time: a clock ran out.",
+};
+
+/**
+ * Why a game was aborted and what that means. The server aborts a casual game only when a
+ * clock runs out before its seat's first move; at a rated table also a resignation or a
+ * flag before each player has made the turns that make the game count. A resignation never
+ * ends a rated game early without aborting it, so the resigner of an aborted rated game is
+ * the one who aborted it.
+ * @example abortedText([], false) // "A clock ran out before its player's first move. It does not count: nobody wins or loses."
+ * @example abortedText(["Black"], true) // "Black resigned before the game counted. It does not count: nobody wins or loses, and no rating changes."
+ * @param {string[]} resigned who resigned (not those out of time), as the page names them
+ * @param {boolean} rated
+ */
+export function abortedText(resigned, rated) {
+  const why = !rated ? "A clock ran out before its player's first move."
+    : resigned.length ? `${resigned[resigned.length - 1]} resigned before the game counted.`
+      : "A clock ran out before the game counted.";
+  return `${why} It does not count: nobody wins or loses${rated ? ", and no rating changes" : ""}.`;
+}
+
+/**
+ * What the end of the game shows: its heading, how it ended in words, whether the players
+ * are ranked (an aborted game counts for nothing: no winner, no ranking, no place, no
+ * tie-break), and my place. Null while the game is on.
+ * @param {Loaded} m
+ * @returns {EndingFacts | null}
+ */
+export function endingFacts(m) {
+  const reason = endReason(m);
+  if (reason === null) return null;
+  if (reason === "aborted") {
+    const resigned = (game(m).resigned || []).map((color) => {
+      const seat = seatOf(m, color);
+      return seat ? `${color} (${seatLabel(seat)})` : color;
+    });
+    return { reason, heading: "Game aborted", text: abortedText(resigned, Boolean(m.state.rated)), ranked: false, place: null };
+  }
+  return { reason, heading: "Game over", text: ENDINGS[reason], ranked: true, place: myPlace(m) };
 }

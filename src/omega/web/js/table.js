@@ -15,6 +15,7 @@ import * as store from "./store.js";
 import { tableActions } from "./tableactions.js";
 import { TablePage, showProblem } from "./tablepage.js";
 import * as T from "./tablestate.js";
+import { claimWait } from "./views/claim.js";
 import { askToNotify, chime } from "./views/notify.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
@@ -83,6 +84,7 @@ export function startTable(root, tableId) {
     onMute: (muted) => store.setMuted(muted),
     onAskReview: () => actions.askReview(),
     onHint: () => actions.askHint(),
+    onClaim: () => actions.act({ type: "claim" }, randomId(), false),
     onRename: (name) => actions.rename(name),
     onRenew: (what) => actions.renewLinks(what),
     onSetting: (name, value) => {
@@ -108,8 +110,16 @@ export function startTable(root, tableId) {
   });
   page.links.changed = render;
 
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let claimTimer = null;
+
   function render() {
-    if (!stopped) page.render(M, extras);
+    if (stopped) return;
+    page.render(M, extras);
+    // An absent player's seat becomes claimable at a time, not on news: draw again then.
+    if (claimTimer !== null) clearTimeout(claimTimer);
+    const wait = T.isLoaded(M) ? claimWait(M, Date.now()) : null;
+    claimTimer = wait === null ? null : setTimeout(render, wait + 50);
   }
 
   /** @param {Model} next */

@@ -10,6 +10,7 @@ import { isLive, isLoaded, isMyTurn, isOver } from "./tablestate.js";
 import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
 import { ChatView } from "./views/chat.js";
+import { ClaimView } from "./views/claim.js";
 import { ClocksView } from "./views/clocks.js";
 import { ControlsView, touchOnly } from "./views/controls.js";
 import { GameOverView } from "./views/gameover.js";
@@ -57,6 +58,7 @@ export class TablePage {
     this.clocks = new ClocksView(this.panels.el);
     this.turnAlert = new TurnAlert(tableId);
     this.review = new ReviewView({ onAsk: on.onAskReview, onGo: on.onGo });
+    this.claim = new ClaimView({ onClaim: on.onClaim });
     this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, "Hint");
     this.links = new LinksView(tableId, { onRename: on.onRename, onRenew: on.onRenew });
     this.options = new OptionsView(prefs, on, touch);
@@ -78,6 +80,7 @@ export class TablePage {
           this.namePrompt.el,
           this.links.invite,
           this.controls.el,
+          this.claim.el,
           this.hint,
           h("div", { class: "info" }, this.gameover.el, this.rematch.el, this.review.el, this.chat.el, this.replay.el,
             this.movelog.el, this.links.el, this.options.el))),
@@ -111,6 +114,7 @@ export class TablePage {
     this.movelog.update(M);
     this.links.update(M, x.invites, x.nameMax);
     this.options.update(M);
+    this.claim.update(M, Date.now());
   }
 }
 

@@ -95,6 +95,15 @@ export {};
 /** @typedef {"board_full" | "resignation" | "abandoned" | "timeout" | "aborted"} EndReason */
 
 /**
+ * @typedef {object} EndingFacts what the end of the game shows (scene.js `endingFacts`)
+ * @property {EndReason} reason
+ * @property {"Game over" | "Game aborted"} heading
+ * @property {string | null} text how it ended, in words (null: the board filled)
+ * @property {boolean} ranked whether the result ranks the players (not for an aborted game)
+ * @property {{place: number, of: number} | null} place mine, when I hold a seat of a ranked result
+ */
+
+/**
  * @typedef {{kind: "replay", at: number, total: number}
  *   | {kind: "over", winner: Color | null, name: string | null, reason: EndReason | null}
  *   | {kind: "join", names: string[]}
@@ -145,7 +154,7 @@ export {};
  *   onGo: (k: number) => void, onStep: (delta: number) => void,
  *   onDownload: (ext: "txt" | "json") => void, onRematch: (op: "propose" | "accept" | "decline") => void,
  *   onOpenRematch: () => void, onChat: (text: string) => void, onMute: (muted: string[]) => void,
- *   onAskReview: () => void, onHint: () => void,
+ *   onAskReview: () => void, onHint: () => void, onClaim: () => void,
  *   onRename: (name: string) => void, onRenew: (what: Renewal) => void,
  * }} PageHandlers
  */

@@ -71,6 +71,8 @@
  * @property {GameView} game
  * @property {Clock | null} [clock] null at an untimed table
  * @property {"board_full" | "resignation" | "abandoned" | "timeout" | "aborted" | null} [end_reason]
+ * @property {string | null} [claim_from] at an untimed casual table, when the seat to move may be
+ *   claimed if its player has the table closed (ISO, ms); null: no claim possible
  */
 
 /**
@@ -89,7 +91,7 @@
  */
 
 /**
- * @typedef {{type: "turn", cells: Cell[]} | {type: "swap"} | {type: "resign"}} Action
+ * @typedef {{type: "turn", cells: Cell[]} | {type: "swap"} | {type: "resign"} | {type: "claim"}} Action
  */
 
 /**
@@ -118,7 +120,7 @@
  *   | {kind: "swap", seat: number, computer: boolean}
  *   | {kind: "join", seat: number}
  *   | {kind: "name", seat: number, name: string}
- *   | {kind: "resign", seat: number, color: Color}
+ *   | {kind: "resign", seat: number, color: Color, claimed_by?: number}
  *   | {kind: "timeout", seat: number, color: Color, aborted: boolean}
  *   | {kind: "over", reason: "board_full" | "resignation" | "abandoned" | "timeout" | "aborted", ranking: Color[], winner: Color, scores: Partial<Record<Color, Decimal>>}
  *   | {kind: "presence", seat: number, connected: boolean, connections: number}} TableEvent

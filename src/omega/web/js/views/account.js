@@ -177,6 +177,7 @@ const settings = (t) => `${t.players} players · side ${t.size}${t.pie_rule ? " 
 
 /** @param {PlayedGame} g */
 function result(g) {
+  if (g.reason === "aborted") return "aborted"; // nobody placed, whatever colour ranks first
   if (g.won) return "won";
   if (g.place === null) return "finished";
   return `${g.place}${["st", "nd", "rd"][g.place - 1] || "th"} of ${g.players}`;
@@ -251,7 +252,8 @@ export class AccountLists {
 
   /** @param {PlayedGame} g */
   gameRow(g) {
-    return h("li", { class: `account-row ${g.won ? "won" : "lost"}`, "data-account-game": g.id },
+    const outcome = g.reason === "aborted" ? "aborted" : g.won ? "won" : "lost";
+    return h("li", { class: `account-row ${outcome}`, "data-account-game": g.id },
       h("a", { href: `/t/${g.id}`, class: "open", title: "Open the game and its replay" }, `Table ${g.id}`),
       h("span", { class: "muted" }, ` ${settings(g)} · ${g.color} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
       h("span", { class: "status" }, result(g)));

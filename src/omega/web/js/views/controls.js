@@ -89,10 +89,10 @@ export class ControlsView {
       content = [h("strong", {}, "Replay"), ` — position after ${f.at} of ${f.total} moves. `,
         h("button", { type: "button", class: "btn small", onclick: this.handlers.onLive }, "Back to live")];
     } else if (f.kind === "over") {
-      const w = f.reason === "aborted" ? null : f.winner;
+      const w = f.winner;
       const how = f.reason === "resignation" ? " by resignation" : f.reason === "timeout" ? " on time" : "";
-      content = [h("strong", {}, f.reason === "aborted" ? "Game aborted" : "Game over"),
-        w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins${how}`] : " — a player made no first move in time"];
+      content = f.reason === "aborted" ? [h("strong", {}, "Game aborted"), " — it does not count"]
+        : [h("strong", {}, "Game over"), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins${how}`] : null];
     } else if (f.kind === "join") {
       content = [h("strong", {}, `Waiting for ${f.names.join(" and ")} to join.`),
         " Send the invite link; the game starts when they open it. ",

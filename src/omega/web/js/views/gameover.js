@@ -1,11 +1,11 @@
 // @ts-check
 // The end of the game: how it ended and where I finished, the ranking with each score as
 // factors ("you" marked), the tie-break when it decided, the record to download, and a
-// rematch or a new game.
+// rematch or a new game. An aborted game says so and why, and ranks nobody.
 
 import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
-import { endReason, myPlace } from "../scene.js";
+import { endingFacts } from "../scene.js";
 import { game, isOver, mySeat, seatLabel, seatOf } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
@@ -37,15 +37,6 @@ export function placeLine(p) {
   return p.place === 1 ? `You won! You finished 1st of ${p.of}.` : `You finished ${ordinal(p.place)} of ${p.of}.`;
 }
 
-// How the game ended, when not simply by filling the board.
-const ENDINGS = {
-  board_full: null,
-  resignation: "The game ended by resignation.",
-  abandoned: "The table was abandoned unfinished; the scores as they stood decided.",
-  timeout: "The game ended on time: a clock ran out.",
-  aborted: "The game was aborted: a player made no first move in time. It does not count.",
-};
-
 export class GameOverView {
   /** @param {GameOverHandlers} handlers */
   constructor(handlers) {
@@ -66,7 +57,7 @@ export class GameOverView {
       const seat = seatOf(m, color);
       return seat ? seatLabel(seat) : color;
     });
-    const key = JSON.stringify([g.ranking, g.scores, g.factors, g.resigned, g.tiebreak, names, m.seat]);
+    const key = JSON.stringify([g.ranking, g.scores, g.factors, g.resigned, g.tiebreak, names, m.seat, m.state.end_reason]);
     keyed(this.el, key, () => this.draw(m, names));
   }
 
@@ -79,8 +70,7 @@ export class GameOverView {
     const ranking = g.ranking || [];
     const resigned = new Set(g.resigned || []);
     const me = mySeat(m);
-    const place = myPlace(m);
-    const ending = ENDINGS[endReason(m) || "board_full"];
+    const end = /** @type {import("../tabletypes.js").EndingFacts} */ (endingFacts(m));
     const items = ranking.map((color, i) => {
       const factors = g.factors && g.factors[color] ? g.factors[color] : [];
       const mine = me !== null && me.color === color;
@@ -93,18 +83,19 @@ export class GameOverView {
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });
     let tie = null;
-    if (g.tiebreak && ranking.length > 1) {
+    if (end.ranked && g.tiebreak && ranking.length > 1) {
       const best = g.scores[ranking[0]];
       const tied = ranking.filter((c) => g.scores[c] === best && !resigned.has(c));
       tie = h("p", { class: "tiebreak" },
         `Tie: ${tied.join(" and ")} ${tied.length === 2 ? "both" : "all"} scored ${formatScore(best ?? "0")}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so ${ranking[0]} wins.`);
     }
     const { onDownload, onRematch, onNewGame } = this.handlers;
+    this.el.setAttribute("aria-label", end.heading);
     fill(this.el,
-      h("h2", {}, "Game over"),
-      place ? h("p", { class: "my-place" }, placeLine(place)) : null,
-      ending ? h("p", { class: "ending muted" }, ending) : null,
-      h("ol", { class: "ranking" }, items),
+      h("h2", {}, end.heading),
+      end.place ? h("p", { class: "my-place" }, placeLine(end.place)) : null,
+      end.text ? h("p", { class: end.ranked ? "ending muted" : "ending" }, end.text) : null,
+      end.ranked ? h("ol", { class: "ranking" }, items) : null,
       tie,
       h("div", { class: "row next-game" },
         me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: "The same players, side and computers at a new table, the seats moved one place on; the other players are asked" }, "Rematch") : null,

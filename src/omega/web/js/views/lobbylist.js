@@ -1,20 +1,24 @@
 // @ts-check
 // The lobby's open tables, live (lobbyfeed.js): each with its players, board, pie rule,
 // rated or not, time control, free seats and the seated players' ratings; a logged-in
-// player takes a free seat with one click, the creator cancels; and the small form that
-// opens a table in the lobby.
+// player takes a free seat with one click, the creator cancels; filters (players, board,
+// rated, clock) and pages of the list, in the server's order (every creator's newest table
+// first); and the small form that opens a table in the lobby.
 
 import * as account from "../account.js";
 import { api } from "../api.js";
 import { fill, h, swatch } from "../dom.js";
 import { describe } from "../errors.js";
 import { onLobby } from "../lobbyfeed.js";
+import { ANY, isAny, lobbyPath, pageText, passes } from "../lobbyquery.js";
 import { ratingText } from "../ratings.js";
 import { playerCounts, sizeOption } from "../siteconfig.js";
 import * as store from "../store.js";
 import { ClockChoice } from "./clockchoice.js";
 
 /** @typedef {import("../lobbytypes.js").ListedTable} ListedTable */
+/** @typedef {import("../lobbytypes.js").LobbyPage} LobbyPage */
+/** @typedef {import("../lobbyquery.js").LobbyFilters} LobbyFilters */
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 /** @typedef {import("../types.js").CreatedTable} CreatedTable */
 
@@ -23,7 +27,42 @@ export class LobbyList {
   constructor() {
     /** @type {Map<string, ListedTable>} */
     this.tables = new Map();
+    /** @type {string[]} the shown tables' ids in the server's order (new ones pushed live on top) */
+    this.order = [];
+    /** @type {LobbyFilters} */
+    this.filters = { ...ANY };
+    this.offset = 0;
+    this.limit = 0;
+    this.total = 0;
+    /** the last list asked for by HTTP: a slower, older answer is dropped */
+    this.asked = 0;
     this.list = h("ul", { class: "open-tables", "aria-label": "Open tables", "aria-live": "polite" });
+    /** @param {string} label @param {string} cls */
+    const filter = (label, cls) => {
+      const select = h("select", { "aria-label": label, class: cls });
+      select.addEventListener("change", () => this.setFilters());
+      return select;
+    };
+    this.fPlayers = filter("Show tables for players", "filter-players");
+    this.fSize = filter("Show tables of board side", "filter-size");
+    this.fRated = filter("Show rated or casual tables", "filter-rated");
+    this.fClock = filter("Show tables with clock", "filter-clock");
+    fill(this.fRated, h("option", { value: "" }, "rated or casual"), h("option", { value: "true" }, "rated"),
+      h("option", { value: "false" }, "casual"));
+    fill(this.fClock, h("option", { value: "" }, "any clock"), h("option", { value: "untimed" }, "untimed"),
+      h("option", { value: "realtime" }, "real time"), h("option", { value: "turn_based" }, "turn-based"));
+    this.filterForm = h("form", {
+      class: "lobby-filters row", role: "search", "aria-label": "Filter open tables",
+      /** @param {Event} e */
+      onsubmit: (e) => e.preventDefault(),
+    }, h("span", { class: "muted" }, "Show"), this.fPlayers, this.fSize, this.fRated, this.fClock);
+    this.prevBtn = h("button", { type: "button", class: "btn small ghost" }, "Previous");
+    this.nextBtn = h("button", { type: "button", class: "btn small ghost" }, "Next");
+    this.pageStatus = h("span", { class: "muted page-status", role: "status" });
+    this.prevBtn.addEventListener("click", () => this.turnPage(-1));
+    this.nextBtn.addEventListener("click", () => this.turnPage(1));
+    this.pager = h("nav", { class: "lobby-pager row", "aria-label": "Pages of open tables" },
+      this.prevBtn, this.pageStatus, this.nextBtn);
     this.note = h("div", { class: "account-note", role: "status" });
     this.players = h("select", { "aria-label": "Players at the open table", class: "open-players" });
     this.size = h("select", { "aria-label": "Board side of the open table", class: "open-size" });
@@ -44,16 +83,18 @@ export class LobbyList {
     this.el = h("section", { class: "card lobby-tables" },
       h("h2", {}, "Open tables"),
       h("p", { class: "muted small" }, "Tables waiting for players. Take a free seat; the game starts when every seat is taken."),
-      this.list, this.form, this.note);
+      this.filterForm, this.list, this.pager, this.form, this.note);
     onLobby((msg) => {
       if (msg.type === "lobby") {
-        this.tables = new Map(msg.tables.map((t) => [t.id, t]));
+        // The socket's list is the first page without filters; any other is asked for.
+        if (isAny(this.filters) && this.offset === 0) {
+          this.show({ tables: msg.tables, total: msg.total, offset: 0, limit: msg.limit });
+        } else this.refresh();
       } else if (msg.type === "table") {
-        this.tables.set(msg.table.id, msg.table);
+        this.live(msg.table);
       } else if (msg.type === "removed") {
-        this.tables.delete(msg.id);
-      } else return;
-      this.draw();
+        this.drop(msg.id);
+      }
     });
     account.onChange(() => this.draw());
     this.draw();
@@ -65,7 +106,22 @@ export class LobbyList {
    */
   setConfig(config) {
     fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
+    fill(this.fPlayers, h("option", { value: "" }, "any players"),
+      playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
+    fill(this.fSize, h("option", { value: "" }, "any side"),
+      config.sizes.map((s) => h("option", { value: String(s.size) }, `side ${s.size}`)));
     this.clock.setConfig(config.time_controls);
+    // A rated table must have a clock: the form starts rated, so it starts on quick play's clock.
+    const timed = "5+5"; // quick play's default clock (GET /api/config time_controls.quickplay)
+    const clockFor = () => {
+      if (this.rated.checked && this.clock.select.value === "untimed" &&
+          [...this.clock.select.options].some((o) => o.value === timed)) {
+        this.clock.select.value = timed;
+        this.clock.draw();
+      }
+    };
+    this.rated.addEventListener("change", clockFor);
+    clockFor();
     fill(this.size, config.sizes.map((s) => {
       const o = sizeOption(s);
       return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
@@ -80,11 +136,87 @@ export class LobbyList {
     this.form.hidden = !account.known();
   }
 
+  /**
+   * Show a page of the list as the server answered it.
+   * @param {LobbyPage} page
+   */
+  show(page) {
+    this.tables = new Map(page.tables.map((t) => [t.id, t]));
+    this.order = page.tables.map((t) => t.id);
+    this.total = page.total;
+    this.offset = page.offset;
+    this.limit = page.limit;
+    this.draw();
+  }
+
+  /** Ask the server for the page the filters and offset name. */
+  async refresh() {
+    const asked = ++this.asked;
+    try {
+      const page = /** @type {LobbyPage} */ (await api("GET", lobbyPath(this.filters, this.offset)));
+      if (asked === this.asked) this.show(page);
+    } catch (err) {
+      if (asked !== this.asked) return;
+      this.note.className = "account-note is-error";
+      this.note.textContent = describe(err);
+    }
+  }
+
+  /** The filters changed: the first page of what they pass. */
+  setFilters() {
+    this.filters = { players: this.fPlayers.value, size: this.fSize.value, rated: this.fRated.value, clock: this.fClock.value };
+    this.offset = 0;
+    this.refresh();
+  }
+
+  /** @param {number} step -1: the page before, 1: the page after */
+  turnPage(step) {
+    this.offset = Math.max(0, this.offset + step * (this.limit || this.order.length));
+    this.refresh();
+  }
+
+  /**
+   * A table opened or changed, pushed by the lobby socket: shown at once if it passes the
+   * filters (a new one on top of the first page: it is the newest), dropped if it no longer does.
+   * @param {ListedTable} t
+   */
+  live(t) {
+    const known = this.tables.has(t.id);
+    if (!passes(this.filters, t)) {
+      if (known) this.drop(t.id);
+      return;
+    }
+    if (!known) {
+      if (this.offset > 0) return; // a later page stays as it was asked for
+      this.order.unshift(t.id);
+      this.total += 1;
+    }
+    this.tables.set(t.id, t);
+    this.draw();
+  }
+
+  /** @param {string} id a table that left the lobby */
+  drop(id) {
+    if (!this.tables.delete(id)) return;
+    this.order = this.order.filter((t) => t !== id);
+    this.total = Math.max(0, this.total - 1);
+    this.draw();
+  }
+
   draw() {
     this.drawForm();
     const me = account.known();
-    const rows = [...this.tables.values()].map((t) => this.row(t, me ? me.username : null));
-    fill(this.list, rows.length ? rows : h("li", { class: "muted" }, "No open table right now: open one, or press Play below."));
+    const rows = this.order.flatMap((id) => {
+      const t = this.tables.get(id);
+      return t ? [this.row(t, me ? me.username : null)] : [];
+    });
+    const empty = isAny(this.filters) ? "No open table right now: open one, or press Play below."
+      : "No open table matches these filters.";
+    fill(this.list, rows.length ? rows : h("li", { class: "muted" }, this.offset > 0 ? "No more open tables." : empty));
+    this.pageStatus.textContent = pageText(this.offset, rows.length, this.total);
+    this.prevBtn.disabled = this.offset === 0;
+    this.nextBtn.disabled = this.offset + rows.length >= this.total;
+    this.pager.hidden = this.offset === 0 && rows.length >= this.total;
   }
 
   /**

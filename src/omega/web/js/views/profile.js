@@ -81,7 +81,7 @@ export function startProfile(root, username) {
         h("ul", { class: "account-list recent-games" }, r.games.length ? r.games.map((g) => h("li", { "data-game": g.id },
           h("a", { href: `/t/${g.id}`, title: "The game and its replay" }, `Table ${g.id}`),
           h("span", { class: "muted" }, ` ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
-          g.place !== null ? h("span", {}, g.place === 1 ? "won" : `place ${g.place}`) : "",
+          g.reason === "aborted" ? h("span", {}, "aborted") : g.place !== null ? h("span", {}, g.place === 1 ? "won" : `place ${g.place}`) : "",
           g.rating ? h("span", { class: "rating-change" }, ` · ${changeText(g.rating.before, g.rating.after)}`) : ""))
           : h("li", { class: "muted" }, "No finished game yet.")));
     })

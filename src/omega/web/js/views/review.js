@@ -125,7 +125,9 @@ export class ReviewView {
    * @param {number} at the position the replay shows (entries played)
    */
   update(m, status, at) {
-    const over = m.state.status === "over" || m.state.game.over;
+    // A game that ended before its first turn (aborted, say) has nothing to review: the
+    // server refuses to (409 conflict), so the page does not offer it.
+    const over = (m.state.status === "over" || m.state.game.over) && m.state.game.history.length > 0;
     this.el.hidden = !over;
     if (!over) return;
     this.ask.hidden = status.status !== "none" && status.status !== "error";
