@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -39,13 +40,13 @@ def test_slots_keep_one_for_quick_turns_and_cap_each_owner() -> None:
         others = [await slots.acquire(f"other{i}") for i in range(1)]  # slow work: one slot left
         late = asyncio.create_task(slots.acquire("flood"))
         slow = asyncio.create_task(slots.acquire("victim"))
-        await asyncio.sleep(0)
+        await _until_async(lambda: slots.waiting == 2)
         assert not late.done() and not slow.done()  # flood at its cap; slow work leaves the last slot
         quick = await slots.acquire("victim", quick=True)
         served.append("quick")
         slots.release(held[0], 5.0)
-        await asyncio.sleep(0)
-        assert slow.done() and not late.done()  # the victim used less time than the flood
+        await asyncio.wait_for(slow, 1)
+        assert not late.done()  # the victim used less time than the flood
         for slot in [*held[1:], *others, quick, slow.result()]:
             slots.release(slot, 1.0)
         await asyncio.wait_for(late, 1)
@@ -54,6 +55,16 @@ def test_slots_keep_one_for_quick_turns_and_cap_each_owner() -> None:
 
     served, free = asyncio.run(run())
     assert served == ["quick"] and free == 4
+
+
+async def _until_async(condition: Callable[[], bool], rounds: int = 100) -> None:
+    """Let the loop's other tasks run until ``condition`` holds (each round lets every ready
+    task take one step; no wall-clock time is involved)."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
 
 
 @pytest.mark.slow
