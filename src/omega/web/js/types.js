@@ -243,6 +243,8 @@
  * The time controls a table may have (`GET /api/config`).
  * @typedef {object} TimeControlConfig
  * @property {string} default
+ * @property {{default: string, presets: string[]}} quickplay the real-time presets `POST /api/quickplay`
+ *   takes, and the one a quick-play game gets when the request names none
  * @property {{presets: {text: string, label: string}[], base_minutes: {min: number, max: number}, increment_seconds: {min: number, max: number}}} realtime
  * @property {{per_move: {text: string, label: string}[], reserve_days: {min: number, max: number}}} turn_based
  */
