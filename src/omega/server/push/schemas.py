@@ -77,12 +77,13 @@ class Subscription:
 
 
 def b64url_decode(text: str) -> bytes:
-    """Base64url with or without its padding (browsers send it without).
+    """Base64url with or without its padding (browsers send it without); any other
+    character is a ``binascii.Error``.
 
     >>> b64url_decode("AQID"), b64url_decode("AQ")
     (b'\\x01\\x02\\x03', b'\\x01')
     """
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
 
 
 def _bad(message: str) -> ApiError:
