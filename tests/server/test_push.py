@@ -312,3 +312,22 @@ def test_a_device_belongs_to_the_account_that_subscribed_it_last(live: LiveServe
     assert service.to("family") == []
     deliver(live, your_turn(user_id(bo)))
     assert shared.decrypt(service.to("family")[0])["url"] == "/t/t1"
+
+
+def test_the_service_worker_and_manifest_are_served_at_the_root(live_sqlite: LiveServer) -> None:
+    page = Browser(live_sqlite)
+    worker = page.get("/sw.js")
+    assert worker.status_code == 200 and worker.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert worker.headers["service-worker-allowed"] == "/" and worker.headers["cache-control"] == "no-cache"
+    assert 'addEventListener("push"' in worker.text and 'addEventListener("notificationclick"' in worker.text
+    manifest = page.get("/manifest.webmanifest")
+    assert manifest.headers["content-type"] == "application/manifest+json"
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in page.get("/").text
+    found = manifest.json()
+    assert (found["display"], found["start_url"], found["name"]) == ("standalone", "/", "Omega")
+    for icon in found["icons"]:
+        r = page.get(icon["src"])
+        assert r.status_code == 200 and r.headers["content-type"].startswith(icon["type"])
+        if icon["type"] == "image/png":  # its size is what the manifest says
+            width, height = int.from_bytes(r.content[16:20], "big"), int.from_bytes(r.content[20:24], "big")
+            assert icon["sizes"] == f"{width}x{height}"
