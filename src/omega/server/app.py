@@ -95,6 +95,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await core.db(repo.migrate)
+        await the_push.keys()  # the site's VAPID key pair, made by the first process to start
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -139,7 +140,7 @@ def create_app(
     the_reviews = reviews.setup(app, core, scheduler, computers, limits.review_queue, review_budget)
     the_hints = hints.setup(app, core, scheduler, computers, limits.computer_queue)
     the_lobby = lobby.setup(app, core, the_ratings, scheduler, limits)
-    push.setup(app, core, push_options)
+    the_push = push.setup(app, core, push_options)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
