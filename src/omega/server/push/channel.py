@@ -8,7 +8,10 @@ again later; any other answer (a message refused as it is) is logged and not ret
 retry goes to every device again: the same ``Topic`` and notification ``tag`` (both from the
 notice's key) make a device that already had it replace it rather than show it twice.
 
->>> options = PushOptions(subject="mailto:admin@omega.example")
+>>> PushOptions(subject="admin@omega.example")
+Traceback (most recent call last):
+...
+ValueError: a VAPID subject is a mailto: or https: URL, not 'admin@omega.example'
 >>> payload(Notice(user_id=1, kind="your_turn", key="your_turn:t1:4", subject="Your turn",
 ...                text="Ann moved at table t1.", path="/t/t1"))
 '{"title":"Your turn","body":"Ann moved at table t1.","url":"/t/t1","tag":"your_turn:t1:4"}'
