@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omega_page import Contexts, Server
+from omega_page import Contexts, Server, shot
 from playwright.sync_api import Page, expect
 from test_accounts import account_form
 
@@ -90,6 +90,7 @@ def test_the_site_is_installable_and_its_worker_shows_pushes(server: Server, con
     toggle.check()
     setting = area.locator('[data-setting="push"] .account-note')
     expect(setting).to_have_text("Notifications are on for this device (1 of 10 devices).")
+    shot(page, "phone-notifications-on")
     assert [d["service"] for d in devices(page, server.base)] == ["push.example.test"]
     # The page subscribed with the site's own public key.
     key = page.request.get(server.base + "/api/push/key").json()["public_key"]
@@ -132,3 +133,18 @@ def test_the_site_is_installable_and_its_worker_shows_pushes(server: Server, con
     page.reload()
     area.locator('details[data-menu="account"] > summary').click()
     expect(area.get_by_label("Allow notifications on this device")).not_to_be_checked()
+
+
+def test_notifications_the_browser_refuses_leave_the_toggle_off(server: Server, contexts: Contexts) -> None:
+    page = contexts.page()
+    page.context.grant_permissions([], origin=server.base)  # nothing granted: Chromium headless denies
+    page.goto(server.base + "/")
+    account_form(page, "register", "Kim_push")
+    area = page.get_by_role("group", name="Account")
+    area.locator('details[data-menu="account"] > summary').click()
+    toggle = area.get_by_label("Allow notifications on this device")
+    toggle.click()
+    expect(area.locator('[data-setting="push"] .account-note.is-error')).to_contain_text(
+        "does not allow the site's notifications")
+    expect(toggle).not_to_be_checked()
+    assert devices(page, server.base) == []
