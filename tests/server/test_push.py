@@ -7,22 +7,27 @@ subscriptions refused and the devices per account capped."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import http_ece
 import httpx
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 
+from omega.server.accounts.store import AccountStore
 from omega.server.clock import FakeClock
 from omega.server.infra.db import make_engine
 from omega.server.notify.notices import DeliveryFailed, Notice
-from omega.server.push.channel import VAPID_LIFETIME, PushChannel, PushOptions
+from omega.server.push.channel import PAYLOAD_MAX, VAPID_LIFETIME, PushChannel, PushOptions, payload
+from omega.server.push.schemas import Subscription
 from omega.server.push.store import PushStore
 from omega.server.tables.store import Repository
 
-from .push_helpers import DeviceKeys, PushService, b64, check_vapid
+from .push_helpers import DeviceKeys, PushService, b64, check_vapid, unb64
 from .server_helpers import LiveServer, error_code, make_server
 from .test_accounts import CHEAP, Browser
 
@@ -147,6 +152,43 @@ def test_the_site_key_pair_is_made_once_whoever_asks_first(db_url: str) -> None:
         assert Browser(server).get("/api/push/key").json() == {"public_key": made[0]}
     finally:
         server.stop()
+
+
+def test_devices_subscribing_at_once_cannot_pass_the_cap(db_url: str) -> None:
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    ann = AccountStore(repo).create_user("Ann", "ann", "$argon2id$...", START)
+    assert ann is not None
+    store, keys = PushStore(repo), DeviceKeys()
+    barrier = threading.Barrier(6)
+    answers: list[int | None] = []
+
+    def subscribe_one(n: int) -> None:
+        barrier.wait()
+        answers.append(store.subscribe(ann.id, Subscription(f"https://push.example.com/s/{n}", keys.p256dh,
+                                                            b64(keys.auth)), START, cap=2))
+
+    threads = [threading.Thread(target=subscribe_one, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(answers, key=str) == [1, 2, None, None, None, None]
+    assert len(store.devices(ann.id)) == 2
+    repo.engine.dispose()
+
+
+def test_a_long_notice_is_cut_to_what_push_services_take() -> None:
+    text = 'A "quoted" \\ line — ünïcödé 🎲\n' * 400
+    data = payload(Notice(user_id=1, kind="your_turn", key="your_turn:t1:4", subject="Your turn", text=text,
+                          path="/t/t1"))
+    assert PAYLOAD_MAX - 100 < len(data.encode()) <= PAYLOAD_MAX  # cut, not emptied
+    assert text.startswith(json.loads(data)["body"])
+    # Encrypted for a device, it fits the 4,096 bytes every push service takes.
+    keys = DeviceKeys()
+    sealed = http_ece.encrypt(data.encode(), private_key=ec.generate_private_key(ec.SECP256R1()),
+                              dh=unb64(keys.p256dh), auth_secret=keys.auth, version="aes128gcm")
+    assert len(sealed) <= 4096
 
 
 @pytest.mark.parametrize("status", [404, 410])
