@@ -44,10 +44,12 @@ class Received:
 
 @dataclass
 class PushService:
-    """The push service: ``answers`` maps a path to the status it answers (201 otherwise);
-    a path in ``held`` gets no answer until ``release`` (a push service that hangs)."""
+    """The push service: ``answers`` maps a path to the status it answers (201 otherwise),
+    ``moved`` a path to the ``Location`` it sends with it; a path in ``held`` gets no answer
+    until ``release`` (a push service that hangs)."""
 
     answers: dict[str, int] = field(default_factory=dict)
+    moved: dict[str, str] = field(default_factory=dict)
     held: set[str] = field(default_factory=set)
     received: list[Received] = field(default_factory=list)
 
@@ -65,6 +67,8 @@ class PushService:
                 if self.path in service.held:
                     service.release.wait(60)
                 self.send_response(status)
+                if self.path in service.moved:
+                    self.send_header("location", service.moved[self.path])
                 self.send_header("content-length", "0")
                 self.end_headers()
 

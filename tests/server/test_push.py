@@ -244,6 +244,17 @@ def test_another_refusal_is_not_retried_and_keeps_the_device(live_sqlite: LiveSe
     assert len(service.to("phone")) == 1 and len(devices(ann)) == 1
 
 
+def test_a_redirect_from_a_push_service_is_not_followed(live_sqlite: LiveServer, service: PushService) -> None:
+    live = live_sqlite
+    ann = account(live, "Ann")
+    assert subscribe(ann, DeviceKeys().subscription(service.endpoint("moved"))).status_code == 200
+    service.answers["/push/moved"] = 307  # 307 keeps the method and body: a follower would post them on
+    service.moved["/push/moved"] = service.endpoint("inside")
+    deliver(live, your_turn(user_id(ann)))  # logged, not retried
+    assert len(service.to("moved")) == 1 and service.to("inside") == []
+    assert len(devices(ann)) == 1
+
+
 def test_a_player_without_devices_gets_nothing_and_no_error(live_sqlite: LiveServer, service: PushService) -> None:
     live = live_sqlite
     ann = account(live, "Ann")
