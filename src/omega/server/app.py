@@ -32,6 +32,8 @@ from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
+from omega.server.push import routes as push
+from omega.server.push.channel import PushOptions
 from omega.server.ratings import routes as ratings
 from omega.server.social import hooks as social
 from omega.server.tables import routes as tables
@@ -54,7 +56,7 @@ def create_app(
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
     password_hasher: PasswordHasher | None = None,
     review_budget: ReviewBudget | None = None,
-    metrics_from: str = DEFAULT_METRICS_FROM,
+    metrics_from: str = DEFAULT_METRICS_FROM, push_options: PushOptions | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -70,6 +72,7 @@ def create_app(
     a small one; None: the review's own default).
     ``metrics_from``: the addresses or networks that may read ``GET /metrics``
     (comma-separated; docs/security.md).
+    ``push_options``: how Web Push is sent (default: ``PushOptions.from_env()``).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -92,6 +95,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await core.db(repo.migrate)
+        await the_push.keys()  # the site's VAPID key pair, made by the first process to start
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -136,6 +140,7 @@ def create_app(
     the_reviews = reviews.setup(app, core, scheduler, computers, limits.review_queue, review_budget)
     the_hints = hints.setup(app, core, scheduler, computers, limits.computer_queue)
     the_lobby = lobby.setup(app, core, the_ratings, scheduler, limits)
+    the_push = push.setup(app, core, push_options)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -143,6 +148,6 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router):
+                   ratings.router, push.router):
         app.include_router(router)
     return app

@@ -33,6 +33,9 @@ class ApiError(Exception):
         # Clocks: a rated table asked for without a time control; a claim on an absent
         # player's seat made before the wait is over, or while that player is at the table.
         "clock_required": 400, "too_early": 409, "opponent_present": 409,
+        # Web Push: a subscription no push service could have made; an account with as many
+        # devices subscribed as it may have (push.PushOptions.devices_per_account).
+        "bad_subscription": 400, "too_many_devices": 409,
     }
 
     def __init__(self, code: str, message: str) -> None:

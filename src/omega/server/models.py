@@ -14,6 +14,7 @@ from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
+from omega.server.push.models import SubscriptionRow, VapidKeyRow
 from omega.server.ratings.models import (
           FairPlayFlagRow,
           RatedGameRow,
@@ -29,4 +30,5 @@ __all__ = ["Base", "MODELS"]
 
 #: The models of every feature.
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, ServerRow, DueRow, ReviewRow, ChatRow,
-          RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow)
+          RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
+          VapidKeyRow, SubscriptionRow)

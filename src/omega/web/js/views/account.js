@@ -7,6 +7,7 @@ import * as account from "../account.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
+import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
 
 /** @typedef {import("../types.js").User} User */
@@ -124,7 +125,7 @@ export class AccountArea {
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       fill(this.el,
         h("span", { class: "account-name", title: "Logged in" }, user.username),
-        this.menu("Account", "account", h("div", { class: "account-panel" }, change, everywhere)),
+        this.menu("Account", "account", h("div", { class: "account-panel" }, change, pushToggle(), everywhere)),
         logout);
       return;
     }
