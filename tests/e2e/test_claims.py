@@ -135,14 +135,18 @@ def test_a_player_left_waiting_claims_the_win_once_the_wait_is_over(seated: Any)
     expect(row).to_contain_text("Bo (Black) has left the table and kept you waiting.")
     shot(ann.page, "desktop-claim-offered")
     row.get_by_role("button", name="Claim the win").click()
-    # The server resigned Bo's seat for him: the game is over and Ann won it.
-    expect(ann.prompt).to_contain_text("White (Ann) wins by resignation")
+    # The server resigned Bo's seat for him: the game is over and Ann won it, by a claim
+    # (Bo left; he did not give up).
+    expect(ann.prompt).to_contain_text("White (Ann) wins by claim")
     box = ann.page.locator(".gameover")
     expect(box.locator(".my-place")).to_have_text("You won! You finished 1st of 2.")
-    expect(box.locator('.ranking li[data-color="Black"] .tag')).to_have_text("resigned")
+    expect(box.locator(".ending")).to_have_text(
+        "The game ended by a claim: Black (Bo) left the table and kept the others waiting.")
+    expect(box.locator('.ranking li[data-color="Black"] .tag')).to_have_text("left")
     expect(row).to_be_hidden()
     state = t.api.state(t.id, t.tokens[0])
     assert (state["status"], state["end_reason"], state["game"]["winner"]) == ("over", "resignation", "White")
+    assert [(s["resigned"], s["claimed"]) for s in state["seats"]] == [(False, False), (True, True)]
 
 
 def test_with_three_players_a_claim_resigns_the_absent_colour_and_the_game_goes_on(seated: Any) -> None:
@@ -157,7 +161,7 @@ def test_with_three_players_a_claim_resigns_the_absent_colour_and_the_game_goes_
         expect(claim_row(table.page).get_by_role("button", name="Resign Black for them")).to_be_visible()
     claim_row(cy.page).get_by_role("button", name="Resign Black for them").click()
     for table in (ann, cy):
-        expect(table.panel("Black")).to_contain_text("resigned")
+        expect(table.panel("Black")).to_contain_text("left")
         expect(claim_row(table.page)).to_be_hidden()
     # The computer plays Black's stones; then it is Red's turn, Cy's.
     cy.wait_my_turn("Red")

@@ -161,6 +161,9 @@ class TableState:
     # also in ``timed_out``); the computer plays them on and they rank last.
     resigned: list[int] = field(default_factory=list)
     timed_out: list[int] = field(default_factory=list)
+    #: Resigned seats that did not resign themselves: a player they kept waiting claimed
+    #: them (``decide_claim``), so the page can say the player left rather than gave up.
+    claimed: list[int] = field(default_factory=list)
     #: Closed by the server for want of moves (``decide_abandon``).
     abandoned: bool = False
     #: Aborted, not to be rated: a seat's clock ran out before it ever moved, or at a rated
@@ -449,7 +452,7 @@ class TableState:
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
                  "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
-                 "timed_out": i in self.timed_out,
+                 "timed_out": i in self.timed_out, "claimed": i in self.claimed,
                  "connected": connected[i],
                  "joined": self.joined[i], "hints_used": sum(1 for h in self.hints if h[0] == i)}
                 for i, s in enumerate(c.seats)
@@ -541,6 +544,8 @@ def _rename(t: TableState, e: Renamed) -> None:
 
 def _resign(t: TableState, e: Resigned) -> None:
     t.resigned.append(e.seat)
+    if e.claimed_by is not None:
+        t.claimed.append(e.seat)
     if e.aborted:
         t.aborted = True
         t.aborted_seat = e.seat

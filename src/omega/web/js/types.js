@@ -16,6 +16,7 @@
  * @property {string} name
  * @property {boolean} resigned
  * @property {boolean} [timed_out] its clock ran out (it ranks last, the computer plays on)
+ * @property {boolean} [claimed] resigned on its behalf by a player it kept waiting (the claim action)
  * @property {boolean} connected
  * @property {boolean} joined
  * @property {number} [hints_used] hints this seat's player asked for

@@ -65,7 +65,8 @@ function drawPanel(el, f) {
   const tags = [];
   if (seat && f.mine) tags.push(h("span", { class: "tag you" }, "you"));
   if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, `computer · level ${seat.level}`));
-  if (f.resigned) tags.push(h("span", { class: "tag resigned" }, "resigned"));
+  // A claimed seat did not give up: its player left and kept the others waiting.
+  if (f.resigned) tags.push(h("span", { class: "tag resigned" }, seat && seat.claimed ? "left" : "resigned"));
   if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, "out of time"));
   if (seat && seat.hints_used) tags.push(h("span", { class: "tag hints" }, `${seat.hints_used} ${seat.hints_used === 1 ? "hint" : "hints"}`));
   const preview = f.preview
