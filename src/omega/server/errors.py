@@ -33,6 +33,9 @@ class ApiError(Exception):
         # Clocks: a rated table asked for without a time control; a claim on an absent
         # player's seat made before the wait is over, or while that player is at the table.
         "clock_required": 400, "too_early": 409, "opponent_present": 409,
+        # Vacation: started twice, ended while not on one, none left this year, or planned
+        # past what is left.
+        "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
     }
 
     def __init__(self, code: str, message: str) -> None:
