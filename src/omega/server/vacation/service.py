@@ -88,6 +88,12 @@ class Vacation:
         out = self.balance.runs_out(self.since)
         return out if self.until is None else min(self.until, out)
 
+    def settled(self, now: datetime) -> Vacation:
+        """The vacation as it stands at ``now``: one whose end has come is over, charged to
+        its end (however late anybody looks)."""
+        ends = self.ends_at()
+        return self.ended(ends) if ends is not None and now >= ends else self
+
     def started(self, now: datetime, until: datetime | None, automatically: bool) -> Vacation:
         """On vacation from ``now``."""
         return replace(self, since=now, until=until, started_automatically=automatically, changes=self.changes + 1)
@@ -122,8 +128,8 @@ def _read(conn: Connection, user_id: int, now: datetime) -> Vacation:
     conn.execute(dialect_insert(VacationRow).values(
         user_id=user_id, automatic=fresh.automatic, year=fresh.balance.year, used_hours=0, since=None, until=None,
         started_automatically=False, changes=0).on_conflict_do_nothing(index_elements=["user_id"]))
-    query = select(VacationRow).where(VacationRow.user_id == user_id)
-    row = conn.execute(query.with_for_update() if conn.dialect.name == "postgresql" else query).scalar_one()
+    query = select(VacationRow.__table__).where(VacationRow.user_id == user_id)
+    row = conn.execute(query.with_for_update() if conn.dialect.name == "postgresql" else query).one()
     return Vacation(row.automatic, Balance(row.year, row.used_hours), None if row.since is None else utc(row.since),
                     None if row.until is None else utc(row.until), row.started_automatically, row.changes)
 
@@ -163,11 +169,12 @@ class Vacations:
     def _change(self, user_id: int, change: Callable[[Connection, Vacation, datetime], Vacation | None]) -> Vacation:
         now = self.core.clock.now()
         with self.core.repo.writing() as conn:
-            v = _read(conn, user_id, now)
-            changed = change(conn, v, now)
-            if changed is not None:
-                _write(conn, user_id, changed, due_now=now if changed.since != v.since else None)
-                v = changed
+            stored = _read(conn, user_id, now)
+            v = stored.settled(now)
+            v = change(conn, v, now) or v
+            if v != stored:
+                # A start or an end (a settled one too): the tables are brought to it now.
+                _write(conn, user_id, v, due_now=now if v.since != stored.since else None)
         return v
 
     async def status(self, user_id: int) -> dict[str, Any]:
@@ -220,7 +227,8 @@ class Vacations:
         user_id = users[seat] if seat < len(users) else None
         if user_id is None:
             return None  # a guest's seat: no account, no allowance
-        v = _read(w.conn, user_id, now)
+        stored = _read(w.conn, user_id, now)
+        v = stored.settled(now)
         if v.since is not None:
             return REASON
         if not v.automatic or v.balance.left_hours(now) < 1:
@@ -244,12 +252,7 @@ class Vacations:
     async def settle(self, user_id: int) -> datetime | None:
         """End the account's vacation if its time has come, then pause or resume the clocks
         of its turn-based tables to match; returns when the vacation ends (None: not on one)."""
-        def ripe(conn: Connection, v: Vacation, now: datetime) -> Vacation | None:
-            ends = v.ends_at()
-            # Charged to its end, however late this runs.
-            return v.ended(ends) if ends is not None and now >= ends else None
-
-        v = await self.core.db(self._change, user_id, ripe)
+        v = await self.core.db(self._change, user_id, lambda conn, v, now: None)
         for table_id, seat in await self.core.db(self._tables, user_id):
             try:
                 await self.core.set_pause(table_id, seat, REASON, lambda w: _on_vacation(w.conn, user_id))
