@@ -8,6 +8,7 @@ import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
+import { VacationSection } from "./vacation.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -122,10 +123,11 @@ export class AccountArea {
       everywhere.addEventListener("click", () => account.logoutEverywhere().catch(() => {}));
       const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
       logout.addEventListener("click", () => account.logout().catch(() => {}));
-      fill(this.el,
-        h("span", { class: "account-name", title: "Logged in" }, user.username),
-        this.menu("Account", "account", h("div", { class: "account-panel" }, change, everywhere)),
-        logout);
+      const vacation = new VacationSection();
+      const menu = this.menu("Account", "account", h("div", { class: "account-panel" }, change, vacation.el, everywhere));
+      // Asked each time the panel opens: a vacation may have started or ended by itself.
+      menu.addEventListener("toggle", () => { if (menu.open) vacation.refresh(); });
+      fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
       return;
     }
     const loginName = field("Username", { type: "text", autocomplete: "username", name: "username" });
