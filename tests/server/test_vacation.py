@@ -18,7 +18,7 @@ from omega.server.clock import FakeClock
 from omega.server.config import Settings
 from omega.server.vacation.allowance import ALLOWANCE_HOURS, AUTOMATIC_BEFORE
 
-from .server_helpers import LiveServer, Socket, make_server
+from .server_helpers import LiveServer, PgCluster, Socket, make_server
 from .test_accounts import CHEAP, Browser
 from .test_fair_ratings import rows
 from .test_lobby import ROOMY, state_of
@@ -57,16 +57,16 @@ def people(site: LiveServer) -> Iterator[Any]:
         b.close()
 
 
-def game_with_a_guest(host: Browser, control: str, **body: Any) -> tuple[str, str]:
+def game_with_a_guest(host: Browser, control: str, *, running: bool = True, **body: Any) -> tuple[str, str]:
     """A 2-player table ``host`` creates (its seat 0, to move first) with a guest in seat 1
-    who has opened it, so the host's clock runs; its id and spectator key."""
+    who has opened it, so the host's clock runs (``running``: checked); its id and spectator key."""
     r = host.post("/api/tables", {"players": 2, "time_control": control, **body})
     assert r.status_code == 201, r.text
     made = r.json()
     guest = Browser(host.server)
     try:
         r = guest.get(f"/api/tables/{made['id']}", headers={"authorization": f"Bearer {made['invites']['1']}"})
-        assert r.status_code == 200 and r.json()["clock"]["running"] == 0, r.text
+        assert r.status_code == 200 and (r.json()["clock"]["running"] == 0 or not running), r.text
     finally:
         guest.close()
     return made["id"], made["spectator_key"]
@@ -103,6 +103,7 @@ def test_on_vacation_no_flag_falls_days_are_charged_and_the_clock_resumes_with_i
     clock.advance(2 * HOUR)
     fast, fast_key = game_with_a_guest(ann, "5+5")
     watch, watch_fast = Socket(site.ws_url, slow, slow_key), Socket(site.ws_url, fast, fast_key)
+    watch_late: Socket | None = None
     try:
         watch.until(lambda m: m["type"] == "sync")
         watch_fast.until(lambda m: m["type"] == "sync")
@@ -117,8 +118,16 @@ def test_on_vacation_no_flag_falls_days_are_charged_and_the_clock_resumes_with_i
         # The real-time game goes on: its clock runs, and it flags.
         fast_state = state_of(ann, fast)
         assert fast_state["seats"][0]["paused"] is None and fast_state["clock"]["running"] == 0
+        # A game begun during the vacation is paused, at the latest, when its flag is near.
+        # (Its pause may come at once too: the vacation's work runs after the start.)
+        late, late_key = game_with_a_guest(ann, "12h", running=False)
+        watch_late = Socket(site.ws_url, late, late_key)
+        late_state = watch_late.until(lambda m: m["type"] == "sync")["state"]
         clock.advance(3 * 24 * HOUR)
         assert event(watch_fast, "timeout")["event"]["seat"] == 0
+        if late_state["seats"][0]["paused"] is None:
+            late_state = event(watch_late, "pause")["state"]
+        assert late_state["status"] == "playing" and late_state["seats"][0]["paused"] == "vacation"
         assert state_of(ann, slow)["status"] == "playing" and due_rows(db_url, slow) == []
         assert vacation(ann)["left_hours"] == ALLOWANCE_HOURS - 72
         clock.advance(60)  # a started hour counts whole
@@ -128,9 +137,17 @@ def test_on_vacation_no_flag_falls_days_are_charged_and_the_clock_resumes_with_i
         assert resumed["seats"][0]["paused"] is None and resumed["clock"]["running"] == 0
         assert at(resumed["clock"]["flag_at"]) == clock.now() + timedelta(hours=10)
         assert due_rows(db_url, slow) == ["flag_near", "timeout"]
+        # Back with a clock near its flag, the player plays it: no vacation starts again at once.
+        left = event(watch_late, "resume")["state"]["clock"]["left_ms"][0]
+        assert 0 < left <= 12 * HOUR * 1000  # 12 h, or under 3 h if it was paused when its flag was near
+        clock.advance(left / 1000 + 1)
+        assert event(watch_late, "over")["event"]["reason"] == "aborted"
+        assert not vacation(ann)["on_vacation"]
     finally:
         watch.close()
         watch_fast.close()
+        if watch_late is not None:
+            watch_late.close()
 
 
 def test_a_vacation_with_an_end_ends_by_itself(site: LiveServer, people: Any, clock: FakeClock) -> None:
@@ -259,3 +276,41 @@ def test_bad_input_is_refused_with_clear_codes_and_changes_nothing(site: LiveSer
     on = post(ann, "/api/account/vacation")
     r = ann.post("/api/account/vacation", {})
     assert r.status_code == 409 and r.json()["error"]["code"] == "on_vacation" and vacation(ann) == on
+
+
+def test_two_processes_on_postgres_agree(pg: PgCluster, clock: FakeClock) -> None:
+    url = pg.new_database()
+    one, two = (make_server(url, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG) for _ in range(2))
+    ann_one, ann_two = Browser(one), Browser(two)
+    socks: list[Socket] = []
+    try:
+        assert ann_one.register("Ann").status_code == 201 and ann_two.login("Ann").status_code == 200
+        (a, a_key), (b, b_key) = game_with_a_guest(ann_one, "12h"), game_with_a_guest(ann_one, "1d")
+        socks = [Socket(one.ws_url, a, a_key), Socket(two.ws_url, b, b_key)]
+        for s in socks:
+            s.until(lambda m: m["type"] == "sync")
+        # Near the flag both processes look; one vacation starts, one pause per table.
+        flag = at(state_of(ann_one, a)["clock"]["flag_at"])
+        clock.advance((flag - AUTOMATIC_BEFORE - clock.now()).total_seconds() + 1)
+        for s in socks:
+            event(s, "pause")
+        assert vacation(ann_two)["started_automatically"]
+        # Ended in one process, taken in the other: the sockets of both hear of each.
+        post(ann_one, "/api/account/vacation/end")
+        for s in socks:
+            event(s, "resume")
+        post(ann_two, "/api/account/vacation")
+        for s in socks:
+            event(s, "pause")
+        clock.advance(24 * HOUR)
+        assert state_of(ann_two, a)["status"] == state_of(ann_one, b)["status"] == "playing"
+        assert rows(url, "SELECT changes FROM vacations") == [(3,)]  # started by itself, ended, started
+        pauses = rows(url, "SELECT table_id, count(*) FROM events WHERE kind = 'pause' GROUP BY table_id")
+        assert sorted(pauses) == sorted([(a, 2), (b, 2)])
+    finally:
+        for s in socks:
+            s.close()
+        ann_one.close()
+        ann_two.close()
+        one.stop()
+        two.stop()

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["ALLOWANCE_DAYS", "ALLOWANCE_HOURS", "AUTOMATIC_BEFORE", "Balance", "hours_started", "describe_hours"]
+__all__ = ["ALLOWANCE_DAYS", "ALLOWANCE_HOURS", "AUTOMATIC_BEFORE", "BACK_FOR", "Balance", "hours_started", "describe_hours"]
 
 #: Days of vacation an account has a calendar year: as long a break as a summer holiday,
 #: short of the month after which an unfinished game is closed as abandoned.
@@ -30,6 +30,10 @@ ALLOWANCE_HOURS = ALLOWANCE_DAYS * 24
 #: shortest turn-based limit is 12 hours a move, so a player who forgot a game still had
 #: three quarters of a turn to play it.
 AUTOMATIC_BEFORE = timedelta(hours=3)
+#: After coming back from a vacation, none starts by itself for this long: the player is
+#: here, and a clock that resumed with less than :data:`AUTOMATIC_BEFORE` left is theirs to
+#: play (longer than that, so the flag handled a moment late still falls).
+BACK_FOR = timedelta(days=1)
 _HOUR = timedelta(hours=1)
 
 

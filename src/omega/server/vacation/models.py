@@ -27,4 +27,6 @@ class VacationRow(Base):
     since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     started_automatically: Mapped[bool] = mapped_column(Boolean)
+    #: When the last vacation ended (no automatic one starts again for a while after).
+    back_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     changes: Mapped[int] = mapped_column(Integer)

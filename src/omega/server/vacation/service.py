@@ -43,6 +43,7 @@ from omega.server.vacation.allowance import (
     ALLOWANCE_DAYS,
     ALLOWANCE_HOURS,
     AUTOMATIC_BEFORE,
+    BACK_FOR,
     Balance,
     describe_hours,
 )
@@ -75,6 +76,7 @@ class Vacation:
     until: datetime | None = None
     started_automatically: bool = False
     changes: int = 0
+    back_at: datetime | None = None
 
     @classmethod
     def fresh(cls, now: datetime) -> Vacation:
@@ -102,7 +104,13 @@ class Vacation:
         """Back at ``at``, the time away charged."""
         assert self.since is not None
         return replace(self, balance=self.balance.charge(self.since, at), since=None, until=None,
-                       started_automatically=False, changes=self.changes + 1)
+                       started_automatically=False, changes=self.changes + 1, back_at=at)
+
+    def may_start_by_itself(self, now: datetime) -> bool:
+        """Whether a vacation may start by itself now: the setting is on, an hour is left, and
+        the player did not come back within :data:`BACK_FOR`."""
+        just_back = self.back_at is not None and now < self.back_at + BACK_FOR
+        return self.automatic and self.balance.left_hours(now) >= 1 and not just_back
 
     def view(self, now: datetime) -> dict[str, Any]:
         """The vacation as ``GET /api/account/vacation`` shows it (docs/server-api.md)."""
@@ -127,11 +135,12 @@ def _read(conn: Connection, user_id: int, now: datetime) -> Vacation:
     dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
     conn.execute(dialect_insert(VacationRow).values(
         user_id=user_id, automatic=fresh.automatic, year=fresh.balance.year, used_hours=0, since=None, until=None,
-        started_automatically=False, changes=0).on_conflict_do_nothing(index_elements=["user_id"]))
+        started_automatically=False, changes=0, back_at=None).on_conflict_do_nothing(index_elements=["user_id"]))
     query = select(VacationRow.__table__).where(VacationRow.user_id == user_id)
     row = conn.execute(query.with_for_update() if conn.dialect.name == "postgresql" else query).one()
     return Vacation(row.automatic, Balance(row.year, row.used_hours), None if row.since is None else utc(row.since),
-                    None if row.until is None else utc(row.until), row.started_automatically, row.changes)
+                    None if row.until is None else utc(row.until), row.started_automatically, row.changes,
+                    None if row.back_at is None else utc(row.back_at))
 
 
 def _write(conn: Connection, user_id: int, v: Vacation, *, due_now: datetime | None = None) -> None:
@@ -139,7 +148,7 @@ def _write(conn: Connection, user_id: int, v: Vacation, *, due_now: datetime | N
     due work of this change, replacing the one of the change before)."""
     conn.execute(update(VacationRow).where(VacationRow.user_id == user_id).values(
         automatic=v.automatic, year=v.balance.year, used_hours=v.balance.used_hours, since=v.since, until=v.until,
-        started_automatically=v.started_automatically, changes=v.changes))
+        started_automatically=v.started_automatically, changes=v.changes, back_at=v.back_at))
     if due_now is not None:
         keep_due_row(conn, VACATION, _due_key(user_id), v.changes, due_now)
 
@@ -231,7 +240,7 @@ class Vacations:
         v = stored.settled(now)
         if v.since is not None:
             return REASON
-        if not v.automatic or v.balance.left_hours(now) < 1:
+        if not v.may_start_by_itself(now):
             return None
         v = v.started(now, None, automatically=True)
         _write(w.conn, user_id, v, due_now=now)

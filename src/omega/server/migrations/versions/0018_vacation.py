@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column("since", sa.DateTime(timezone=True), nullable=True),
         sa.Column("until", sa.DateTime(timezone=True), nullable=True),
         sa.Column("started_automatically", sa.Boolean, nullable=False),
+        sa.Column("back_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("changes", sa.Integer, nullable=False),
     )
 
