@@ -124,6 +124,8 @@
  *   | {kind: "name", seat: number, name: string}
  *   | {kind: "resign", seat: number, color: Color, claimed_by?: number}
  *   | {kind: "timeout", seat: number, color: Color, aborted: boolean}
+ *   | {kind: "pause", seat: number, reason: string}
+ *   | {kind: "resume", seat: number}
  *   | {kind: "over", reason: "board_full" | "resignation" | "abandoned" | "timeout" | "aborted", ranking: Color[], winner: Color, scores: Partial<Record<Color, Decimal>>}
  *   | {kind: "presence", seat: number, connected: boolean, connections: number}} TableEvent
  */
