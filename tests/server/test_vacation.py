@@ -18,10 +18,11 @@ from omega.server.clock import FakeClock
 from omega.server.config import Settings
 from omega.server.vacation.allowance import ALLOWANCE_HOURS, AUTOMATIC_BEFORE
 
-from .server_helpers import LiveServer, PgCluster, Socket, make_server
+from .server_helpers import LiveServer, PgCluster, Socket, computer_turn, make_server
 from .test_accounts import CHEAP, Browser
 from .test_fair_ratings import rows
 from .test_lobby import ROOMY, state_of
+from .worker_process import WorkerProcess
 
 HOUR = 3600.0
 #: Long enough that nothing but vacation ends a game or a log-in while the clock runs for weeks.
@@ -314,3 +315,33 @@ def test_two_processes_on_postgres_agree(pg: PgCluster, clock: FakeClock) -> Non
         ann_two.close()
         one.stop()
         two.stop()
+
+
+@pytest.mark.slow
+def test_a_turn_a_worker_starts_can_still_pause_by_itself(pg: PgCluster) -> None:
+    """``omega worker`` stores a computer's move that starts a person's turn-based clock; the
+    clock's ``flag_near`` work is kept due with it, so the server still pauses it in time."""
+    url = pg.new_database()
+    clock = FakeClock(datetime.now(UTC))  # the worker stamps its move by the real clock
+    site = make_server(url, bot=None, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG)
+    worker = WorkerProcess(url, ("--ai-workers", "1"), bot="random")
+    ann = Browser(site)
+    try:
+        worker.ready()
+        assert ann.register("Ann").status_code == 201
+        r = ann.post("/api/tables", {"players": 2, "time_control": "12h", "creator_seat": 1,
+                                     "seats": [{"kind": "computer", "level": 1}, {"kind": "human"}]})
+        assert r.status_code == 201, r.text
+        table, key = r.json()["id"], r.json()["spectator_key"]
+        watch = Socket(site.ws_url, table, key)
+        try:
+            state = watch.until(computer_turn, timeout=90)["state"]
+            assert state["clock"]["running"] == 1 and due_rows(url, table) == ["flag_near", "timeout"]
+            clock.advance((at(state["clock"]["flag_at"]) - AUTOMATIC_BEFORE - clock.now()).total_seconds() + 1)
+            assert event(watch, "pause")["event"] == {"kind": "pause", "seat": 1, "reason": "vacation"}
+        finally:
+            watch.close()
+    finally:
+        ann.close()
+        worker.kill()
+        site.stop()

@@ -14,7 +14,7 @@ from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.vacation.schemas import parse_automatic, parse_start
-from omega.server.vacation.service import VACATION, Tell, Vacations
+from omega.server.vacation.service import VACATION, Tell, Vacations, install
 
 __all__ = ["router", "setup"]
 
@@ -25,8 +25,7 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, tell: Tell | None
     """The vacations of the app (``app.state.vacations``): the core's flag policy (automatic
     vacation), and the ``vacation`` due work that brings an account's tables to its vacation.
     ``tell``: where notices go (None: the log)."""
-    vacations = Vacations(core, tell)
-    core.flag_policy = vacations.policy
+    vacations = install(core, tell)
     scheduler.handle(VACATION, vacations.run)
     app.state.vacations = vacations
     return vacations

@@ -49,7 +49,7 @@ from omega.server.vacation.allowance import (
 )
 from omega.server.vacation.models import VacationRow
 
-__all__ = ["VACATION", "REASON", "Vacation", "Vacations", "Tell"]
+__all__ = ["VACATION", "REASON", "Vacation", "Vacations", "Tell", "install"]
 
 log = logging.getLogger("omega.server")
 
@@ -163,17 +163,37 @@ def _log_notice(conn: Connection, notice: Notice) -> None:
     log.info("notice for user %d: %s", notice.user_id, notice.subject)
 
 
+def install(core: TableCore, tell: Tell | None = None) -> Vacations:
+    """The vacations of ``core``'s process, whose flag policy they become: in every process
+    that stores moves (a server; a worker, whose computer's move that starts a person's
+    turn-based clock keeps its ``flag_near`` work due, though only servers run that work).
+
+    >>> from omega.server.clock import FakeClock
+    >>> from omega.server.infra.db import make_engine
+    >>> from omega.server.tables.identity import TokenAuthenticator
+    >>> from omega.server.tables.store import Repository
+    >>> core = TableCore(Repository(make_engine("sqlite://")), FakeClock(), TokenAuthenticator())
+    >>> install(core).policy == core.flag_policy, core.flag_policy.lead
+    (True, datetime.timedelta(seconds=10800))
+    >>> core.close()
+    """
+    vacations = Vacations(core, tell)
+    core.flag_policy = vacations.policy
+    return vacations
+
+
 class Vacations:
     """The accounts' vacations (``app.state.vacations``)."""
 
     def __init__(self, core: TableCore, tell: Tell | None = None) -> None:
         self.core = core
         self.tell = tell or _log_notice
+        self._policy = FlagPolicy(AUTOMATIC_BEFORE, self.ask)
 
     @property
     def policy(self) -> FlagPolicy:
         """Automatic vacation, as the core asks it before a turn-based flag falls."""
-        return FlagPolicy(AUTOMATIC_BEFORE, self.ask)
+        return self._policy
 
     def _change(self, user_id: int, change: Callable[[Connection, Vacation, datetime], Vacation | None]) -> Vacation:
         now = self.core.clock.now()
