@@ -2,10 +2,10 @@
 and when a vacation runs out.  Pure: times come in as arguments.
 
 Every account has :data:`ALLOWANCE_DAYS` days a calendar year (UTC), renewed on 1 January.
-OGS gives vacation time that builds up with time to a cap of some weeks and pauses every
-correspondence clock of the player; lichess has no vacation (a correspondence game's clock
-always runs, and players choose a longer time a move).  Here a plain yearly allowance: easy
-to say on the account page and to plan with.  Time on vacation is charged by the hour, a
+On OGS vacation builds up, a day for every eight, to at most 30 days (a new player starts
+with 20), and pauses every correspondence clock of the player; lichess has none (a
+correspondence clock always runs: players choose a longer time a move).  Here a plain
+yearly allowance of OGS's cap: easy to say on the account page and to plan with.  Time on vacation is charged by the hour, a
 started hour counting whole (so a vacation that saves a game an hour from its flag costs an
 hour, not a day).
 
