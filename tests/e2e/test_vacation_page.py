@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-from omega_page import Contexts, Server, TablePage, shot
+from omega_page import PHONE, Contexts, Server, TablePage, shot
 from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
 from test_accounts import account_form
 
 
@@ -31,7 +32,8 @@ def turn_based_table(page: Page, base: str, **body: object) -> str:
 
 
 def test_vacation_from_the_account_panel_marks_the_seat_at_the_table(server: Server, contexts: Contexts) -> None:
-    page = contexts.phone()
+    # A phone (390x844), with axe allowed in past the page's script policy.
+    page = contexts.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, bypass_csp=True)
     page.goto(server.base + "/")
     account_form(page, "register", "Vic_e2e")
     expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text("Vic_e2e")
@@ -51,12 +53,14 @@ def test_vacation_from_the_account_panel_marks_the_seat_at_the_table(server: Ser
     expect(table.panel("White").locator(".tag.paused")).to_have_text("on vacation")
     expect(table.panel("White").locator(".clock")).not_to_have_class(re.compile(r"\brunning\b"))
     shot(page, "phone-vacation-account")
+    assert severe_violations(page) == []
     page.locator('details[data-menu="account"] > summary').click()  # closed, to see the table
     shot(page, "phone-vacation-table")
 
     open_vacation(page)
     section.get_by_role("button", name="End vacation").click()
     expect(section.get_by_role("button", name="Start vacation")).to_be_visible()
+    assert severe_violations(page) == []  # the section as it is before a vacation, too
     expect(table.panel("White").locator(".tag.paused")).to_have_count(0)
     expect(table.panel("White").locator(".clock")).to_have_class(re.compile(r"\brunning\b"))
     section.get_by_role("checkbox").uncheck()
