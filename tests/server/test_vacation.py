@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from omega.server.clock import FakeClock
 from omega.server.config import Settings
@@ -315,6 +316,43 @@ def test_two_processes_on_postgres_agree(pg: PgCluster, clock: FakeClock) -> Non
         ann_two.close()
         one.stop()
         two.stop()
+
+
+def test_a_vacation_stored_just_before_a_crash_still_pauses_the_clocks(db_url: str, clock: FakeClock) -> None:
+    site = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG)
+    ann = Browser(site)
+    try:
+        assert ann.register("Ann").status_code == 201
+        user = ann.user()
+        assert user is not None
+        table, key = game_with_a_guest(ann, "12h")
+    finally:
+        ann.close()
+        site.stop()
+    # What a process killed right after a start's commit leaves: the account on vacation and
+    # its due work, and no table paused yet.
+    since = clock.now().isoformat(sep=" ")
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO vacations (user_id, automatic, year, used_hours, since, until, started_automatically,"
+                " changes, back_at) VALUES (:u, true, 2026, 0, :since, NULL, false, 1, NULL)"), {"u": user["id"], "since": since})
+            conn.execute(text("INSERT INTO due (kind, table_id, version, due_at) VALUES ('vacation', :t, 1, :at)"),
+                         {"t": f"user:{user['id']}", "at": since})
+    finally:
+        engine.dispose()
+    clock.advance(HOUR)
+    again = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG)
+    watch = Socket(again.ws_url, table, key)
+    try:
+        state = watch.until(lambda m: m["type"] == "sync")["state"]
+        if state["seats"][0]["paused"] is None:  # not brought yet when the socket opened
+            state = event(watch, "pause")["state"]
+        assert state["seats"][0]["paused"] == "vacation" and state["clock"]["flag_at"] is None
+    finally:
+        watch.close()
+        again.stop()
 
 
 @pytest.mark.slow
