@@ -136,8 +136,17 @@ def _read(conn: Connection, user_id: int, now: datetime) -> Vacation:
     conn.execute(dialect_insert(VacationRow).values(
         user_id=user_id, automatic=fresh.automatic, year=fresh.balance.year, used_hours=0, since=None, until=None,
         started_automatically=False, changes=0, back_at=None).on_conflict_do_nothing(index_elements=["user_id"]))
+    found = _peek(conn, user_id, lock=True)
+    assert found is not None  # made just above
+    return found
+
+
+def _peek(conn: Connection, user_id: int, *, lock: bool = False) -> Vacation | None:
+    """The account's vacation as its row says (None: it has none yet)."""
     query = select(VacationRow.__table__).where(VacationRow.user_id == user_id)
-    row = conn.execute(query.with_for_update() if conn.dialect.name == "postgresql" else query).one()
+    row = conn.execute(query.with_for_update() if lock and conn.dialect.name == "postgresql" else query).one_or_none()
+    if row is None:
+        return None
     return Vacation(row.automatic, Balance(row.year, row.used_hours), None if row.since is None else utc(row.since),
                     None if row.until is None else utc(row.until), row.started_automatically, row.changes,
                     None if row.back_at is None else utc(row.back_at))
@@ -207,9 +216,19 @@ class Vacations:
         return v
 
     async def status(self, user_id: int) -> dict[str, Any]:
-        """The account's vacation now."""
-        v = await self.core.db(self._change, user_id, lambda conn, v, now: None)
-        return v.view(self.core.clock.now())
+        """The account's vacation now (a read, unless a vacation whose end has come is to be
+        settled first)."""
+        now = self.core.clock.now()
+        v = await self.core.db(self._peek, user_id)
+        if v is None:
+            return Vacation.fresh(now).view(now)
+        if v.settled(now) != v:
+            v = await self.core.db(self._change, user_id, lambda conn, v, now: None)
+        return v.view(now)
+
+    def _peek(self, user_id: int) -> Vacation | None:
+        with self.core.repo.engine.connect() as conn:
+            return _peek(conn, user_id)
 
     async def start(self, user_id: int, until: datetime | None) -> dict[str, Any]:
         """Go on vacation now, until ``until`` (None: until coming back, or the allowance is
