@@ -41,6 +41,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import AccountAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.store import Repository
+from omega.server.vacation import routes as vacation
 from omega.server.work import hints, reviews
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.work.reviews import ReviewBudget
@@ -141,6 +142,7 @@ def create_app(
     the_hints = hints.setup(app, core, scheduler, computers, limits.computer_queue)
     the_lobby = lobby.setup(app, core, the_ratings, scheduler, limits)
     the_push = push.setup(app, core, push_options)
+    vacation.setup(app, core, scheduler)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -148,6 +150,6 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, push.router):
+                   ratings.router, push.router, vacation.router):
         app.include_router(router)
     return app

@@ -36,6 +36,9 @@ class ApiError(Exception):
         # Web Push: a subscription no push service could have made; an account with as many
         # devices subscribed as it may have (push.PushOptions.devices_per_account).
         "bad_subscription": 400, "too_many_devices": 409,
+        # Vacation: started twice, ended while not on one, none left this year, or planned
+        # past what is left.
+        "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
     }
 
     def __init__(self, code: str, message: str) -> None:

@@ -24,6 +24,7 @@ from omega.server.ratings.models import (
 )
 from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
+from omega.server.vacation.models import VacationRow
 from omega.server.work.reviews import ReviewRow
 
 __all__ = ["Base", "MODELS"]
@@ -31,4 +32,4 @@ __all__ = ["Base", "MODELS"]
 #: The models of every feature.
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
-          VapidKeyRow, SubscriptionRow)
+          VapidKeyRow, SubscriptionRow, VacationRow)

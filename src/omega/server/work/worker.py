@@ -52,6 +52,7 @@ from omega.server.tables.identity import TokenAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.store import Repository
+from omega.server.vacation.service import install as install_vacation
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
 from omega.server.work.hints import Hints
 from omega.server.work.reviews import ReviewBudget, Reviews
@@ -109,6 +110,9 @@ class Worker:
         self.core = TableCore(self.repo, clock, TokenAuthenticator(), settings)
         # A computer playing on for a resigned seat may make a rated game's last turn here.
         install_ratings(self.core)
+        # A computer's move here may start a person's turn-based clock: its flag_near work
+        # (automatic vacation, run by the servers) is kept due as a server would keep it.
+        install_vacation(self.core)
         self.metrics = self.core.metrics
         self.scheduler = Scheduler(self.core, Presence(self.core))
         # A computer's move that leaves another computer to move makes new work: look at once.

@@ -208,6 +208,7 @@ export function startLobby(root) {
     const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name,
       time_control: clockChoice.value() };
     if (hintsBox.checked) body.hints = true;
+    if (!clockChoice.pausable()) body.pausable = false;
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {

@@ -281,7 +281,7 @@ export class LobbyList {
   async openTable() {
     const players = Number(this.players.value);
     const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked,
-      time_control: this.clock.value() };
+      time_control: this.clock.value(), pausable: this.clock.pausable() };
     const t = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
     if (!t) return;
     store.rememberTable({
