@@ -32,8 +32,7 @@ from omega import Game
 from omega.cli import build_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
-from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols
-from server.test_metrics import value
+from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols, value
 from server.worker_process import WorkerProcess, thinking_at
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]

@@ -29,7 +29,7 @@ from omega.server.tables.store import Repository
 
 from .push_helpers import DeviceKeys, PushService, b64, check_vapid, unb64
 from .server_helpers import LiveServer, error_code, make_server
-from .test_accounts import CHEAP, Browser
+from .site_helpers import CHEAP, Browser
 
 SUBJECT = "mailto:admin@omega.example"
 START = datetime(2026, 6, 1, 12, tzinfo=UTC)

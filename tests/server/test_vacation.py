@@ -20,9 +20,7 @@ from omega.server.config import Settings
 from omega.server.vacation.allowance import ALLOWANCE_HOURS, AUTOMATIC_BEFORE
 
 from .server_helpers import LiveServer, PgCluster, Socket, computer_turn, make_server
-from .test_accounts import CHEAP, Browser
-from .test_fair_ratings import rows
-from .test_lobby import ROOMY, state_of
+from .site_helpers import CHEAP, ROOMY, Browser, rows, state_of
 from .worker_process import WorkerProcess
 
 HOUR = 3600.0
@@ -37,26 +35,8 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG)
-    try:
+    with make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY, settings=LONG) as live:
         yield live
-    finally:
-        live.stop()
-
-
-@pytest.fixture
-def people(site: LiveServer) -> Iterator[Any]:
-    made: list[Browser] = []
-
-    def new(username: str) -> Browser:
-        b = Browser(site)
-        made.append(b)
-        assert b.register(username).status_code == 201
-        return b
-
-    yield new
-    for b in made:
-        b.close()
 
 
 def game_with_a_guest(host: Browser, control: str, *, running: bool = True, **body: Any) -> tuple[str, str]:
