@@ -21,7 +21,12 @@ QUICK = (300, 1.0)
 
 
 def review_server(url: str, budget: tuple[int, float] = QUICK, limits: Limits | None = None) -> LiveServer:
-    return LiveServer(create_app(url, bot_factory=spec_bot("random"), review_budget=budget, limits=limits))
+    # A position's search is capped by the budget's seconds; the worker's deadline (15 s by
+    # default) is for a stuck worker.  A fresh worker's first search also compiles the
+    # kernel, which on a loaded 2-core machine can pass 15 s: the review would then be made
+    # again from the start, and its progress reported twice.
+    return LiveServer(create_app(url, bot_factory=spec_bot("random"), review_budget=budget, limits=limits,
+                                 computer_deadline=60.0))
 
 
 @pytest.mark.slow
