@@ -6,10 +6,8 @@ own, so a signature made for one purpose never passes for another.
 >>> from omega.server.infra.db import Database, make_engine
 >>> db = Database(make_engine("sqlite://"))
 >>> SiteKeyRow.metadata.create_all(db.engine, [SiteKeyRow.__table__])
->>> from datetime import UTC
->>> now = datetime(2027, 1, 1, tzinfo=UTC)
->>> key = site_key(db, now)
->>> len(key), site_key(db, now) == key
+>>> key = site_key(db)
+>>> len(key), site_key(db) == key
 (32, True)
 >>> mac = sign(key, "email", "7", "ann@example.com")
 >>> verify(key, mac, "email", "7", "ann@example.com"), verify(key, mac, "reset", "7", "ann@example.com")
@@ -22,9 +20,7 @@ import base64
 import hashlib
 import hmac
 import secrets
-from datetime import datetime
-
-from sqlalchemy import DateTime, String, select
+from sqlalchemy import String, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Mapped, mapped_column
@@ -38,20 +34,19 @@ SITE_KEY = "site"
 
 
 class SiteKeyRow(Base):
-    """A secret key of the site: ``value`` is 32 random bytes in hex (revision 0016)."""
+    """A secret key of the site: ``value`` is 32 random bytes in hex (revision 0015)."""
 
     __tablename__ = "site_keys"
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     value: Mapped[str] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-def site_key(db: Database, now: datetime, name: str = SITE_KEY) -> bytes:
-    """The key called ``name``, made at ``now`` if the site has none yet (blocking).  Two processes
+def site_key(db: Database, name: str = SITE_KEY) -> bytes:
+    """The key called ``name``, made now if the site has none yet (blocking).  Two processes
     starting at once both try to make it; the first insert wins and both read that one."""
     dialect_insert = postgresql_insert if db.is_postgres else sqlite_insert
     with db.writing() as conn:
-        conn.execute(dialect_insert(SiteKeyRow).values(name=name, value=secrets.token_hex(32), created_at=now)
+        conn.execute(dialect_insert(SiteKeyRow).values(name=name, value=secrets.token_hex(32))
                      .on_conflict_do_nothing(index_elements=["name"]))
         value = conn.execute(select(SiteKeyRow.value).where(SiteKeyRow.name == name)).scalar_one()
     return bytes.fromhex(value)
