@@ -1,9 +1,9 @@
 """The notify feature's rows (revision 0015): one delivery per notice and channel, each
-account's preferences, and the notices waiting for a digest (the same revision makes the
-outbox, ``outbox.OutboxRow``, and the site's keys, ``infra.keys.SiteKeyRow``).
+account's preferences, the notices waiting for a digest, and the site's keys (the same
+revision makes the outbox, ``outbox.OutboxRow``).
 
->>> sorted(t.__tablename__ for t in (DeliveryRow, SettingsRow, DigestRow))
-['notify_deliveries', 'notify_digest', 'notify_settings']
+>>> sorted(t.__tablename__ for t in (DeliveryRow, SettingsRow, DigestRow, SiteKeyRow))
+['notify_deliveries', 'notify_digest', 'notify_settings', 'site_keys']
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["DeliveryRow", "SettingsRow", "DigestRow"]
+__all__ = ["DeliveryRow", "SettingsRow", "DigestRow", "SiteKeyRow"]
 
 
 class DeliveryRow(Base):
@@ -61,3 +61,12 @@ class DigestRow(Base):
     path: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     __table_args__ = (Index("ix_notify_digest_user_id", "user_id", "id"),)
+
+
+class SiteKeyRow(Base):
+    """A secret of the site made at its first use and shared by all its processes
+    (``infra.keys`` reads and makes them; notify's key signs unsubscribe links)."""
+
+    __tablename__ = "site_keys"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
