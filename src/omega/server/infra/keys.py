@@ -4,8 +4,7 @@ and a restart invalidates nothing.  A feature signs with :func:`sign` under a pu
 own, so a signature made for one purpose never passes for another.
 
 >>> from omega.server.infra.db import Database, make_engine
->>> db = Database(make_engine("sqlite://"))
->>> SiteKeyRow.metadata.create_all(db.engine, [SiteKeyRow.__table__])
+>>> db = Database(make_engine("sqlite://")); db.migrate()
 >>> key = site_key(db)
 >>> len(key), site_key(db) == key
 (32, True)
@@ -20,25 +19,23 @@ import base64
 import hashlib
 import hmac
 import secrets
-from sqlalchemy import String, select
+
+from sqlalchemy import String, column, select, table
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Mapped, mapped_column
 
-from omega.server.infra.db import Base, Database
+from omega.server.infra.db import Database
 
-__all__ = ["SiteKeyRow", "SITE_KEY", "site_key", "sign", "verify"]
+__all__ = ["SITE_KEYS", "SITE_KEY", "site_key", "sign", "verify"]
 
 #: The name of the site-wide signing key (features separate their uses by purpose).
 SITE_KEY = "site"
 
 
-class SiteKeyRow(Base):
-    """A secret key of the site: ``value`` is 32 random bytes in hex (revision 0015)."""
-
-    __tablename__ = "site_keys"
-    name: Mapped[str] = mapped_column(String(32), primary_key=True)
-    value: Mapped[str] = mapped_column(String(128))
+#: The ``site_keys`` table (revision 0015; its model is ``notify.models.SiteKeyRow``): a
+#: key's ``name`` and its ``value``, 32 random bytes in hex.  A table clause, not a second
+#: model: the infrastructure needs only its two columns, and a model is declared once.
+SITE_KEYS = table("site_keys", column("name", String), column("value", String))
 
 
 def site_key(db: Database, name: str = SITE_KEY) -> bytes:
@@ -46,9 +43,9 @@ def site_key(db: Database, name: str = SITE_KEY) -> bytes:
     starting at once both try to make it; the first insert wins and both read that one."""
     dialect_insert = postgresql_insert if db.is_postgres else sqlite_insert
     with db.writing() as conn:
-        conn.execute(dialect_insert(SiteKeyRow).values(name=name, value=secrets.token_hex(32))
+        conn.execute(dialect_insert(SITE_KEYS).values(name=name, value=secrets.token_hex(32))
                      .on_conflict_do_nothing(index_elements=["name"]))
-        value = conn.execute(select(SiteKeyRow.value).where(SiteKeyRow.name == name)).scalar_one()
+        value = conn.execute(select(SITE_KEYS.c.value).where(SITE_KEYS.c.name == name)).scalar_one()
     return bytes.fromhex(value)
 
 
