@@ -123,6 +123,11 @@ class Accounts:
                            hash_token(replaces) if replaces else None, address)
         return Session(user, session_id)
 
+    async def start_session(self, user: User, replaces: str | None, address: str) -> Session:
+        """A new session of ``user`` (after a password reset: the browser is logged in anew);
+        ``replaces``: the session the browser had, which ends."""
+        return await self._new_session(user, replaces, address)
+
     # -- registering and logging in ---------------------------------------------------------
 
     async def register(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
