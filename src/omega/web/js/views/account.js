@@ -8,6 +8,7 @@ import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
+import { emailSection, forgotSection } from "./email.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -124,7 +125,7 @@ export class AccountArea {
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       fill(this.el,
         h("span", { class: "account-name", title: "Logged in" }, user.username),
-        this.menu("Account", "account", h("div", { class: "account-panel" }, change, everywhere)),
+        this.menu("Account", "account", h("div", { class: "account-panel" }, emailSection(), change, everywhere)),
         logout);
       return;
     }
@@ -137,7 +138,7 @@ export class AccountArea {
     const register = accountForm("register", [newName, newPassword], "Register",
       () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
     fill(this.el,
-      this.menu("Log in", "login", h("div", { class: "account-panel" }, login)),
+      this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
       this.menu("Register", "register", h("div", { class: "account-panel" },
         register, h("p", { class: "muted account-rule" }))));
   }
