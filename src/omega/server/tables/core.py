@@ -70,7 +70,7 @@ from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Decision", "EndHook"]
+__all__ = ["TableCore", "Decision", "EndHook", "StoredHook"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -81,6 +81,9 @@ Decision = Callable[[TableState, Writer, datetime], D]
 #: Told inside the transaction that stores a game's end: the writer, the table as the end
 #: left it, and the events being stored (the ratings are updated so, in the same commit).
 EndHook = Callable[[Writer, TableState, list[Event]], None]
+#: Told inside the transaction of every write that stores events: the writer, the table
+#: before and after them, and the events (features that react to a turn hook here: notify).
+StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,9 @@ class TableCore:
         #: feature sets it (``omega.server.ratings.service.install``) in every process that
         #: stores ends: a server, or a worker whose computer plays on for a resigned seat.
         self.on_end: EndHook | None = None
+        #: Called inside every transaction that stores events (see :data:`StoredHook`), in
+        #: the order added; set at wiring in every process that stores them.
+        self.on_stored: list[StoredHook] = []
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
@@ -388,6 +394,8 @@ class TableCore:
                 stored = w.append(decided.events, status=after.status, to_move_seat=after.to_move_seat())
                 if self.on_end is not None and after.over and not state.over:
                     self.on_end(w, after, stored)
+                for hook in self.on_stored:
+                    hook(w, state, after, stored)
                 due_before, due = state.due_work(), after.due_work()
                 for kind in DUE_KINDS:
                     if kind in due:
