@@ -34,9 +34,8 @@ from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
 from omega.server.notify import routes as notify
-from omega.server.notify.mailer import MailSettings
+from omega.server.notify.mailer import MailSettings, mail_directory
 from omega.server.notify.outbox import queue_mail
-from omega.server.notify.parts import mail_directory
 from omega.server.ratings import routes as ratings
 from omega.server.social import hooks as social
 from omega.server.tables import routes as tables

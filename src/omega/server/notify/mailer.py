@@ -33,9 +33,10 @@ from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import aiosmtplib
+from sqlalchemy.engine.url import make_url
 
 __all__ = ["Mailer", "MailUnavailable", "MailRefused", "SmtpMailer", "FileMailer", "MailSettings",
-           "DEFAULT_FROM", "DEFAULT_SITE_URL", "SMTP_TIMEOUT", "mailer_for"]
+           "DEFAULT_FROM", "DEFAULT_SITE_URL", "SMTP_TIMEOUT", "mailer_for", "mail_directory"]
 
 log = logging.getLogger("omega.server")
 
@@ -185,6 +186,19 @@ class MailSettings:
         """The domain of ``mail_from`` (the right side of every Message-ID)."""
         address = parseaddr(self.mail_from)[1]
         return address.rpartition("@")[2] or "localhost"
+
+
+def mail_directory(database_url: str) -> Path:
+    """Where mail goes without an SMTP server: ``mail/`` beside an SQLite database file,
+    else ``./data/mail``.
+
+    >>> mail_directory("sqlite:////srv/omega/omega.sqlite3"), mail_directory("postgresql://db/omega")
+    (PosixPath('/srv/omega/mail'), PosixPath('data/mail'))
+    """
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return Path(url.database).parent / "mail"
+    return Path("data") / "mail"
 
 
 def mailer_for(settings: MailSettings) -> Mailer:

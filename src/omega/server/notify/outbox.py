@@ -237,6 +237,7 @@ class Outbox:
             return again
         # Sent: marked so, and its due row gone, in one commit (the claim's own row).
         await host.db(self._close, mail_id, "sent_at", due)
+        log.info("mail %d sent (try %d)", mail_id, mail.tries + 1)
         return None
 
     def _tried(self, mail_id: int, tries: int) -> None:

@@ -6,6 +6,7 @@ registering its due work with the process's scheduler.
 >>> from omega.server.tables.identity import AccountAuthenticator
 >>> from omega.server.tables.presence import Presence
 >>> from omega.server.tables.store import Repository
+>>> from pathlib import Path
 >>> from omega.server.clock import FakeClock
 >>> core = TableCore(Repository(make_engine("sqlite://")), FakeClock(), AccountAuthenticator())
 >>> parts = build(core, Scheduler(core, Presence(core)), MailSettings(directory=Path("/tmp/mail")))
@@ -18,11 +19,9 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
-from sqlalchemy.engine.url import make_url
 
 from omega.server.accounts.models import UserRow
 from omega.server.infra.keys import site_key
@@ -34,7 +33,7 @@ from omega.server.notify.service import Notifier
 from omega.server.notify.turns import TableNotices, install
 from omega.server.tables.core import TableCore
 
-__all__ = ["NotifyParts", "build", "verified_address", "mail_directory"]
+__all__ = ["NotifyParts", "build", "verified_address"]
 
 
 @dataclass(frozen=True)
@@ -50,19 +49,6 @@ class NotifyParts:
 def verified_address(conn: Connection, user_id: int) -> str | None:
     """The account's verified address (``users.email``), None without one."""
     return conn.execute(select(UserRow.email).where(UserRow.id == user_id)).scalar_one_or_none()
-
-
-def mail_directory(database_url: str) -> Path:
-    """Where mail goes without an SMTP server: ``mail/`` beside an SQLite database file,
-    else ``./data/mail``.
-
-    >>> mail_directory("sqlite:////srv/omega/omega.sqlite3"), mail_directory("postgresql://db/omega")
-    (PosixPath('/srv/omega/mail'), PosixPath('data/mail'))
-    """
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        return Path(url.database).parent / "mail"
-    return Path("data") / "mail"
 
 
 class _Key:
