@@ -19,7 +19,10 @@ const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
 else if (location.pathname === "/") {
   startLobby(root);
-  openMailedLink(location.hash); // a link from a mail (docs/server-api.md, Email and password reset)
+  // A link from a mail (docs/server-api.md, Email and password reset), also when it opens in
+  // a tab that already shows the lobby (only the fragment changes then).
+  openMailedLink(location.hash);
+  addEventListener("hashchange", () => openMailedLink(location.hash));
 }
 else if (board) startLeaderboard(root, Number(board[1] || 2));
 else if (player) startProfile(root, decodeURIComponent(player[1]));

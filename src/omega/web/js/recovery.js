@@ -9,6 +9,17 @@ import { api } from "./api.js";
 /** @typedef {{email: string | null, pending: string | null}} Addresses the account's verified address and the one waiting for its link */
 /** @typedef {{kind: "verify-email" | "reset-password", token: string}} MailedLink */
 
+/** @type {Set<() => void>} */
+const listeners = new Set();
+
+/**
+ * Be told when a followed link changed the account's address (to show it anew).
+ * @param {() => void} listener
+ */
+export function onVerified(listener) {
+  listeners.add(listener);
+}
+
 /** @returns {Promise<Addresses>} */
 export function addresses() {
   return api("GET", "/api/account/email");
@@ -39,8 +50,11 @@ export function removeAddress(password) {
  * @param {string} token
  * @returns {Promise<{email: string}>}
  */
-export function verifyAddress(token) {
-  return api("POST", "/api/account/email/verify", { body: { token } });
+export async function verifyAddress(token) {
+  /** @type {{email: string}} */
+  const answer = await api("POST", "/api/account/email/verify", { body: { token } });
+  for (const listener of listeners) listener();
+  return answer;
 }
 
 /**

@@ -57,7 +57,11 @@ export function emailSection() {
     const now = a.email ? `Your address: ${a.email}.` : "No email address: add one to be able to reset a forgotten password.";
     status.textContent = a.pending ? `${now} Waiting for you to confirm ${a.pending}: follow the link mailed to it.` : now;
   };
-  recovery.addresses().then(show).catch((err) => (status.textContent = said(err)));
+  const load = () => recovery.addresses().then(show).catch((err) => (status.textContent = said(err)));
+  load();
+  recovery.onVerified(() => {
+    if (status.isConnected) load();
+  });
   const change = smallForm("email", [
     ["Email address", { type: "email", autocomplete: "email", name: "email" }],
     ["Password", { type: "password", autocomplete: "current-password", name: "password" }],
