@@ -57,7 +57,7 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     # The account panel: no address yet; one asked for with the password.
     open_account_panel(page)
     section = area.locator('details[data-section="email"]')
-    section.locator("summary").click()
+    section.locator("> summary").click()
     status = section.locator("[data-email-status]")
     expect(status).to_contain_text("No email address")
     form = section.locator('form[data-form="email"]')
@@ -76,10 +76,10 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     expect(card).to_have_count(0)
     page.reload()  # the address, as the server has it now
     open_account_panel(page)
-    section.locator("summary").click()
+    section.locator("> summary").click()
     expect(status).to_have_text("Your address: mia@example.com.")
 
-    area.get_by_role("button", name="Log out").click()
+    area.get_by_role("button", name="Log out", exact=True).click()
     expect(area.locator('details[data-menu="login"]')).to_be_visible()
 
     # Forgotten: "Forgot password?" under the log-in form, on a phone.
@@ -88,7 +88,7 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     phone_area = phone.get_by_role("group", name="Account")
     phone_area.locator('details[data-menu="login"] > summary').click()
     forgot = phone_area.locator('details[data-section="forgot"]')
-    forgot.locator("summary").click()
+    forgot.locator("> summary").click()
     forgot.get_by_label("Username or email address").fill("MIA@example.com")
     forgot.get_by_role("button", name="Mail me a link").click()
     expect(forgot.locator(".account-note")).to_contain_text("a mail with a link to choose a new password is on its way")
@@ -98,12 +98,13 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     reset.get_by_label("New password").fill(NEW_PASSWORD)
     reset.get_by_role("button", name="Set the new password").click()
     expect(reset.locator(".account-note")).to_contain_text("Your password is changed and you are logged in")
+    expect(reset.get_by_label("New password")).to_be_hidden()  # the link is used: nothing more to send
     expect(phone_area.locator(".account-name")).to_have_text("Mia_mail")
     shot(phone, "phone-email-password-reset")
     reset.get_by_role("button", name="Close").click()
 
     # The old password opens nothing; the new one logs in.
-    phone_area.get_by_role("button", name="Log out").click()
+    phone_area.get_by_role("button", name="Log out", exact=True).click()
     account_form(phone, "login", "Mia_mail", PASSWORD)
     expect(phone_area.locator('form[data-form="login"] .account-note')).to_contain_text("wrong username or password")
     phone_area.locator('form[data-form="login"]').get_by_label("Password").fill(NEW_PASSWORD)

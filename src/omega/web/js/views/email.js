@@ -21,12 +21,13 @@ const said = (err) => (err instanceof ApiError ? err.message : describe(err));
  * @param {[string, Record<string, unknown>][]} inputs label and attributes of each input
  * @param {string} submit
  * @param {(values: string[]) => Promise<string>} run the sentence to show when done
+ * @param {boolean} [once] the form is done once it succeeds: only its answer stays
  */
-function smallForm(name, inputs, submit, run) {
+function smallForm(name, inputs, submit, run, once = false) {
   const fields = inputs.map(([, attrs]) => h("input", { class: "account-input", required: true, ...attrs }));
   const note = h("div", { class: "account-note", role: "status" });
   const button = h("button", { type: "submit", class: "btn confirm small" }, submit);
-  return h("form", {
+  const form = h("form", {
     class: "account-form", "data-form": name,
     /** @param {Event} e */
     onsubmit: async (e) => {
@@ -39,6 +40,7 @@ function smallForm(name, inputs, submit, run) {
         for (const f of fields) if (/** @type {HTMLInputElement} */ (f).type === "password") /** @type {HTMLInputElement} */ (f).value = "";
         note.className = "account-note is-info";
         note.textContent = text;
+        if (once) for (const part of form.querySelectorAll("label, button")) /** @type {HTMLElement} */ (part).hidden = true;
       } catch (err) {
         note.className = "account-note is-error";
         note.textContent = said(err);
@@ -47,6 +49,7 @@ function smallForm(name, inputs, submit, run) {
       }
     },
   }, inputs.map(([label], i) => h("label", { class: "account-field" }, h("span", {}, label), fields[i])), note, button);
+  return form;
 }
 
 /** The account panel's email section: the address in use, the one waiting, and the forms. */
@@ -117,7 +120,7 @@ export function openMailedLink(hash) {
     ], "Set the new password", async ([password]) => {
       await account.resetPassword(link.token, password);
       return "Your password is changed and you are logged in. Every other device is logged out.";
-    });
+    }, true);
     dialog.append(h("h2", {}, "Choose a new password"), form, close);
   }
   document.body.append(dialog);
