@@ -145,7 +145,7 @@ def create_app(
     the_lobby = lobby.setup(app, core, the_ratings, scheduler, limits)
     the_notify = notify.setup(app, core, scheduler, mail or MailSettings.from_env(directory=mail_directory(database_url)))
     accounts.setup_recovery(app, the_accounts, Mailing(queue_mail, the_notify.outbox.wake,
-                                                       the_notify.outbox.settings.site_url), limits, scheduler)
+                                                       the_notify.outbox.settings.site_url), limits)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""

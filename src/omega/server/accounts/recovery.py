@@ -278,7 +278,3 @@ class Recovery:
         if user is None:  # used (or expired) between the look and the use
             raise invalid
         return await self.accounts.start_session(user, replaces, address)
-
-    async def purge(self) -> int:
-        """Remove expired resets (with the sessions' recurring purge)."""
-        return await self.core.db(self.store.purge_resets, self.clock.now())

@@ -222,13 +222,11 @@ def setup(app: FastAPI, core: TableCore, passwords: Passwords, limits: Limits, s
     return accounts
 
 
-def setup_recovery(app: FastAPI, accounts: Accounts, mailing: Mailing, limits: Limits,
-                   scheduler: Scheduler) -> Recovery:
+def setup_recovery(app: FastAPI, accounts: Accounts, mailing: Mailing, limits: Limits) -> Recovery:
     """Email addresses and password resets (``app.state.recovery``), mailing through
-    ``mailing``; expired resets are purged as recurring work."""
+    ``mailing`` (expired resets go with the sessions' purge, :meth:`Accounts.purge`)."""
     recovery = Recovery(accounts, mailing, limits)
     app.state.recovery = recovery
-    scheduler.every("resets", accounts.settings.session_purge_every, recovery.purge)
     return recovery
 
 

@@ -191,8 +191,9 @@ class Accounts:
         await self.core.db(lambda: self.store.set_password_hash(user.id, new_hash, keep_session=keep, end_sessions=True))
 
     async def purge(self) -> int:
-        """Remove expired sessions (recurring work)."""
-        return await self.core.db(self.store.purge_sessions, self.clock.now())
+        """Remove expired sessions and password resets (recurring work); how many."""
+        now = self.clock.now()
+        return await self.core.db(self.store.purge_sessions, now) + await self.core.db(self.store.purge_resets, now)
 
     # -- seats --------------------------------------------------------------------------------
 
