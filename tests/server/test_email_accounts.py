@@ -119,6 +119,21 @@ def outbox_addresses(db_url: str) -> list[str]:
         engine.dispose()
 
 
+def snapshot(db_url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """What the refused requests must leave as it was: the accounts (addresses, password
+    hashes), their sessions and resets, and the outbox."""
+    queries = {"users": "SELECT id, email, email_key, email_pending, password_hash FROM users ORDER BY id",
+               "sessions": "SELECT id_hash, user_id FROM sessions ORDER BY id_hash",
+               "resets": "SELECT digest, user_id, expires_at FROM password_resets ORDER BY digest",
+               "outbox": "SELECT id, to_address FROM outbox ORDER BY id"}
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            return {name: [tuple(row) for row in conn.execute(text(q))] for name, q in queries.items()}
+    finally:
+        engine.dispose()
+
+
 def forgot(b: Browser, who: str) -> httpx.Response:
     return b.post("/api/account/password/forgot", {"who": who})
 
@@ -232,6 +247,7 @@ def test_no_two_accounts_verify_one_address(browsers: Any, sink: SmtpSink, db_ur
 def test_a_bad_address_or_password_changes_nothing_and_mails_nothing(browsers: Any, site: LiveServer,
                                                                       db_url: str) -> None:
     ann = registered(browsers, "Ann")
+    before = snapshot(db_url)
     for body, code in (({"email": "not an address", "password": PASSWORD}, "bad_request"),
                        ({"email": "ann@localhost", "password": PASSWORD}, "bad_request"),
                        ({"email": "a" * 300 + "@example.com", "password": PASSWORD}, "bad_request"),
@@ -247,6 +263,7 @@ def test_a_bad_address_or_password_changes_nothing_and_mails_nothing(browsers: A
     assert error_code(r) == "auth_required"
     r = ann.post("/api/account/email", {"email": "ann@example.com", "password": PASSWORD}, origin="https://evil.example")
     assert error_code(r) == "cross_site"
+    assert snapshot(db_url) == before
     assert outbox_addresses(db_url) == []
 
 
@@ -283,18 +300,21 @@ def test_a_reset_is_single_use_ends_every_session_and_logs_in_anew(browsers: Any
     assert browsers().login("Ann", NEW_PASSWORD).status_code == 200
 
 
-def test_a_reset_link_expires(browsers: Any, sink: SmtpSink, clock: FakeClock) -> None:
+def test_a_reset_link_expires(browsers: Any, sink: SmtpSink, clock: FakeClock, db_url: str) -> None:
     ann = registered(browsers, "Ann")
     added(ann, sink, "ann@example.com")
     forgot(browsers(), "Ann")
     token = token_of(mail_to(sink, "ann@example.com", 2), "reset-password")
     clock.advance(Settings().password_reset_lifetime + 1)
+    before = snapshot(db_url)
     r = reset(browsers(), token)
     assert (r.status_code, error_code(r)) == (410, "token_expired")
-    assert ann.user() is not None  # nothing ended
-    assert browsers().login("Ann").status_code == 200
     for bad in ("A" * 43, "short", "x" * 128):
         assert error_code(reset(browsers(), bad)) == "invalid_token"
+    assert error_code(browsers().post("/api/account/password/reset", {"token": token})) == "bad_request"
+    assert snapshot(db_url) == before  # no password, session or reset changed
+    assert ann.user() is not None
+    assert browsers().login("Ann").status_code == 200
 
 
 def test_forgot_answers_the_same_whether_or_not_there_is_such_an_account(browsers: Any, site: LiveServer,
