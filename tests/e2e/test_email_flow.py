@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from omega_page import Contexts, Server, shot
+from omega_page import PHONE, Contexts, Server, shot
 from playwright.sync_api import Page, expect
+from test_accessibility import severe_violations
 from test_accounts import PASSWORD, account_form
 
 from server.mail_helpers import Received, SmtpSink, links_in
@@ -48,7 +49,7 @@ def open_account_panel(page: Page) -> None:
 def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tuple[Server, SmtpSink],
                                                                    contexts: Contexts) -> None:
     server, sink = mail_server
-    page = contexts.page()
+    page = contexts.page(bypass_csp=True)  # for axe's script
     page.goto(server.base + "/")
     area = page.get_by_role("group", name="Account")
     account_form(page, "register", "Mia_mail")
@@ -66,6 +67,7 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     form.get_by_role("button", name="Send confirmation link").click()
     expect(form.locator(".account-note")).to_contain_text("A link is on its way to mia@example.com")
     expect(status).to_contain_text("Waiting for you to confirm mia@example.com")
+    assert severe_violations(page) == []
 
     # The link from the real mail, followed: the page confirms it and forgets the token.
     page.goto(link_in(sink, "mia@example.com", 1, server))
@@ -83,7 +85,7 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
     expect(area.locator('details[data-menu="login"]')).to_be_visible()
 
     # Forgotten: "Forgot password?" under the log-in form, on a phone.
-    phone = contexts.phone()
+    phone = contexts.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, bypass_csp=True)
     phone.goto(server.base + "/")
     phone_area = phone.get_by_role("group", name="Account")
     phone_area.locator('details[data-menu="login"] > summary').click()
@@ -95,6 +97,8 @@ def test_add_an_address_then_reset_a_forgotten_password_by_mail(mail_server: tup
 
     phone.goto(link_in(sink, "mia@example.com", 2, server))
     reset = phone.locator('dialog[data-mailed="reset-password"]')
+    expect(reset.get_by_label("New password")).to_be_focused()  # the modal card takes the keyboard
+    assert severe_violations(phone) == []
     reset.get_by_label("New password").fill(NEW_PASSWORD)
     reset.get_by_role("button", name="Set the new password").click()
     expect(reset.locator(".account-note")).to_contain_text("Your password is changed and you are logged in")
