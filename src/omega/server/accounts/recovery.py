@@ -160,8 +160,8 @@ class Recovery:
                 and self.verify_mails_by_address.take(key, now)):
             raise ApiError("rate_limited", RATE_LIMITED)
         holder = await self.core.db(self.store.email_holder, key)
-        if holder is not None and holder != user.id:
-            rendered, link = TAKEN.render(None, address=wanted), None
+        if holder is not None and holder != user.id:  # no link: the mail says why nothing changes
+            rendered = TAKEN.render(None, address=wanted)
         else:
             expires = int((self.clock.now() + timedelta(seconds=self.settings.email_verify_lifetime)).timestamp())
             link = verify_link(self.mailing.site_url, verify_token(await self.key(), user.id, wanted, expires))
