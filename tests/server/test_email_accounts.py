@@ -376,3 +376,15 @@ def test_mail_is_limited_per_account_per_address_and_per_client(db_url: str, sin
         for b in made:
             b.close()
         live.stop()
+
+
+def test_a_password_change_voids_the_resets_mailed_before(browsers: Any, sink: SmtpSink) -> None:
+    ann = registered(browsers, "Ann")
+    added(ann, sink, "ann@example.com")
+    forgot(browsers(), "Ann")
+    token = token_of(mail_to(sink, "ann@example.com", 2), "reset-password")
+    r = ann.post("/api/account/password", {"current_password": PASSWORD, "new_password": NEW_PASSWORD})
+    assert r.status_code == 200, r.text
+    r = reset(browsers(), token, "an attacker's horse")
+    assert (r.status_code, error_code(r)) == (400, "invalid_token")
+    assert browsers().login("Ann", NEW_PASSWORD).status_code == 200
