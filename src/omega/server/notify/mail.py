@@ -58,14 +58,11 @@ class MailChannel:
         """Handle the ``digest`` due work in this process."""
         scheduler.handle(DIGEST, self.send_digest, lease=120.0, capacity=4)
 
-    def _links(self, user_id: int, kind: str) -> tuple[str, str]:
+    def _links(self, key: bytes, user_id: int, kind: str) -> tuple[str, str]:
         site = self.settings.site_url
-        return (f"{site}{UNSUBSCRIBE_PATH}?t={unsubscribe_token(self.notifier.key, user_id, kind)}",
-                f"{site}{SETTINGS_PATH}")
+        return (f"{site}{UNSUBSCRIBE_PATH}?t={unsubscribe_token(key, user_id, kind)}", f"{site}{SETTINGS_PATH}")
 
-    def _queue(self, conn: Connection, to: str, user_id: int, kind: str, mail: Rendered, key: str,
-               now: datetime) -> None:
-        unsubscribe, _ = self._links(user_id, kind)
+    def _queue(self, conn: Connection, to: str, unsubscribe: str, mail: Rendered, key: str, now: datetime) -> None:
         headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
                    # Not a conversation: auto-responders keep quiet (RFC 3834).
                    "Auto-Submitted": "auto-generated"}
@@ -75,6 +72,7 @@ class MailChannel:
     async def deliver(self, notice: Notice) -> None:
         """Queue the mail of ``notice`` (or keep it for the digest)."""
         host = self.host
+        signing = await self.notifier.key()
 
         def write() -> None:
             with host.repo.writing() as conn:
@@ -89,10 +87,10 @@ class MailChannel:
                         # row of an unsent digest keeps its time: same version).
                         keep_due_row(conn, DIGEST, str(notice.user_id), 0, now + DIGEST_WAIT)
                     return
-                unsubscribe, settings = self._links(notice.user_id, notice.kind)
+                unsubscribe, settings = self._links(signing, notice.user_id, notice.kind)
                 mail = render(notice.kind, notice.subject, notice.text, self.settings.site_url + notice.path,
                               unsubscribe, settings)
-                self._queue(conn, to, notice.user_id, notice.kind, mail, f"notice:{notice.key}", now)
+                self._queue(conn, to, unsubscribe, mail, f"notice:{notice.key}", now)
 
         await host.db(write)
         self.outbox.wake()
@@ -101,6 +99,7 @@ class MailChannel:
         """The ``digest`` handler: one mail of every notice waiting for the account."""
         host = self.host
         user_id = int(due.table_id)
+        signing = await self.notifier.key()
 
         def write() -> None:
             with host.repo.writing() as conn:
@@ -112,11 +111,11 @@ class MailChannel:
                 to = self.address_of(conn, user_id)
                 if not notices or to is None:
                     return
-                unsubscribe, settings = self._links(user_id, "your_turn")
+                unsubscribe, settings = self._links(signing, user_id, "your_turn")
                 site = self.settings.site_url
                 mail = render_digest([DigestItem(n.subject, site + n.path) for n in notices], unsubscribe, settings)
                 # Keyed by its first notice: a digest retried after a crash is queued once.
-                self._queue(conn, to, user_id, "your_turn", mail, f"digest:{notices[0].key}", host.clock.now())
+                self._queue(conn, to, unsubscribe, mail, f"digest:{notices[0].key}", host.clock.now())
 
         await host.db(write)
         self.outbox.wake()

@@ -148,7 +148,7 @@ def queue_mail(conn: Connection, *, to: str, subject: str, text: str, now: datet
 
 
 def _read(conn: Connection, mail_id: int) -> Mail | None:
-    row = conn.execute(select(OutboxRow).where(OutboxRow.id == mail_id)).scalar_one_or_none()
+    row = conn.execute(select(OutboxRow.__table__).where(OutboxRow.id == mail_id)).first()
     if row is None:
         return None
     return Mail(row.id, row.token, row.to_address, row.subject, row.text, row.html, dict(row.headers or {}),

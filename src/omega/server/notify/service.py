@@ -71,10 +71,10 @@ class Notifier:
         self.channels: dict[str, Channel] = {}
         self._scheduler: Scheduler | None = None
 
-    @property
-    def key(self) -> bytes:
-        """The site's key that signs unsubscribe links."""
-        return self._key()
+    async def key(self) -> bytes:
+        """The site's key that signs unsubscribe links (made at first use: a write of its own,
+        so never asked for inside another transaction)."""
+        return await self.host.db(self._key)
 
     def add_channel(self, channel: Channel) -> None:
         """Deliver notices by ``channel`` too (its ``name`` is its preference key)."""
@@ -178,12 +178,11 @@ class Notifier:
 
     async def check_unsubscribe(self, token: str) -> tuple[int, str] | None:
         """The account and kind of an unsubscribe token (None: a bad one); changes nothing."""
-        return read_unsubscribe_token(await self.host.db(self._key), token)
+        return read_unsubscribe_token(await self.key(), token)
 
     async def unsubscribe(self, token: str) -> tuple[int, str] | None:
         """Turn off mail of the token's kind for its account (None: a bad token, nothing done)."""
-        key = await self.host.db(self._key)  # made at first use: a database write
-        read = read_unsubscribe_token(key, token)
+        read = read_unsubscribe_token(await self.key(), token)
         if read is None:
             return None
         user_id, kind = read

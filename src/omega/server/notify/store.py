@@ -94,7 +94,7 @@ def add_delivery(conn: Connection, notice: Notice, channel: str, now: datetime) 
 
 def read_delivery(conn: Connection, delivery_id: int) -> Delivery | None:
     """One delivery (None: gone with its account)."""
-    row = conn.execute(select(DeliveryRow).where(DeliveryRow.id == delivery_id)).scalar_one_or_none()
+    row = conn.execute(select(DeliveryRow.__table__).where(DeliveryRow.id == delivery_id)).first()
     if row is None:
         return None
     notice = Notice(row.user_id, row.kind, row.key, row.subject, row.text, row.path)
@@ -126,7 +126,7 @@ def add_digest(conn: Connection, notice: Notice, now: datetime) -> bool:
 
 def take_digest(conn: Connection, user_id: int) -> list[Notice]:
     """The notices waiting for ``user_id``'s digest, oldest first, removed."""
-    rows = conn.execute(select(DigestRow).where(DigestRow.user_id == user_id).order_by(DigestRow.id)).scalars().all()
+    rows = conn.execute(select(DigestRow.__table__).where(DigestRow.user_id == user_id).order_by(DigestRow.id)).all()
     notices = [Notice(r.user_id, "your_turn", r.key, r.subject, r.text, r.path) for r in rows]
     conn.execute(delete(DigestRow).where(DigestRow.id.in_([r.id for r in rows])))
     return notices

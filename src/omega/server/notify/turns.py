@@ -9,7 +9,7 @@ at send time: nothing if the turn has moved on or the player has the table open 
 socket at their seat, over every process).  Why not decide in the write: the opponent's move
 reaches a player who is looking at the board at once, and a player who answers within the
 delay needs no mail; a socket counted at the moment of the write says nothing of a minute later.
-The notice key is ``your_turn:<table>:<play version>``: at most one per game per turn.
+The notice key is ``your_turn:<table>:<play version>:<account>``: at most one per game per turn.
 
 **Ended on time.** A turn-based game that ends by a flag tells every seat held by an account,
 queued in the transaction of the end (turn-based players are away by nature; a real-time
@@ -17,7 +17,7 @@ player who lost on time was at the board).
 
 >>> t = your_turn_notice(7, "t1", 12)
 >>> t.key, t.path, t.subject
-('your_turn:t1:12', '/t/t1', 'Your turn at table t1')
+('your_turn:t1:12:7', '/t/t1', 'Your turn at table t1')
 """
 
 from __future__ import annotations
@@ -49,13 +49,13 @@ YOUR_TURN_DELAY = timedelta(minutes=2)
 
 def your_turn_notice(user_id: int, table_id: str, version: int) -> Notice:
     """The notice that it is ``user_id``'s turn at ``table_id`` (play version ``version``)."""
-    return Notice(user_id, "your_turn", f"your_turn:{table_id}:{version}", f"Your turn at table {table_id}",
+    return Notice(user_id, "your_turn", f"your_turn:{table_id}:{version}:{user_id}", f"Your turn at table {table_id}",
                   f"Your opponent has moved: it is your turn at table {table_id}.", f"/t/{table_id}")
 
 
 def ended_notice(user_id: int, table_id: str, flagged: str) -> Notice:
     """The notice that the game at ``table_id`` ended when ``flagged``'s time ran out."""
-    return Notice(user_id, "ended_on_time", f"ended_on_time:{table_id}", f"Game over on time at table {table_id}",
+    return Notice(user_id, "ended_on_time", f"ended_on_time:{table_id}:{user_id}", f"Game over on time at table {table_id}",
                   f"The game at table {table_id} ended on time: {flagged}'s clock ran out.", f"/t/{table_id}")
 
 
@@ -79,7 +79,8 @@ class TableNotices:
         now = events[-1].at or self.core.clock.now() if events else self.core.clock.now()
         if after.over and not before.over:
             ended = any(isinstance(e.payload, GameEnded) for e in events)
-            if ended and after.end_reason == "timeout" and after.timed_out:
+            # ``aborted`` too: a flag that fell before its seat's first move ended it.
+            if ended and after.end_reason in ("timeout", "aborted") and after.timed_out:
                 flagged = after.names[after.timed_out[-1]]
                 for user in _seat_users(w).values():
                     self.notifier.queue(w.conn, ended_notice(user, w.table_id, flagged), now)
