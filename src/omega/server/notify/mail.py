@@ -35,8 +35,8 @@ DIGEST = "digest"
 DIGEST_WAIT = timedelta(hours=4)
 #: The unsubscribe link's path (``routes.py`` answers it).
 UNSUBSCRIBE_PATH = "/mail/unsubscribe"
-#: Where the account's notification settings are on the page.
-SETTINGS_PATH = "/#account"
+#: Where the account's notification settings are: the site, whose Account menu has them.
+SETTINGS_PATH = "/"
 #: The verified address of an account, read in the caller's transaction (None: none).
 AddressOf = Callable[[Connection, int], str | None]
 

@@ -9,6 +9,7 @@ import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
+import { notificationsSection } from "./notifications.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -125,7 +126,7 @@ export class AccountArea {
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       fill(this.el,
         h("span", { class: "account-name", title: "Logged in" }, user.username),
-        this.menu("Account", "account", h("div", { class: "account-panel" }, emailSection(), change, everywhere)),
+        this.menu("Account", "account", h("div", { class: "account-panel" }, emailSection(), notificationsSection(), change, everywhere)),
         logout);
       return;
     }
