@@ -29,7 +29,7 @@ from omega.server.clock import FakeClock
 from omega.server.infra.due import DueRow
 from omega.server.notify.mail import DIGEST_WAIT
 from omega.server.notify.mailer import MailSettings
-from omega.server.notify.outbox import retry_delay
+from omega.server.notify.outbox import MAX_TRIES, retry_delay
 from omega.server.notify.turns import YOUR_TURN_DELAY
 
 from .mail_helpers import Received, SmtpSink, html_of, text_of
@@ -343,3 +343,52 @@ def test_a_server_killed_while_sending_sends_the_mail_once_after_restart(tmp_pat
         serve.kill()
         sink.stop()
         hanging.close()
+
+
+def test_without_smtp_mail_is_written_to_files_and_the_log_says_where(
+        sqlite_url: str, tmp_path: Path, clock: FakeClock, caplog: pytest.LogCaptureFixture) -> None:
+    directory = tmp_path / "mail"
+    live = make_server(sqlite_url, bot=None, clock=clock, password_hasher=CHEAP,
+                       mail=MailSettings(directory=directory, site_url=SITE_URL))
+    try:
+        with caplog.at_level("INFO", logger="omega.server"):
+            b = Browser(live)
+            assert b.register("Ann").status_code == 201
+            assert b.post("/api/account/email", {"email": "ann@example.com", "password": PASSWORD}).status_code == 202
+            drain(live)
+            b.close()
+        [eml] = directory.glob("*.eml")
+        message = eml.read_text()
+        assert "To: ann@example.com" in message and f"{SITE_URL}/#verify-email=" in message
+        [line] = [r.getMessage() for r in caplog.records if "written to" in r.getMessage()]
+        assert str(eml) in line and "verify-email" not in line and "ann@example.com" not in line
+    finally:
+        live.stop()
+
+
+def test_a_mail_is_given_up_after_its_tries_with_one_line_and_no_secret(
+        site: LiveServer, players: Any, clock: FakeClock, sink: SmtpSink, db_url: str,
+        caplog: pytest.LogCaptureFixture) -> None:
+    ann, bob = players("Ann"), players("Bob")
+    table_id, tokens = duel(ann, bob)
+    sink.stop()
+    play(site, table_id, tokens[0], random.Random(9))
+    clock.advance(LATER)
+    with caplog.at_level("INFO", logger="omega.server"):
+        drain(site)
+        for tries in range(1, MAX_TRIES):
+            clock.advance(retry_delay(tries).total_seconds())
+            drain(site)
+    given_up = [r for r in caplog.records if "given up" in r.getMessage()]
+    assert len(given_up) == 1 and given_up[0].levelname == "WARNING"
+    assert f"after {MAX_TRIES} tries" in given_up[0].getMessage()
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "unsubscribe?t=" not in logged and bob.email not in logged and "Your turn" not in logged
+    [(tries, sent, given, body)] = rows(
+        db_url, "SELECT tries, sent_at, given_up_at, text FROM outbox WHERE to_address = :to AND subject LIKE 'Your%'",
+        to=bob.email)
+    assert (tries, sent, given is not None, body) == (MAX_TRIES, None, True, "")  # its text is gone too
+    sink.start()
+    clock.advance(86400)
+    drain(site)
+    assert bob.mails("Your turn") == []
