@@ -28,7 +28,7 @@ export function toggled(prefs, kind, channel, on) {
   return { on: { [kind]: on ? [...now, channel] : now } };
 }
 
-/** The section: a table of checkboxes, drawn once the preferences have come. */
+/** The section (folded like the email one): a table of checkboxes, drawn once the preferences have come. */
 export function notificationsSection() {
   const note = h("div", { class: "account-note", role: "status" });
   const body = h("div", { class: "notify-settings" }, h("p", { class: "muted" }, "…"));
@@ -77,6 +77,6 @@ export function notificationsSection() {
       .catch((err) => body.replaceChildren(h("p", { class: "account-note is-error" }, describe(err))));
   };
   load();
-  return h("section", { class: "account-notifications", "data-section": "notifications" },
-    h("h3", {}, "Notifications"), body, note);
+  return h("details", { class: "notify-section", "data-section": "notifications" },
+    h("summary", {}, "Notifications"), body, note);
 }
