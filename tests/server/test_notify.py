@@ -17,7 +17,7 @@ import random
 import re
 import socket
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,14 @@ from omega.server.clock import FakeClock
 from omega.server.infra.due import DueRow
 from omega.server.notify.mail import DIGEST_WAIT
 from omega.server.notify.mailer import MailSettings
-from omega.server.notify.outbox import MAX_TRIES, retry_delay
+from omega.server.notify.outbox import MAX_TRIES, queue_mail, retry_delay
 from omega.server.notify.turns import YOUR_TURN_DELAY
 
 from .mail_helpers import Received, SmtpSink, html_of, text_of
-from .server_helpers import Api, LiveServer, ServeProcess, Socket, make_server, random_turn
+from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, make_server, random_turn
 from .test_accounts import CHEAP, PASSWORD, Browser
 from .test_email_accounts import added
+from .worker_process import WorkerProcess
 
 SITE_URL = "https://omega.example"
 #: Past the "your turn" delay.
@@ -310,12 +311,7 @@ def test_a_mail_waits_out_an_smtp_outage_with_back_off_and_is_sent_once(
 
 def test_a_server_killed_while_sending_sends_the_mail_once_after_restart(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}"
-    # An SMTP server that accepts the connection and never answers: the server is caught in
-    # the middle of sending when it is killed.
-    hanging = socket.socket()
-    hanging.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    hanging.bind(("127.0.0.1", 0))
-    hanging.listen(8)
+    hanging = _hanging_smtp()
     port = hanging.getsockname()[1]
     env = {**os.environ, "OMEGA_SMTP_URL": f"smtp://127.0.0.1:{port}", "OMEGA_SITE_URL": SITE_URL}
     serve = ServeProcess(db, env=env)
@@ -326,7 +322,6 @@ def test_a_server_killed_while_sending_sends_the_mail_once_after_restart(tmp_pat
             assert b.post("/api/account/register", json={"username": "Ann", "password": PASSWORD}).status_code == 201
             asked = b.post("/api/account/email", json={"email": "ann@example.com", "password": PASSWORD})
             assert asked.status_code == 202, asked.text
-        hanging.settimeout(30)
         caught, _ = hanging.accept()  # the mail is being sent now
         serve.kill()
         caught.close()
@@ -392,3 +387,53 @@ def test_a_mail_is_given_up_after_its_tries_with_one_line_and_no_secret(
     clock.advance(86400)
     drain(site)
     assert bob.mails("Your turn") == []
+
+
+def _hanging_smtp() -> socket.socket:
+    """An SMTP port that accepts connections and never answers: a sender is caught in the
+    middle of sending, to be killed there."""
+    hanging = socket.socket()
+    hanging.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    hanging.bind(("127.0.0.1", 0))
+    hanging.listen(8)
+    hanging.settimeout(30)
+    return hanging
+
+
+@pytest.mark.slow
+def test_a_worker_killed_while_sending_leaves_the_mail_to_the_next_worker_once(pg: PgCluster) -> None:
+    db = pg.new_database()
+    hanging = _hanging_smtp()
+    port = hanging.getsockname()[1]
+    env = {**os.environ, "OMEGA_SMTP_URL": f"smtp://127.0.0.1:{port}", "OMEGA_SITE_URL": SITE_URL}
+    quick = {"dead_after": 3.0, "sweep_interval": 0.5, "env": env}
+    first = WorkerProcess(db, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
+    second: WorkerProcess | None = None
+    sink = SmtpSink(port)
+    try:
+        first.ready()  # it has migrated the database
+        engine = create_engine(db)
+        try:
+            with engine.begin() as conn:
+                mail_id = queue_mail(conn, to="ann@example.com", subject="A mail", text="Hello", now=datetime.now(UTC))
+        finally:
+            engine.dispose()
+        caught, _ = hanging.accept()  # the first worker is sending it now
+        first.kill()
+        caught.close()
+        hanging.close()
+        sink.start()
+        second = WorkerProcess(db, ("--ai-workers", "1"), bot="random", **quick)  # type: ignore[arg-type]
+        second.ready()
+        # Once the sweep has found the first worker dead (3 s), its claim is free.
+        [mail] = sink.wait_for(1, timeout=60)
+        assert mail["Subject"] == "A mail" and mail.recipients == ["ann@example.com"]
+        assert rows(db, "SELECT count(*) FROM outbox WHERE id = :id AND sent_at IS NOT NULL", id=mail_id)[0][0] == 1
+        assert rows(db, "SELECT count(*) FROM due WHERE kind = 'mail'")[0][0] == 0
+        assert len(sink.mails) == 1
+    finally:
+        first.kill()
+        if second is not None:
+            second.kill()
+        sink.stop()
+        hanging.close()

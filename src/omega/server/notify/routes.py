@@ -95,7 +95,8 @@ def _page(title: str, paragraphs: list[str], status: int = 200) -> HTMLResponse:
                         f'{body}<p><a href="/">Omega</a></p></body></html>', status_code=status)
 
 
-_BAD_LINK = "This unsubscribe link is not valid (it may have been cut short by the mail program)."
+_BAD_LINK = ("This unsubscribe link is not valid (invalid_token): it may have been cut short by the mail program. "
+             "Your account page has every notification setting.")
 
 
 @router.get("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
