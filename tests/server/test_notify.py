@@ -16,6 +16,8 @@ import os
 import random
 import re
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -437,3 +439,13 @@ def test_a_worker_killed_while_sending_leaves_the_mail_to_the_next_worker_once(p
             second.kill()
         sink.stop()
         hanging.close()
+
+
+def test_a_bad_smtp_url_stops_omega_serve_without_repeating_it(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'omega.sqlite3'}"
+    for args, env in ((("--smtp", "ftp://ann:s3cret@mail.example"), {}),
+                      ((), {"OMEGA_SMTP_URL": "smtp://ann:s3cret@mail.example:99999"})):
+        done = subprocess.run([sys.executable, "-m", "omega.cli", "serve", "--db", db, *args],
+                              env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert "OMEGA_SMTP_URL" in done.stderr and "s3cret" not in done.stderr + done.stdout
