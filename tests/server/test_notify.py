@@ -182,29 +182,37 @@ def test_your_turn_is_mailed_once_per_turn_and_not_while_the_table_is_open(
     assert len(ann.mails("Your turn")) == 1 and len(bob.mails("Your turn")) == 1
 
 
-def test_a_digest_gathers_the_turns_into_one_mail(site: LiveServer, players: Any, clock: FakeClock) -> None:
+def test_a_digest_gathers_the_turns_still_waiting_into_one_mail(
+        site: LiveServer, players: Any, clock: FakeClock) -> None:
     rng = random.Random(4)
     ann, bob = players("Ann"), players("Bob")
     r = bob.browser.post("/api/account/notifications", {"digest": True})
     assert r.status_code == 200 and r.json()["digest"] is True
-    tables = [duel(ann, bob) for _ in range(2)]
+    tables = [duel(ann, bob) for _ in range(3)]
     for table_id, tokens in tables:
         play(site, table_id, tokens[0], rng)
     clock.advance(LATER)
     drain(site)
     assert bob.mails("Your turn") == []  # waiting for the others
+    played, *waiting = tables
+    play(site, played[0], played[1][1], rng)  # Bob answers one on the site meanwhile
     clock.advance(DIGEST_WAIT.total_seconds())
     drain(site)
     [digest] = bob.mails("Your turn")
     assert digest["Subject"] == "Your turn in 2 games"
     body = text_of(digest)
-    assert all(f"{SITE_URL}/t/{table_id}" in body for table_id, _ in tables)
-    # Ann chose no digest: her own turns come one mail each.
-    for table_id, tokens in tables:
+    assert all(f"{SITE_URL}/t/{table_id}" in body for table_id, _ in waiting)
+    assert f"{SITE_URL}/t/{played[0]}" not in body  # no news: he has played it
+    assert digest["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    # Ann chose no digest: her turns come one mail each.
+    for table_id, tokens in waiting:
         play(site, table_id, tokens[1], rng)
     clock.advance(LATER)
     drain(site)
-    assert len(ann.mails("Your turn at table")) == 2
+    assert len(ann.mails("Your turn at table")) == 3
+    clock.advance(DIGEST_WAIT.total_seconds())
+    drain(site)
+    assert len(bob.mails("Your turn")) == 1  # nothing waits for him: no second digest
 
 
 def test_a_game_lost_on_time_is_told_to_both_players(site: LiveServer, players: Any, clock: FakeClock) -> None:

@@ -96,18 +96,28 @@ class MailChannel:
         self.outbox.wake()
 
     async def send_digest(self, due: Due) -> datetime | None:
-        """The ``digest`` handler: one mail of every notice waiting for the account."""
+        """The ``digest`` handler: one mail of every turn still waiting for the account.  The
+        notices go in the commit that queues their mail, so a crash between loses none."""
         host = self.host
         user_id = int(due.table_id)
         signing = await self.notifier.key()
 
+        def read() -> list[tuple[int, Notice]]:
+            with host.repo.engine.connect() as conn, conn.begin():
+                return store.waiting_digest(conn, user_id)
+
+        waiting = await host.db(read)
+        # Only the turns still waiting for the player: one they played meanwhile is no news.
+        notices = [n for _, n in waiting if await self.notifier.still_holds(n)]
+
         def write() -> None:
             with host.repo.writing() as conn:
-                # This claim's row goes in the commit that takes the notices, so a notice
-                # kept after it makes a row of its own (the scheduler's finish comes later).
+                now = host.clock.now()
                 conn.execute(delete(DueRow).where(DueRow.kind == DIGEST, DueRow.table_id == due.table_id,
                                                   DueRow.claimed_by == host.server_id))
-                notices = store.take_digest(conn, user_id)
+                if waiting and store.drop_digest(conn, [i for i, _ in waiting]):
+                    # Kept while this one was read (its row was this claim's): a digest of its own.
+                    keep_due_row(conn, DIGEST, due.table_id, 0, now + DIGEST_WAIT)
                 to = self.address_of(conn, user_id)
                 if not notices or to is None:
                     return
@@ -115,7 +125,7 @@ class MailChannel:
                 site = self.settings.site_url
                 mail = render_digest([DigestItem(n.subject, site + n.path) for n in notices], unsubscribe, settings)
                 # Keyed by its first notice: a digest retried after a crash is queued once.
-                self._queue(conn, to, unsubscribe, mail, f"digest:{notices[0].key}", host.clock.now())
+                self._queue(conn, to, unsubscribe, mail, f"digest:{notices[0].key}", now)
 
         await host.db(write)
         self.outbox.wake()

@@ -21,7 +21,7 @@ token is refused.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from sqlalchemy.engine import Connection
@@ -69,6 +69,9 @@ class Notifier:
         self.host = host
         self._key = key
         self.channels: dict[str, Channel] = {}
+        #: Per kind, whether a notice still holds (a "your turn" after the player moved does
+        #: not): asked by a channel that holds notices back, as the digest does.
+        self.checks: dict[str, Callable[[Notice], Awaitable[bool]]] = {}
         self._scheduler: Scheduler | None = None
 
     async def key(self) -> bytes:
@@ -79,6 +82,11 @@ class Notifier:
     def add_channel(self, channel: Channel) -> None:
         """Deliver notices by ``channel`` too (its ``name`` is its preference key)."""
         self.channels[channel.name] = channel
+
+    async def still_holds(self, notice: Notice) -> bool:
+        """Whether ``notice`` is still true (kinds without a check always are)."""
+        check = self.checks.get(notice.kind)
+        return True if check is None else await check(notice)
 
     def install(self, scheduler: Scheduler) -> None:
         """Handle the ``notify`` due work in this process."""

@@ -30,7 +30,7 @@ from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow
 from omega.server.notify.notices import Notice
 
 __all__ = ["Preferences", "Delivery", "preferences", "save_preferences", "turn_off", "add_delivery",
-           "read_delivery", "close_delivery", "tried_delivery", "add_digest", "take_digest"]
+           "read_delivery", "close_delivery", "tried_delivery", "add_digest", "waiting_digest", "drop_digest"]
 
 
 @dataclass(frozen=True)
@@ -124,9 +124,16 @@ def add_digest(conn: Connection, notice: Notice, now: datetime) -> bool:
         created_at=now).on_conflict_do_nothing(index_elements=["key"]).returning(DigestRow.id)).scalar() is not None
 
 
-def take_digest(conn: Connection, user_id: int) -> list[Notice]:
-    """The notices waiting for ``user_id``'s digest, oldest first, removed."""
+def waiting_digest(conn: Connection, user_id: int) -> list[tuple[int, Notice]]:
+    """The notices waiting for ``user_id``'s digest, oldest first, with their row ids."""
     rows = conn.execute(select(DigestRow.__table__).where(DigestRow.user_id == user_id).order_by(DigestRow.id)).all()
-    notices = [Notice(r.user_id, "your_turn", r.key, r.subject, r.text, r.path) for r in rows]
-    conn.execute(delete(DigestRow).where(DigestRow.id.in_([r.id for r in rows])))
-    return notices
+    return [(r.id, Notice(r.user_id, "your_turn", r.key, r.subject, r.text, r.path)) for r in rows]
+
+
+def drop_digest(conn: Connection, ids: list[int]) -> bool:
+    """Remove the digest rows ``ids`` (told, or no longer true); True if the account has
+    others waiting still (kept meanwhile)."""
+    user = conn.execute(select(DigestRow.user_id).where(DigestRow.id.in_(ids)).limit(1)).scalar()
+    conn.execute(delete(DigestRow).where(DigestRow.id.in_(ids)))
+    return user is not None and conn.execute(select(DigestRow.id).where(DigestRow.user_id == user).limit(1)
+                                             ).first() is not None

@@ -32,7 +32,7 @@ _FOOTER = (
     "Stop these mails: $unsubscribe",
     "All your settings: $settings",
 )
-_DIGEST_HEAD = ("It is your turn in $count games:",)
+_DIGEST_HEAD = ("It is your turn in $games:",)
 #: The values that are links (an anchor in the HTML).
 _LINKS = frozenset({"link", "unsubscribe", "settings"})
 
@@ -82,12 +82,13 @@ def render_digest(items: Sequence[DigestItem], unsubscribe: str, settings: str) 
     ('Your turn in 2 games', 'Your turn at table t1: https://o.example/t/t1')
     """
     footer = {"unsubscribe": unsubscribe, "settings": settings, "label": KINDS["your_turn"]}
-    head, head_html = _both(_DIGEST_HEAD, {"count": str(len(items))})
+    games = "1 game" if len(items) == 1 else f"{len(items)} games"
+    head, head_html = _both(_DIGEST_HEAD, {"games": games})
     lines, lines_html = [], []
     for item in items:
         plain, body = _both(("$subject: $link",), {"subject": item.subject, "link": item.link})
         lines += plain
         lines_html += body
     tail, tail_html = _both(_FOOTER, footer)
-    return _page(f"Your turn in {len(items)} games", [*head, "\n".join(lines), *tail],
+    return _page(f"Your turn in {games}", [*head, "\n".join(lines), *tail],
                  [*head_html, *lines_html, *tail_html])

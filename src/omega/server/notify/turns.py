@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.scheduler import Scheduler
 from omega.server.notify.notices import Notice
@@ -112,11 +113,22 @@ class TableNotices:
         await self.notifier.notify(your_turn_notice(user, due.table_id, due.version))
         return None
 
+    async def still_your_turn(self, notice: Notice) -> bool:
+        """Whether the turn of a "your turn" notice still waits for its player (the digest
+        asks before it mails)."""
+        _, table_id, version, _ = notice.key.split(":")
+        try:
+            state = (await self.core.fresh(table_id)).state
+        except ApiError:
+            return False  # the table is gone
+        return state.play_version == int(version) and not state.over
+
 
 def install(core: TableCore, notifier: Notifier, scheduler: Scheduler | None) -> TableNotices:
     """Hook the notices into ``core``; with ``scheduler``, decide "your turn" here too."""
     notices = TableNotices(core, notifier)
     core.on_stored.append(notices.stored)
+    notifier.checks["your_turn"] = notices.still_your_turn
     if scheduler is not None:
         scheduler.handle(YOUR_TURN, notices.your_turn, lease=60.0, capacity=16)
     return notices
