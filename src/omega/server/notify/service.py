@@ -141,7 +141,11 @@ class Notifier:
         if delivery is None or delivery.done:
             return None
         channel = self.channels.get(delivery.channel)
-        if channel is not None and prefs.allows(delivery.notice.kind, delivery.channel):
+        wanted = prefs.allows(delivery.notice.kind, delivery.channel)
+        if channel is None and wanted:
+            # A channel this process lacks (configured on other processes): theirs to deliver.
+            return host.clock.now() + retry_delay(1)
+        if channel is not None and wanted:
             try:
                 await channel.deliver(delivery.notice)
             except DeliveryFailed as e:
