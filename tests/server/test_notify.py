@@ -12,12 +12,15 @@ kill -9 while it sends a mail sends it once after its restart.
 from __future__ import annotations
 
 import asyncio
+import http.server
+import json
 import os
 import random
 import re
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,11 +34,21 @@ from omega.server.clock import FakeClock
 from omega.server.infra.due import DueRow
 from omega.server.notify.mail import DIGEST_WAIT
 from omega.server.notify.mailer import MailSettings
+from omega.server.notify.notices import DeliveryFailed, Notice
 from omega.server.notify.outbox import MAX_TRIES, queue_mail, retry_delay
 from omega.server.notify.turns import YOUR_TURN_DELAY
 
 from .mail_helpers import Received, SmtpSink, html_of, text_of
-from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, make_server, random_turn
+from .server_helpers import (
+    Api,
+    LiveServer,
+    PgCluster,
+    ServeProcess,
+    Socket,
+    free_port,
+    make_server,
+    random_turn,
+)
 from .test_accounts import CHEAP, PASSWORD, Browser
 from .test_email_accounts import added
 from .worker_process import WorkerProcess
@@ -457,3 +470,65 @@ def test_a_bad_smtp_url_stops_omega_serve_without_repeating_it(tmp_path: Path) -
                               env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr
         assert "OMEGA_SMTP_URL" in done.stderr and "s3cret" not in done.stderr + done.stdout
+
+
+class _Inbox(http.server.BaseHTTPRequestHandler):
+    """A loopback endpoint that keeps each notice posted to it (``server.notices``)."""
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["content-length"]))
+        self.server.notices.append(json.loads(body))  # type: ignore[attr-defined]
+        self.send_response(201)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class HttpChannel:
+    """A second channel, as Web Push will be one: each notice POSTed as JSON to an endpoint,
+    :class:`DeliveryFailed` when the endpoint cannot be reached."""
+
+    name = "push"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    async def deliver(self, notice: Notice) -> None:
+        try:
+            async with httpx.AsyncClient(timeout=10) as client:
+                r = await client.post(self.url, json={"user": notice.user_id, "key": notice.key, "text": notice.text})
+        except httpx.TransportError as e:
+            raise DeliveryFailed(f"endpoint unreachable ({type(e).__name__})") from None
+        if r.status_code >= 500:
+            raise DeliveryFailed(f"endpoint answered {r.status_code}")
+
+
+def test_another_channel_plugs_in_and_a_failed_delivery_is_retried_with_back_off(
+        site: LiveServer, players: Any, clock: FakeClock) -> None:
+    port = free_port()
+    site.app.state.notify.add_channel(HttpChannel(f"http://127.0.0.1:{port}/notices"))
+    ann, bob = players("Ann"), players("Bob")
+    prefs = bob.browser.get("/api/account/notifications").json()
+    assert prefs["channels"] == ["mail", "push"] and prefs["on"]["your_turn"] == ["mail", "push"]
+    table_id, tokens = duel(ann, bob)
+    play(site, table_id, tokens[0], random.Random(10))
+    clock.advance(LATER)
+    drain(site)  # the endpoint is down: mail goes, the push waits
+    assert len(bob.mails("Your turn")) == 1
+    endpoint = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Inbox)
+    endpoint.notices = []  # type: ignore[attr-defined]
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    try:
+        clock.advance(retry_delay(1).total_seconds() - 1)
+        drain(site)
+        assert endpoint.notices == []  # type: ignore[attr-defined]  # not before its time
+        clock.advance(1)
+        drain(site)
+        clock.advance(3600)
+        drain(site)
+        [notice] = endpoint.notices  # type: ignore[attr-defined]
+        assert notice["key"].startswith(f"your_turn:{table_id}:") and "your turn" in notice["text"]
+    finally:
+        endpoint.shutdown()
+        endpoint.server_close()
