@@ -63,9 +63,11 @@ test: install system-deps lint jscheck jstest
 quick: install system-deps lint jscheck jstest
 	$(PYTEST) -m "not slow"
 
-# The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.
+# The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.  The
+# service worker is checked on its own: it runs in a worker, with another global scope.
 jscheck: $(NODE_STAMP)
 	node_modules/.bin/tsc -p jsconfig.json
+	node_modules/.bin/tsc -p jsconfig.sw.json
 
 jstest: system-deps
 	node --test tests/js/*.test.js

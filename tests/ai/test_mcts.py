@@ -95,14 +95,16 @@ def test_root_parallel_trees_are_reproducible_and_share_the_budget() -> None:
 @pytest.mark.parametrize("parallel", ["tree", "root"])
 def test_two_threads_play_whole_games_in_bounded_pools(parallel: str) -> None:
     # Pools far too small for the budget, so both threads fill their stretches, the tree
-    # is compacted and recycled many times, and a shared tree is raced on all along.
-    for players, size in ((2, 5), (3, 4)):
+    # is compacted and recycled many times (hundreds of times a game), and a shared tree is
+    # raced on all along.  Small boards keep the games short: the pool, not the board, is
+    # what the test stretches.
+    for players, size, edges in ((2, 4, 5_000), (3, 3, 2_000)):
         game = Game(players=players, size=size)
-        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel=parallel, seed=1, max_edges=20_000)
+        bot = MctsBot(iterations=MIN_SPLIT, threads=2, parallel=parallel, seed=1, max_edges=edges)
         recycled = 0
         while not game.is_over:
             game.apply(bot.choose(game))  # IllegalMove would fail the test
-            assert bot.last is not None and bot.last.edges <= 20_000
+            assert bot.last is not None and bot.last.edges <= edges
             assert len(bot.last.values) == players
             recycled += bot.last.recycled
         assert recycled > 0

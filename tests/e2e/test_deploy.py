@@ -1,10 +1,10 @@
 """The site as docs/deploy.md runs it: PostgreSQL, two ``omega serve --no-workers``, two
 ``omega worker`` and nginx (the doc's site file) in front, all real processes.
 
-A person plays a whole game in the browser through nginx against a computer while one
-worker is killed (SIGKILL) in the middle of the computer's turn and, later, the server
-process holding the page's socket is killed too: the game finishes, every turn is stored
-once, and the page is never reloaded.  Then the client's address and the WebSocket through
+A person plays in the browser through nginx against a computer while one worker is
+killed (SIGKILL) in the middle of the computer's turn and, a turn later, the server process
+holding the page's socket is killed too: the game goes on through the other process to the
+player's resignation, every turn is stored once, and the page is never reloaded.  Then the client's address and the WebSocket through
 the proxy, and what the proxy keeps to itself.
 """
 
@@ -32,8 +32,7 @@ from omega import Game
 from omega.cli import build_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
-from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols
-from server.test_metrics import value
+from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols, value
 from server.worker_process import WorkerProcess, thinking_at
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]
@@ -138,31 +137,36 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
     page.evaluate("window.omegaSamePage = true")  # gone if the page is ever reloaded
     expect(page.locator(".conn")).to_have_attribute("data-state", "live")
     mine: list[list[str]] = []
-    killed_worker = killed_server = False
+    killed_worker = False
+    killed_server_at = 0  # the turn after which a server was killed
 
-    for turn in range(1, 16):  # side 5, 2 players: 15 turns each
+    for turn in range(1, 16):  # side 5, 2 players: 15 turns each at most
         expect(table.prompt).to_contain_text("Your turn", timeout=TAKEOVER_MS)
+        if killed_server_at and turn > killed_server_at + 1:
+            break  # two turns through the other process after the kill: enough
         mine.append(table.play_turn(engine_order(2, 0), rng))
-        if turn == 15:
-            break
         if not killed_worker and turn >= 2:
             if _kill_a_worker_mid_turn(site, tid):
                 killed_worker = True
             else:  # the turn was played just before the kill: a fresh worker, and again
                 site.workers.append(WorkerProcess(site.db, ("--ai-workers", "2")))
                 site.workers[-1].ready()
-        elif killed_worker and not killed_server and turn >= 5:
+        elif killed_worker and not killed_server_at:
             victim = _serving_the_socket(site)
             victim.kill()
             site.servers.remove(victim)
-            killed_server = True
+            killed_server_at = turn
             # The page notices, and reconnects through nginx to the other process by itself.
             expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=30_000)
-    assert killed_worker and killed_server
+    assert killed_worker and killed_server_at
+    # The rest of the game would only repeat what the turns since showed: Ann resigns, from
+    # the same page, through the surviving process.
+    page.get_by_role("button", name="Resign…").click()
+    page.get_by_role("button", name="Yes, resign").click()
 
     expect(page.locator(".gameover")).to_be_visible(timeout=TAKEOVER_MS)
     game = site.record(tid, token)
-    assert game.is_over and game.turns_played == 30  # every turn, each once
+    assert game.turns_played == 2 * len(mine)  # every turn, each once: Ann's and the computer's replies
     assert [list(turn) for turn in game.history[0::2]] == mine  # mine, in order, as clicked
     assert table.stones() == {cell: c.label for cell, c in game.stones().items()}
     assert page.evaluate("window.omegaSamePage") is True  # never reloaded

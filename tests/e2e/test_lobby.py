@@ -12,12 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from omega_page import Contexts, Server, TablePage, engine_order, shot
-from playwright.sync_api import Page, expect
+from omega_page import PHONE, Contexts, Server, TablePage, engine_order, shot
+from playwright.sync_api import Locator, Page, expect
 from test_accessibility import severe_violations
 from test_accounts import PASSWORD, account_form
 
 from omega import Game
+from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS
 
 
 def play_to_the_end(server: Server, table_id: str, pages: dict[int, TablePage], rng: random.Random) -> dict[str, object]:
@@ -33,7 +34,7 @@ def play_to_the_end(server: Server, table_id: str, pages: dict[int, TablePage], 
         mover.play_turn(engine_order(2, seat), rng, rng.sample(empty, 2))
 
 
-def lobby_row(page: Page, table_id: str) -> object:
+def lobby_row(page: Page, table_id: str) -> Locator:
     return page.locator(f'.open-table[data-open-table="{table_id}"]')
 
 
@@ -118,18 +119,29 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
 
 
 @pytest.mark.slow
-def test_quick_play_moves_both_pages_to_the_new_table(server: Server, contexts: Contexts) -> None:
+def test_quick_play_matches_two_players_on_the_clock_they_chose(server: Server, contexts: Contexts) -> None:
+    chosen = next(t for t in REALTIME_PRESETS if t != QUICKPLAY_DEFAULT)
     one, two = contexts.page(), contexts.page()
     for page, name in [(one, "Quick_one"), (two, "Quick_two")]:
         page.goto(server.base + "/")
         account_form(page, "register", name)
         expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
+        clock = page.locator(".quick-play").get_by_label("Quick play: clock")
+        # The server's presets, its default first chosen.
+        expect(clock.locator("option")).to_have_count(len(REALTIME_PRESETS))
+        expect(clock).to_have_value(QUICKPLAY_DEFAULT)
+        clock.select_option(chosen)
+    # The choice is kept on the device: a reload offers it again.
+    one.reload()
+    expect(one.locator(".quick-play").get_by_label("Quick play: clock")).to_have_value(chosen)
     for page in (one, two):
         card = page.locator(".quick-play")
         card.get_by_label("Quick play: players").select_option("2")
         card.get_by_label("Quick play: board side").select_option("6")
     one.locator(".quick-play").get_by_role("button", name="Play").click()
-    expect(one.locator(".quick-status")).to_contain_text("Waiting for 1 other player")
+    expect(one.locator(".quick-status")).to_contain_text(f"Waiting for 1 other player · side 6 · {chosen} ·")
+    # While waiting the choice stands: leaving the queue is how to change it.
+    expect(one.locator(".quick-play").get_by_label("Quick play: clock")).to_be_disabled()
     two.locator(".quick-play").get_by_role("button", name="Play").click()
     for page in (one, two):
         expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
@@ -137,6 +149,12 @@ def test_quick_play_moves_both_pages_to_the_new_table(server: Server, contexts: 
     table = TablePage(one)
     expect(table.panel("White")).to_contain_text(re.compile("Quick_(one|two)"))
     expect(table.panel("Black")).to_contain_text(re.compile("Quick_(one|two)"))
+    # The table has the clock both chose, on the page and on the server.
+    minutes = chosen.split("+")[0]
+    for page in (one, two):
+        expect(page.locator(".table-title")).to_contain_text(chosen)
+        expect(page.locator('.panel[data-color="Black"] .clock')).to_have_text(f"{minutes}:00")
+    assert server.request("GET", f"/api/tables/{table.table_id}", None)["clock"]["control"] == chosen
 
 
 class Host:
@@ -162,58 +180,108 @@ class Host:
         self.http.close()
 
 
+def open_in_form(page: Page, base: str, players: int, size: int, rated: bool, clock: str,
+                 opened: list[str] | None = None) -> str:
+    """Open a table through the lobby's form, as its player would; back in the lobby after.
+    Returns the table's id (appended to ``opened`` too)."""
+    page.goto(base + "/")
+    form = page.get_by_role("form", name="Open a table in the lobby")
+    form.get_by_label("Players at the open table").select_option(str(players))
+    form.get_by_label("Board side of the open table").select_option(str(size))
+    form.locator(".open-rated").set_checked(rated)
+    form.get_by_label("Clock of the open table").select_option(clock)
+    form.get_by_role("button", name="Open table").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+(#seat=[A-Za-z0-9_-]+)?$"))
+    table_id = TablePage(page).table_id
+    if opened is not None:
+        opened.append(table_id)
+    page.goto(base + "/")
+    return table_id
+
+
 def test_the_lobby_list_filters_and_pages_and_shows_new_tables_live(server: Server, contexts: Contexts) -> None:
-    ada, ben = Host(server, "Fil_ada", "127.0.0.31"), Host(server, "Fil_ben", "127.0.0.32")
-    crowd = [Host(server, f"Fil_crowd{i}", f"127.0.0.{40 + i}") for i in range(5)]
+    # Cleo opens her tables in her browser; Dan, on his phone, filters the list and pages through it.
+    cleo = contexts.page()
+    dan = contexts.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True, bypass_csp=True)
+    crowd = [Host(server, f"Fil_crowd{i}", f"127.0.0.{40 + i}") for i in range(4)]
+    mine: list[str] = []  # Cleo's tables
     try:
-        rated_duel = ada.open(rated=True, time_control="5+5")
-        ada.open(size=6)
-        daily = ben.open(players=3, size=7, time_control="1d")
+        for page, name in ((cleo, "Fil_cleo"), (dan, "Fil_dan")):
+            page.goto(server.base + "/")
+            account_form(page, "register", name)
+            expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
         for host in crowd:
             for _ in range(5):
                 host.open(players=4, size=8)
-        page = contexts.page(bypass_csp=True)
-        page.goto(server.base + "/")
-        rows = page.locator(".open-table")
-        pager = page.get_by_role("navigation", name="Pages of open tables")
+        # A rated table's clock starts on quick play's default (the server's, from /api/config).
+        form = cleo.get_by_role("form", name="Open a table in the lobby")
+        expect(form.locator(".open-rated")).to_be_checked()
+        expect(form.get_by_label("Clock of the open table")).to_have_value(QUICKPLAY_DEFAULT)
+        rated_duel = open_in_form(cleo, server.base, 2, 5, rated=True, clock=QUICKPLAY_DEFAULT, opened=mine)
+        trio = open_in_form(cleo, server.base, 3, 7, rated=False, clock="untimed", opened=mine)
+        daily = open_in_form(cleo, server.base, 2, 6, rated=False, clock="1d", opened=mine)
+
+        rows = dan.locator(".open-table")
+        pager = dan.get_by_role("navigation", name="Pages of open tables")
+        # On the phone every field of the lobby's cards stays inside its card.
+        assert dan.evaluate("""() => [...document.querySelectorAll('.lobby-grid .card')].every((card) => {
+            const edge = card.getBoundingClientRect().right;
+            return [...card.querySelectorAll('select, button, input')].every((el) => el.getBoundingClientRect().right <= edge);
+        })""")
+        # Cleo's tables came to Dan's list as she opened them, the newest on top.
+        expect(rows.first).to_have_attribute("data-open-table", daily)
         expect(rows).to_have_count(20)
-        expect(pager).to_contain_text("Tables 1–20 of 28")
+        expect(pager).to_contain_text("Tables 1–20 of 23")
         pager.get_by_role("button", name="Next").click()
-        expect(pager).to_contain_text("Tables 21–28 of 28")
-        expect(rows).to_have_count(8)
+        expect(pager).to_contain_text("Tables 21–23 of 23")
+        expect(rows).to_have_count(3)
+        # The shorter page is scrolled to its top, not left above the phone's screen.
+        assert dan.evaluate("document.querySelector('.lobby-tables').getBoundingClientRect().top") >= 0
         expect(pager.get_by_role("button", name="Next")).to_be_disabled()
         pager.get_by_role("button", name="Previous").click()
         expect(rows).to_have_count(20)
 
-        filters = page.get_by_role("search", name="Filter open tables")
+        filters = dan.get_by_role("search", name="Filter open tables")
         filters.get_by_label("Show tables for players").select_option("2")
         expect(rows).to_have_count(2)
         expect(pager).to_be_hidden()
         filters.get_by_label("Show rated or casual tables").select_option("true")
         expect(rows).to_have_count(1)
-        expect(page.locator(f'.open-table[data-open-table="{rated_duel}"]')).to_contain_text("rated · 5+5")
+        expect(lobby_row(dan, rated_duel)).to_contain_text(f"2 players · side 5 · rated · {QUICKPLAY_DEFAULT}")
+        expect(lobby_row(dan, rated_duel)).to_contain_text("Fil_cleo 1000?")
         filters.get_by_label("Show tables with clock").select_option("untimed")
-        expect(page.get_by_role("list", name="Open tables")).to_contain_text("No open table matches these filters")
+        expect(dan.get_by_role("list", name="Open tables")).to_contain_text("No open table matches these filters")
         filters.get_by_label("Show tables for players").select_option("")
         filters.get_by_label("Show rated or casual tables").select_option("")
         filters.get_by_label("Show tables with clock").select_option("turn_based")
         expect(rows).to_have_count(1)
-        expect(page.locator(f'.open-table[data-open-table="{daily}"]')).to_contain_text("3 players · side 7")
-        assert severe_violations(page) == []
+        expect(lobby_row(dan, daily)).to_contain_text("2 players · side 6 · casual · 1d")
+        assert severe_violations(dan) == []
         filters.scroll_into_view_if_needed()
-        shot(page, "lobby-filters")
+        shot(dan, "lobby-filters")
 
-        # New tables are pushed live: shown at once when they pass the filters, not otherwise.
+        # New tables are pushed live: shown at once when they pass the filters, not otherwise
+        # (the one that does not pass is opened first, so its news has come when the other shows).
         filters.get_by_label("Show tables with clock").select_option("")
         filters.get_by_label("Show tables of board side").select_option("7")
         expect(rows).to_have_count(1)
-        another = ben.open(players=3, size=7)
-        ada.open(players=3, size=6)
-        expect(page.locator(f'.open-table[data-open-table="{another}"]')).to_be_visible()
+        expect(rows.first).to_have_attribute("data-open-table", trio)
+        open_in_form(cleo, server.base, 3, 6, rated=False, clock="untimed", opened=mine)
+        another = open_in_form(cleo, server.base, 4, 7, rated=False, clock="untimed", opened=mine)
         expect(rows.first).to_have_attribute("data-open-table", another)  # the newest on top
         expect(rows).to_have_count(2)
-        ben.http.post(f"/api/lobby/tables/{daily}/cancel")
+        # Cleo cancels her trio in her lobby: it leaves Dan's list.
+        lobby_row(cleo, trio).get_by_role("button", name="Cancel").click()
         expect(rows).to_have_count(1)
+        expect(rows.first).to_have_attribute("data-open-table", another)
+        # The tables her browser remembers say where each stands.
+        cleo.reload()
+        expect(cleo.locator(f'.table-row[data-table="{trio}"] .status')).to_have_text("cancelled")
+        expect(cleo.locator(f'.table-row[data-table="{another}"] .status')).to_have_text("waiting for players")
     finally:
-        for host in (ada, ben, *crowd):
+        for host in crowd:
             host.cancel_all()
+        # Cleo's too (with her browser's cookie), so that other tests of this server find the
+        # lobby as they left it.
+        for table_id in mine:
+            cleo.request.post(f"{server.base}/api/lobby/tables/{table_id}/cancel", headers={"origin": server.base})

@@ -38,6 +38,19 @@ describe("an ending that counts", () => {
     });
   }
 
+  test("a claim: the player who left is named, and the prompt says the game was won by claim", () => {
+    const m = ended("resignation", { resigned: ["White"] });
+    const white = m.state.seats.find((s) => s.color === "White");
+    assert.ok(white);
+    assert.equal(Scene.claimedEnd(m), null);  // White resigned by itself
+    white.claimed = true;
+    assert.equal(Scene.claimedEnd(m), white);
+    assert.equal(Scene.endingFacts(m)?.text,
+      "The game ended by a claim: White (Player 1) left the table and kept the others waiting.");
+    const prompt = Scene.promptFacts(m);
+    assert.equal(prompt.kind === "over" && prompt.claimed, true);
+  });
+
   test("nothing while the game is on", () => {
     assert.equal(Scene.endingFacts(opened(table())), null);
   });
@@ -51,7 +64,7 @@ describe("an aborted game", () => {
       text: "A clock ran out before its player's first move. It does not count: nobody wins or loses.",
     });
     // The server still ranks a colour first and marks a tie: the page shows neither.
-    assert.deepEqual(Scene.promptFacts(m), { kind: "over", winner: null, name: null, reason: "aborted" });
+    assert.deepEqual(Scene.promptFacts(m), { kind: "over", winner: null, name: null, reason: "aborted", claimed: false });
     assert.equal(Scene.myPlace(m), null);
   });
 

@@ -65,7 +65,7 @@ describe("prompt and buttons", () => {
     assert.deepEqual(Scene.promptFacts(opened(bot)),
       { kind: "wait", color: "Black", name: "Computer 2, level 3", computer: 3, watching: false });
     assert.deepEqual(Scene.promptFacts(opened(table({ status: "over", over: true }))),
-      { kind: "over", winner: "White", name: "Player 1", reason: "abandoned" });
+      { kind: "over", winner: "White", name: "Player 1", reason: "abandoned", claimed: false });
   });
 
   test("the pie offer goes once a stone is staged or it is turned down", () => {

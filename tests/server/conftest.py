@@ -1,14 +1,18 @@
 """Fixtures of the server tests: databases of both kinds (SQLite, throwaway PostgreSQL 15),
-live servers and clients."""
+live servers and clients; and the site of people with accounts on a fake clock (``site``,
+``people``, ``client``), which a module with other needs overrides with its own ``site``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from omega.server.clock import FakeClock
+
 from .server_helpers import Api, LiveServer, PgCluster, make_server
+from .site_helpers import CHEAP, ROOMY, Browser, browser_at
 
 
 @pytest.fixture(scope="session")
@@ -37,20 +41,14 @@ def sqlite_url(tmp_path: Path) -> str:
 @pytest.fixture
 def server(db_url: str) -> Iterator[LiveServer]:
     """A live server (random bot for computer seats) on each kind of database."""
-    live = make_server(db_url)
-    try:
+    with make_server(db_url) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture
 def sqlite_server(sqlite_url: str) -> Iterator[LiveServer]:
-    live = make_server(sqlite_url)
-    try:
+    with make_server(sqlite_url) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture
@@ -58,3 +56,44 @@ def api(server: LiveServer) -> Iterator[Api]:
     client = Api(server.url)
     yield client
     client.close()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """The time of the ``site``: tests move it instead of waiting."""
+    return FakeClock()
+
+
+@pytest.fixture
+def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
+    """A live server on each kind of database, on ``clock``, with cheap password hashes and
+    room for dozens of registrations from one address (``ROOMY``)."""
+    with make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY) as live:
+        yield live
+
+
+@pytest.fixture
+def people(site: LiveServer) -> Iterator[Callable[..., Browser]]:
+    """``people(username)``: a browser of the ``site`` that has just registered
+    ``username`` (and is logged in); ``people(username, address)``: one whose requests come
+    from ``address``, another loopback address."""
+    made: list[Browser] = []
+
+    def new(username: str, address: str | None = None) -> Browser:
+        b = Browser(site) if address is None else browser_at(site, address)
+        made.append(b)
+        r = b.register(username)
+        assert r.status_code == 201, r.text
+        return b
+
+    yield new
+    for b in made:
+        b.close()
+
+
+@pytest.fixture
+def client(site: LiveServer) -> Iterator[Api]:
+    """A plain HTTP client of the ``site`` (tokens, no cookies)."""
+    api = Api(site.url)
+    yield api
+    api.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sys
 from collections import deque
@@ -25,6 +26,7 @@ from websockets.sync.client import ClientConnection, connect
 from omega.server.infra.patch import PatchError
 from omega.server.infra.patch import apply as apply_changes
 
+from .fuzz_server import CLOCK_ENV
 from .server_helpers import ROOT, ServeProcess, Socket, subprotocols
 
 API_DOC = ROOT / "docs" / "server-api.md"
@@ -32,6 +34,11 @@ LAUNCHER = Path(__file__).with_name("fuzz_server.py")
 
 #: Seconds to wait for the answer to a message; far more than any answer needs.
 ANSWER_TIMEOUT = 15.0
+#: A log record at ERROR or above, as ``omega serve`` writes it: uvicorn's loggers as
+#: ``ERROR:    message``, the others as ``<date> <time> ERROR name: message``.
+ERROR_RECORD = re.compile(r"^(?:\S+ \S+ )?(?:ERROR|CRITICAL)\b")
+#: Lines shown after each fault of the log (its traceback).
+FAULT_CONTEXT = 30
 
 
 class Broken(AssertionError):
@@ -185,16 +192,40 @@ def check_state(state: Any, players: int, you: int | None, what: str) -> None:
 # -- the server process -----------------------------------------------------------------------
 
 
+def log_faults(lines: list[str]) -> str:
+    """What in ``lines`` of the server's log says that something went wrong: each line that
+    holds a traceback or starts a record at ERROR or above, numbered, with the lines after
+    it (its traceback); "" when there is none.
+
+    >>> log_faults(["INFO:     Application startup complete.\\n", "2027-01-01 10:00:00,000 INFO omega: ok\\n"])
+    ''
+    >>> print(log_faults(["INFO:     fine\\n", "2027-01-01 10:00:00,000 ERROR omega.server: it broke\\n",
+    ...                   "Traceback (most recent call last):\\n"]), end="")
+    line 2: 2027-01-01 10:00:00,000 ERROR omega.server: it broke
+    line 3: Traceback (most recent call last):
+    """
+    shown: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        if "Traceback" in line or ERROR_RECORD.match(line):
+            for k in range(i, min(i + FAULT_CONTEXT, len(lines))):
+                shown.setdefault(k, lines[k])
+    return "".join(f"line {k + 1}: {line.rstrip()}\n" for k, line in sorted(shown.items()))
+
+
 class FuzzServe(ServeProcess):
-    """``omega serve`` with the fuzz suite's limits (``fuzz_server.py``); otherwise a
+    """``omega serve`` with the fuzz suite's limits (``fuzz_server.py``), on the database
+    ``db`` and, with a ``clock_file``, on the time in that file; otherwise a
     :class:`ServeProcess` (``ready``, ``stop``, the log in ``log``)."""
 
-    def __init__(self, db: str, args: tuple[str, ...] = ()) -> None:
+    def __init__(self, db: str, args: tuple[str, ...] = (), clock_file: Path | None = None) -> None:
         #: The last requests and messages sent to the server, for the report of its death.
         self.journal: deque[str] = deque(maxlen=40)
         #: What the server was sent and logged before it died (once it has).
         self.death: str | None = None
-        super().__init__(db, args=args, program=(sys.executable, str(LAUNCHER)))
+        self.db = db
+        self.clock_file = clock_file
+        env = {**os.environ, **({CLOCK_ENV: str(clock_file)} if clock_file is not None else {})}
+        super().__init__(db, args=args, program=(sys.executable, str(LAUNCHER)), env=env)
 
     def alive(self) -> bool:
         """Whether the process is still running (its last words kept once it is not)."""

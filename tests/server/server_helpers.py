@@ -1,5 +1,7 @@
 """Helpers of the server tests: a throwaway PostgreSQL 15 cluster, live uvicorn servers on
-127.0.0.1, ``omega serve`` subprocesses and small HTTP/WebSocket clients."""
+127.0.0.1, ``omega serve`` subprocesses, small HTTP/WebSocket clients, ``/metrics`` read
+back, and the migrations' configuration.  What people do on the site (accounts, the lobby,
+rated games) is in ``site_helpers``."""
 
 from __future__ import annotations
 
@@ -20,11 +22,15 @@ import tempfile
 import threading
 import traceback
 import warnings
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
+from alembic.config import Config
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import Connection
 from websockets.sync.client import ClientConnection, connect
 
 from omega.server.app import create_app
@@ -55,6 +61,45 @@ def child_pids(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             out.append(int(stat.parent.name))
     return out
+
+
+def bearer(token: str | None) -> dict[str, str]:
+    """The headers that present ``token`` (none for no token).
+
+    >>> bearer("s3cret"), bearer(None)
+    ({'authorization': 'Bearer s3cret'}, {})
+    """
+    return {"authorization": f"Bearer {token}"} if token else {}
+
+
+def scrape(base: str, **headers: str) -> str:
+    """The server's ``/metrics`` at ``base``, in Prometheus text format."""
+    r = httpx.get(f"{base}/metrics", headers=headers, timeout=30)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
+    return r.text
+
+
+def value(text: str, name: str, **labels: str) -> float:
+    """The sample ``name`` with exactly ``labels`` (0 when there is none).
+
+    >>> value('omega_x_total{route="/a"} 3.0\\n', "omega_x_total", route="/a"), value("", "omega_x_total")
+    (3.0, 0.0)
+    """
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == name and s.labels == labels:
+                return float(s.value)
+    return 0.0
+
+
+def migrations(conn: Connection) -> Config:
+    """Alembic's configuration of the server's migrations, run on ``conn`` (to put a test
+    database at an older revision, or move it between revisions)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
+    cfg.attributes["connection"] = conn
+    return cfg
 
 
 def free_port() -> int:
@@ -142,6 +187,12 @@ class LiveServer:
         with asyncio.Runner(loop_factory=self.server.config.get_loop_factory()) as runner:
             runner.run(serve())
 
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def finish_connections(self, timeout: float = 30) -> None:
         """Wait until the app is done with every connection it handles now: uvicorn's task
         for each request or socket in progress (``server_state.tasks``) has ended.  Once a
@@ -207,8 +258,7 @@ class Api:
         return dict(r.json())
 
     def get(self, table_id: str, token: str | None) -> httpx.Response:
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        return self.http.get(f"/api/tables/{table_id}", headers=headers)
+        return self.http.get(f"/api/tables/{table_id}", headers=bearer(token))
 
     def state(self, table_id: str, token: str) -> dict[str, Any]:
         r = self.get(table_id, token)
@@ -221,8 +271,7 @@ class Api:
         body["request_id"] = request_id or secrets.token_hex(8)
         if version is not None:
             body["version"] = version
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        return self.http.post(f"/api/tables/{table_id}/actions", json=body, headers=headers)
+        return self.http.post(f"/api/tables/{table_id}/actions", json=body, headers=bearer(token))
 
     def turn(self, table_id: str, token: str, cells: list[str], **kw: Any) -> dict[str, Any]:
         r = self.act(table_id, token, {"type": "turn", "cells": cells}, **kw)

@@ -21,12 +21,8 @@ from omega.server.clock import FakeClock
 from omega.server.config import Settings
 from omega.server.infra.limits import Limits
 
-from .server_helpers import LiveServer, ServeProcess, error_code, make_server, subprotocols
-
-#: Hashing at full strength costs about 0.1 s a password: the tests use argon2id's cheapest
-#: parameters (one test checks that a hash made so is upgraded at the next log-in).
-CHEAP = PasswordHasher.from_parameters(profiles.CHEAPEST)
-PASSWORD = "correct horse battery"
+from .server_helpers import LiveServer, ServeProcess, bearer, error_code, make_server, subprotocols
+from .site_helpers import CHEAP, PASSWORD, Browser
 
 
 class CountingHasher(PasswordHasher):
@@ -43,56 +39,10 @@ class CountingHasher(PasswordHasher):
         return super().verify(hash, password)
 
 
-class Browser:
-    """A browser of the site: keeps its cookies and sends the site's Origin with writes."""
-
-    def __init__(self, server: LiveServer, origin: str | None = None) -> None:
-        self.server = server
-        self.origin = server.url if origin is None else origin
-        self.http = httpx.Client(base_url=server.url, timeout=30)
-
-    def close(self) -> None:
-        self.http.close()
-
-    def get(self, path: str, **kw: Any) -> httpx.Response:
-        return self.http.get(path, **kw)
-
-    def post(self, path: str, body: Any = None, *, origin: str | None = None, **kw: Any) -> httpx.Response:
-        headers = dict(kw.pop("headers", {}))
-        sent_origin = self.origin if origin is None else origin
-        if sent_origin:
-            headers["origin"] = sent_origin
-        return self.http.post(path, json=body, headers=headers, **kw)
-
-    def register(self, username: str, password: str = PASSWORD) -> httpx.Response:
-        return self.post("/api/account/register", {"username": username, "password": password})
-
-    def login(self, username: str, password: str = PASSWORD) -> httpx.Response:
-        return self.post("/api/account/login", {"username": username, "password": password})
-
-    def user(self) -> dict[str, Any] | None:
-        r = self.get("/api/account")
-        assert r.status_code == 200, r.text
-        user: dict[str, Any] | None = r.json()["user"]
-        return user
-
-    @property
-    def session(self) -> str | None:
-        return self.http.cookies.get("omega_session")
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 @pytest.fixture
 def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, password_hasher=CHEAP)
-    try:
+    with make_server(db_url, clock=clock, password_hasher=CHEAP) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture
@@ -115,10 +65,6 @@ def guest_table(server: LiveServer, **body: Any) -> dict[str, Any]:
     r = httpx.post(f"{server.url}/api/tables", json=body, timeout=30)
     assert r.status_code == 201, r.text
     return dict(r.json())
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
 
 
 # -- registering, logging in and out, sessions ------------------------------------------------------

@@ -7,14 +7,10 @@ shared origin meeting at a rated table leave a flag for moderators."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 import pytest
-from sqlalchemy import create_engine, text
-from websockets.sync.client import connect
 
 from omega.server.clock import FakeClock
 from omega.server.errors import ApiError
@@ -25,93 +21,22 @@ from omega.server.tables.events import Event, Joined
 from omega.server.tables.state import MIN_RATED_TURNS, SeatConfig, TableConfig, TableState
 from omega.server.tables.timecontrol import TimeControl
 
-from .server_helpers import JsonSocket, LiveServer, make_server, random_turn
-from .test_accounts import CHEAP, Browser
-from .test_lobby import ROOMY, open_table, ratings_in, seats_by_user, state_of
-
-#: Every rated table here has a clock (every rated game is to have one).
-CLOCK = "10+5"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY)
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
-class From(Browser):
-    """A browser on its own loopback address (127.0.0.0/8 is all loopback on Linux), so
-    that the server sees each one come from a different place."""
-
-    def __init__(self, server: LiveServer, address: str) -> None:
-        super().__init__(server)
-        self.http.close()
-        self.http = httpx.Client(base_url=server.url, timeout=30,
-                                 transport=httpx.HTTPTransport(local_address=address))
-
-
-@pytest.fixture
-def people(site: LiveServer) -> Iterator[Any]:
-    made: list[Browser] = []
-
-    def new(username: str, address: str | None = None) -> Browser:
-        b = Browser(site) if address is None else From(site, address)
-        made.append(b)
-        r = b.register(username)
-        assert r.status_code == 201, r.text
-        return b
-
-    yield new
-    for b in made:
-        b.close()
-
-
-def table_socket(site: LiveServer, b: Browser, table_id: str) -> JsonSocket:
-    """The table's socket as the logged-in browser's page opens it (by its session cookie)."""
-    return JsonSocket(connect(f"{site.ws_url}/ws/tables/{table_id}", subprotocols=["omega.v1"],  # type: ignore[list-item]
-                              additional_headers={"origin": site.url, "cookie": f"omega_session={b.session}"},
-                              open_timeout=30).__enter__())
-
-
-def rated_duel(host: Browser, guest: Browser) -> str:
-    """A rated 2-player table ``host`` opens in the lobby and ``guest`` takes."""
-    table_id = str(open_table(host, rated=True, time_control=CLOCK)["id"])
-    r = guest.post(f"/api/lobby/tables/{table_id}/take", {})
-    assert r.status_code == 200, r.text
-    return table_id
-
-
-def take_turns(players: list[Browser], table_id: str, turns: int, rng: random.Random) -> None:
-    """The seat to move plays a random legal turn, ``turns`` times (``players`` by seat)."""
-    for _ in range(turns):
-        st = state_of(players[0], table_id)
-        r = players[st["game"]["current_seat"]].post(
-            f"/api/tables/{table_id}/actions",
-            {"type": "turn", "cells": random_turn(st, rng), "request_id": f"t{rng.random()}"})
-        assert r.status_code == 200, r.text
-
-
-def resign(b: Browser, table_id: str) -> dict[str, Any]:
-    r = b.post(f"/api/tables/{table_id}/actions", {"type": "resign", "request_id": f"r{random.random()}"})
-    assert r.status_code == 200, r.text
-    return dict(r.json()["state"])
-
-
-def rows(url: str, query: str) -> list[tuple[Any, ...]]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(r) for r in conn.execute(text(query))]
-    finally:
-        engine.dispose()
+from .server_helpers import LiveServer
+from .site_helpers import (
+    Browser,
+    agreed_rematch,
+    browser_at,
+    counted_duel,
+    open_table,
+    rated_duel,
+    ratings_in,
+    resign,
+    rows,
+    seats_by_user,
+    state_of,
+    table_socket,
+    take_turns,
+)
 
 
 def unrated(url: str) -> dict[str, str]:
@@ -176,21 +101,11 @@ def test_resigning_at_once_in_a_rematch_is_aborted_and_unrated(site: LiveServer,
                                                                db_url: str) -> None:
     rng = random.Random(8)
     ann, bob = people("ann"), people("bob")
-    first = rated_duel(ann, bob)
-    take_turns(seats_by_user([ann, bob], first), first, 2 * MIN_RATED_TURNS, rng)
-    resign(bob, first)
+    first = counted_duel(ann, bob, rng)
     before = ratings_in(db_url)
     assert len(before) == 2 + 2  # two ratings, two changes
-    a, b = table_socket(site, ann, first), table_socket(site, bob, first)
-    try:
-        a.send({"type": "rematch", "op": "propose", "request_id": "p"})
-        b.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "proposed")
-        b.send({"type": "rematch", "op": "accept", "request_id": "q"})
-        started = a.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "started")
-    finally:
-        a.close()
-        b.close()
-    again = started["rematch"]["table"]["id"]
+    started = agreed_rematch(table_socket(site, ann, first), table_socket(site, bob, first))
+    again = started["table"]["id"]
     st = state_of(ann, again)
     assert st["rated"] and st["status"] == "playing" and st["game"]["history"] == []
     watch = table_socket(site, bob, again)
@@ -241,14 +156,7 @@ def test_games_of_one_pair_past_the_daily_limit_are_unrated(site: LiveServer, pe
                                                              clock: FakeClock) -> None:
     rng = random.Random(4)
     ann, bob, cy = people("ann"), people("bob"), people("cyd")
-
-    def counted_game(host: Browser, guest: Browser) -> str:
-        table_id = rated_duel(host, guest)
-        take_turns(seats_by_user([host, guest], table_id), table_id, 2 * MIN_RATED_TURNS, rng)
-        resign(guest, table_id)
-        return table_id
-
-    played = [counted_game(ann, bob) for _ in range(PAIR_DAILY_GAMES + 2)]
+    played = [counted_duel(ann, bob, rng) for _ in range(PAIR_DAILY_GAMES + 2)]
     board = leaderboard(ann)
     assert board["ann"]["games"] == board["bob"]["games"] == PAIR_DAILY_GAMES
     assert board["ann"]["provisional"]
@@ -257,11 +165,11 @@ def test_games_of_one_pair_past_the_daily_limit_are_unrated(site: LiveServer, pe
     assert games[played[-1]]["rating"] is None and games[played[-1]]["unrated"] == "pair_limit"
     assert games[played[0]]["rating"] is not None and games[played[0]]["unrated"] is None
     # Another pair is not held back by it: Ann against Cy counts.
-    counted_game(cy, ann)
+    counted_duel(cy, ann, rng)
     assert leaderboard(ann)["ann"]["games"] == PAIR_DAILY_GAMES + 1
     # A day after the first counted games, the pair may count again.
     clock.advance(PAIR_WINDOW.total_seconds() + 1)
-    later = counted_game(ann, bob)
+    later = counted_duel(ann, bob, rng)
     assert leaderboard(ann)["bob"]["games"] == PAIR_DAILY_GAMES + 1 and later not in unrated(db_url)
 
 
@@ -271,10 +179,8 @@ def test_three_players_count_every_pair_at_the_table(site: LiveServer, people: A
     rng = random.Random(5)
     ann, bob, cy = people("ann"), people("bob"), people("cyd")
     for _ in range(PAIR_DAILY_GAMES):
-        table_id = rated_duel(ann, bob)
-        take_turns(seats_by_user([ann, bob], table_id), table_id, 2 * MIN_RATED_TURNS, rng)
-        resign(bob, table_id)
-    trio = str(open_table(cy, rated=True, players=3, time_control=CLOCK)["id"])
+        counted_duel(ann, bob, rng)
+    trio = str(open_table(cy, rated=True, players=3)["id"])
     for b in (ann, bob):
         assert b.post(f"/api/lobby/tables/{trio}/take", {}).status_code == 200
     by_seat = seats_by_user([ann, bob, cy], trio)
@@ -305,18 +211,14 @@ def test_accounts_of_a_shared_origin_meeting_at_a_rated_table_are_flagged(site: 
                              (aborted, "farmer", "feeder", "same_address")]
     # Strangers, from two addresses: no flag, and the game counts as usual.
     ann, bob = people("ann", "127.0.0.3"), people("bob", "127.0.0.4")
-    fair = rated_duel(ann, bob)
-    take_turns(seats_by_user([ann, bob], fair), fair, 2 * MIN_RATED_TURNS, rng)
-    resign(bob, fair)
+    fair = counted_duel(ann, bob, rng)
     assert [f for f in flags(db_url) if f[0] == fair] == []
     assert leaderboard(ann)["ann"]["games"] == 1
     # Bob logs in from Ann's address too: both have a live session from one place.
-    bob_here = From(site, "127.0.0.3")
+    bob_here = browser_at(site, "127.0.0.3")
     try:
         assert bob_here.login("bob").status_code == 200
-        shared = rated_duel(ann, bob_here)
-        take_turns(seats_by_user([ann, bob_here], shared), shared, 2 * MIN_RATED_TURNS, rng)
-        resign(bob_here, shared)
+        shared = counted_duel(ann, bob_here, rng)
     finally:
         bob_here.close()
     assert [f for f in flags(db_url) if f[0] == shared] == [(shared, "ann", "bob", "same_address")]

@@ -10,6 +10,14 @@ server must still keep its promises, seen from outside only:
   ``Game.from_record`` (both forms, player names included);
 - the process is alive, logs no traceback and no token.
 
+Accounts play there too (``People``, one set for every run against the server): a flooder
+keeps up to its cap of tables open in the lobby beside other creators, and rated duels end
+by a resignation or a flag, aborted when a player had not made ``MIN_RATED_TURNS`` turns.
+After every lobby step the listing's first page shows a table of every creator with one
+open; after every aborted game the ratings are as before.  After the runs, the server's
+whole log holds no traceback and no ERROR record, the database no rating change nor rated
+game for an aborted table, and the lobby lists every creator still.
+
 Where the outcome of an action is certain (no computer can move meanwhile) the suite also
 knows which answer is right: the rules decide it, by ``omega.Game`` on the position the
 spectator saw just before.
@@ -24,6 +32,7 @@ import json
 import os
 import random
 import re
+import secrets
 import sys
 import time
 import traceback
@@ -42,7 +51,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from omega import Game, IllegalMove
 from omega.names import NAME_MAX, check_name
 from omega.record import load
+from omega.server.lobby.service import LOBBY_PAGE
+from omega.server.tables.state import MIN_RATED_TURNS
+from omega.server.tables.timecontrol import TimeControl
 
+from .clock_server import advance
 from .fuzz_client import (
     ANSWER_TIMEOUT,
     Broken,
@@ -52,8 +65,12 @@ from .fuzz_client import (
     Wire,
     check_state,
     expect,
+    log_faults,
     open_wire,
 )
+from .fuzz_server import fuzz_limits
+from .server_helpers import random_turn
+from .site_helpers import Browser, ratings_in, rows, state_of
 
 #: A long run (``make fuzz``): seconds to keep fuzzing for; unset or 0, the short profile.
 FUZZ_SECONDS = float(os.environ.get("FUZZ_SECONDS", "0") or 0)
@@ -146,6 +163,180 @@ class Stats:
 
 
 STATS = Stats()
+
+
+# -- people with accounts ---------------------------------------------------------------------
+
+#: The accounts that open casual tables in the lobby: the flooder many, the others few.
+CREATORS = ("flooder", "ann", "bob")
+#: The accounts that play the rated duels (they open no other table, so never meet a cap).
+DUELLISTS = ("cyd", "dan")
+#: The rated duels' clock: a minute each, run out by moving the server's time on.
+DUEL_CLOCK = "1+0"
+#: How a rated duel ends: a resignation by either, or the fall of a clock.
+DUEL_ENDINGS = ("host resigns", "guest resigns", "flag")
+#: Seconds that make the clock of the seat to move fall, whatever it had left.
+PAST_THE_FLAG = TimeControl.parse(DUEL_CLOCK).full_ms / 1000 + 1
+
+
+@dataclass
+class People:
+    """The accounts of the fuzzed site and what the suite knows they did there, over every
+    run against one server: each creator's open lobby tables (oldest first; a table taken
+    or cancelled is dropped), and the rated duels that ended aborted or counted."""
+
+    server: FuzzServe
+    browsers: dict[str, Browser]
+    #: How many lobby tables an account may have open (the fuzz server's cap).
+    cap: int
+    open: dict[str, list[str]] = field(default_factory=dict)
+    aborted: list[str] = field(default_factory=list)
+    counted: list[str] = field(default_factory=list)
+    #: Lobby tables refused at the cap.
+    capped: int = 0
+
+    @classmethod
+    def register(cls, server: FuzzServe) -> People:
+        """Every account registered; then a flood (:meth:`flood`), a duel that counts, and
+        two aborted ones, by a flag and by a resignation."""
+        browsers = {}
+        for name in (*CREATORS, *DUELLISTS):
+            b = browsers[name] = Browser(server)
+            r = b.register(name)
+            expect(r.status_code == 201, f"registering {name}: {r.status_code} {r.text[:200]}")
+        people = cls(server, browsers, fuzz_limits().lobby_open_per_account, {c: [] for c in CREATORS})
+        people.flood()
+        # Whatever the runs draw: ratings for the aborted games to leave as they are, and an
+        # aborted duel of each ending for the checks after the runs.
+        people.duel(DUELLISTS[0], 2 * MIN_RATED_TURNS, "guest resigns", 0)
+        people.duel(DUELLISTS[0], 0, "flag", 1)
+        people.duel(DUELLISTS[1], 2 * MIN_RATED_TURNS - 1, "guest resigns", 2)
+        return people
+
+    def flood(self) -> None:
+        """The flooder opens tables up to its cap, and one more, refused; each other
+        creator opens one."""
+        capped = self.capped
+        self.open_lobby_tables("flooder", self.cap - len(self.open["flooder"]) + 1)
+        expect(self.capped == capped + 1, f"the flooder's table past its cap of {self.cap} was not refused")
+        for creator in CREATORS[1:]:
+            self.open_lobby_tables(creator, 1)
+
+    def close(self) -> None:
+        for b in self.browsers.values():
+            b.close()
+
+    def line(self) -> str:
+        return (f"lobby tables open {sum(map(len, self.open.values()))} (refused at the cap {self.capped}), "
+                f"rated duels aborted {len(self.aborted)}, counted {len(self.counted)}")
+
+    def post(self, who: str, path: str, body: Any = None) -> tuple[int, str | None, Any]:
+        """A POST by ``who``'s browser; returns (status, error code or None, body), after
+        checking that the answer keeps the contract."""
+        what = f"{who} POST {path} {body}"
+        self.server.sent(what)
+        try:
+            r = self.browsers[who].post(path, body)
+        except httpx.TransportError as e:
+            expect(self.server.alive(), str(self.server.death))
+            raise Broken(f"{what}: no answer: {e!r}") from None
+        if r.status_code >= 400:
+            code = CONTRACT.http_error(r, what)
+            STATS.answers[code] += 1
+            return r.status_code, code, r.json()
+        expect(r.status_code in (200, 201), f"{what}: status {r.status_code}")
+        STATS.answers["ok"] += 1
+        return r.status_code, None, r.json()
+
+    def listing(self) -> dict[str, Any]:
+        """The lobby's first page."""
+        self.server.sent("GET /api/lobby")
+        r = self.browsers[CREATORS[1]].get("/api/lobby")
+        expect(r.status_code == 200, f"GET /api/lobby: {r.status_code} {r.text[:200]}")
+        return dict(r.json())
+
+    def open_lobby_tables(self, creator: str, count: int) -> None:
+        """``creator`` opens up to ``count`` tables in the lobby, one after the other: each
+        is listed, up to the cap; past it one is refused with ``too_many_open_tables`` and
+        changes nothing, and the creator stops.  Then the listing is checked."""
+        for _ in range(count):
+            full = len(self.open[creator]) >= self.cap
+            before = self.listing() if full else None
+            status, code, body = self.post(creator, "/api/lobby/tables", {"players": 2})
+            if code in NOT_ANSWERED:
+                continue
+            if full:
+                expect(code == "too_many_open_tables",
+                       f"{creator}'s table past the cap of {self.cap}: answered {status} {code}")
+                expect(self.listing() == before, f"{creator}'s refused table changed the lobby")
+                self.capped += 1
+                break  # the next ones would meet the same cap
+            expect(code is None, f"{creator}'s table {len(self.open[creator]) + 1} of {self.cap}: {code} {body}")
+            self.open[creator].append(body["id"])
+        self.lobby_lists_every_creator(f"after {creator} opened {count} tables")
+
+    def duel(self, host: str, turns: int, ending: str, seed: int) -> None:
+        """A rated duel of the two duellists, ``host`` opening it, ended after ``turns``
+        turns as ``ending`` says (:data:`DUEL_ENDINGS`): a resignation, or the fall of the
+        clock of the seat to move (the server's time moved on).  Before each has made
+        ``MIN_RATED_TURNS`` turns it is aborted: it names no winner, and every rating and
+        rating change stays as it was; later it counts."""
+        rng = random.Random(seed)
+        guest = next(d for d in DUELLISTS if d != host)
+        status, code, made = self.post(host, "/api/lobby/tables",
+                                       {"players": 2, "rated": True, "time_control": DUEL_CLOCK})
+        expect(code is None, f"{host} could not open a rated table: {status} {code}")
+        table_id = made["id"]
+        status, code, taken = self.post(guest, f"/api/lobby/tables/{table_id}/take", {})
+        expect(code is None, f"{guest} could not take {host}'s rated table: {status} {code}")
+        seated = {made["seat"]: host, taken["seat"]: guest}
+        state, what = taken["state"], f"a rated duel ({table_id}) ended after {turns} turns: {ending}"
+        for k in range(turns):
+            mover = seated[state["game"]["current_seat"]]
+            status, code, answer = self.post(mover, f"/api/tables/{table_id}/actions", {
+                "type": "turn", "cells": random_turn(state, rng), "request_id": f"d{seed}.{k}"})
+            expect(code is None, f"{what}: {mover}'s legal turn {k + 1} refused: {status} {code}")
+            state = answer["state"]
+        before = ratings_in(self.server.db)
+        if ending == "flag":
+            assert self.server.clock_file is not None
+            advance(self.server.clock_file, PAST_THE_FLAG)
+            # The mover's turn finds its clock fallen: refused, and the flag stored instead
+            # (or the server's own look for due flags came first, and the game is over).
+            mover = seated[state["game"]["current_seat"]]
+            status, code, _ = self.post(mover, f"/api/tables/{table_id}/actions", {
+                "type": "turn", "cells": random_turn(state, rng), "request_id": f"d{seed}.late"})
+            expect(code in ("too_late", "game_over"), f"{what}: a turn after the flag answered {status} {code}")
+            state = state_of(self.browsers[host], table_id)
+        else:
+            resigner = host if ending == "host resigns" else guest
+            status, code, answer = self.post(resigner, f"/api/tables/{table_id}/actions",
+                                             {"type": "resign", "request_id": f"d{seed}.resign"})
+            expect(code is None, f"{what}: the resignation refused: {status} {code}")
+            state = answer["state"]
+        reason, winner = state["end_reason"], state["game"]["winner"]
+        if turns < 2 * MIN_RATED_TURNS:
+            expect(state["status"] == "over" and reason == "aborted" and winner is None,
+                   f"{what}: {state['status']}, ended by {reason}, winner {winner}")
+            expect(ratings_in(self.server.db) == before, f"{what}: aborted, yet the ratings changed")
+            self.aborted.append(table_id)
+        else:
+            expect(state["status"] == "over" and reason == ("timeout" if ending == "flag" else "resignation"),
+                   f"{what}: {state['status']}, ended by {reason}")
+            self.counted.append(table_id)
+
+    def lobby_lists_every_creator(self, what: str) -> None:
+        """The lobby counts every open table, and its first page shows at least one table
+        of every creator who has one open (a flooder fills the page with nobody else's)."""
+        page = self.listing()
+        waiting = {c: ids for c, ids in self.open.items() if ids}
+        total = sum(map(len, waiting.values()))
+        expect(page["total"] == total and len(page["tables"]) == min(total, LOBBY_PAGE),
+               f"{what}: the lobby counts {page['total']} open tables and shows {len(page['tables'])}; "
+               f"{total} are open")
+        shown = [t["seats"][t["host"]]["user"] for t in page["tables"]]
+        hidden = sorted(set(waiting) - set(shown))
+        expect(not hidden, f"{what}: the lobby's first page shows no table of {hidden}, only of {Counter(shown)}")
 
 
 def refusal(stranger: str) -> str:
@@ -297,6 +488,7 @@ class FuzzTables(RuleBasedStateMachine):
     and everyone who may, or may not, talk to them."""
 
     server: FuzzServe
+    people: People
 
     def __init__(self) -> None:
         super().__init__()
@@ -436,9 +628,10 @@ class FuzzTables(RuleBasedStateMachine):
                 w.poll()
         lines = self.server.log[self.log_seen:]
         self.log_seen += len(lines)
+        faults = log_faults(lines)
+        expect(not faults, f"the server logged an error:\n{faults}")
         tokens = [tok for t in self.tables for tok in (*t.tokens.values(), t.spectator)]
-        for i, line in enumerate(lines):
-            expect(not line.startswith("Traceback"), "the server logged a traceback:\n" + "".join(lines[i:i + 40]))
+        for line in lines:
             leaked = [tok for tok in tokens if tok in line]
             expect(not leaked, f"a token in the server's log: {line.strip()}")
         self.clean = True
@@ -918,6 +1111,48 @@ class FuzzTables(RuleBasedStateMachine):
                 expect(opened[0] in NOT_ANSWERED, f"{t.spec.name}: {who}'s socket (since={since!r}) refused with {opened}")
         self.check_table(t)
 
+    # -- the lobby and rated games, by people with accounts ---------------------------------
+
+    @rule(creator=st.sampled_from(("flooder",) * 3 + CREATORS[1:]), count=st.sampled_from([1, 2, 5, 10]))
+    def open_in_the_lobby(self, creator: str, count: int) -> None:
+        """A creator opens tables in the lobby: the flooder ``count`` at once, past its cap
+        too; the others one."""
+        self.people.open_lobby_tables(creator, count if creator == "flooder" else 1)
+
+    @rule(pick=st.integers(0, 2**16), how=st.sampled_from(["take", "take", "cancel"]),
+          taker=st.sampled_from(CREATORS + DUELLISTS))
+    def leave_the_lobby(self, pick: int, how: str, taker: str) -> None:
+        """An open table leaves the lobby: another account takes its free seat and the game
+        starts, or its creator cancels it."""
+        people = self.people
+        creators = sorted(c for c, ids in people.open.items() if ids)
+        if not creators:
+            return
+        creator = creators[pick % len(creators)]
+        ids = people.open[creator]
+        table_id = ids[pick // len(creators) % len(ids)]
+        if how == "take":
+            who = taker if taker != creator else DUELLISTS[0]
+            status, code, body = people.post(who, f"/api/lobby/tables/{table_id}/take", {})
+            want = "playing"
+        else:
+            who = creator
+            status, code, body = people.post(who, f"/api/lobby/tables/{table_id}/cancel")
+            want = "cancelled"
+        if code in NOT_ANSWERED:
+            self.limited = True
+            return
+        expect(code is None and body["state"]["status"] == want,
+               f"{who}: {how} {creator}'s open table: {status} {code} {str(body)[:300]}")
+        ids.remove(table_id)
+        people.lobby_lists_every_creator(f"after {who}'s {how} of {creator}'s table")
+
+    @rule(host=st.sampled_from(DUELLISTS), turns=st.integers(0, 2 * MIN_RATED_TURNS),
+          ending=st.sampled_from(DUEL_ENDINGS), seed=st.integers(0, 2**16))
+    def play_a_rated_duel(self, host: str, turns: int, ending: str, seed: int) -> None:
+        """A rated duel, aborted or counted (:meth:`People.duel`)."""
+        self.people.duel(host, turns, ending, seed)
+
     def refused_socket(self, t: Table, who: str, since: str | None, *, url_token: bool = False) -> None:
         """A socket the server must refuse: a stranger's, or one with its token in the URL."""
         refused = self.wire(t, who, since, url_token=url_token)
@@ -933,8 +1168,9 @@ class FuzzTables(RuleBasedStateMachine):
 
 @pytest.fixture(scope="module")
 def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FuzzServe]:
-    db = tmp_path_factory.mktemp("fuzz") / "omega.sqlite3"
-    server = FuzzServe(f"sqlite:///{db}", args=("--access-log", "--ai-workers", "2"))
+    where = tmp_path_factory.mktemp("fuzz")
+    server = FuzzServe(f"sqlite:///{where / 'omega.sqlite3'}", args=("--access-log", "--ai-workers", "2"),
+                       clock_file=where / "clock")
     try:
         server.ready()
         yield server
@@ -942,8 +1178,18 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FuzzServe]
         server.stop()
 
 
-def run_machine(server: FuzzServe, profile: settings) -> None:
-    FuzzTables.server = server
+@pytest.fixture(scope="module")
+def fuzz_people(fuzz_server: FuzzServe) -> Iterator[People]:
+    people = People.register(fuzz_server)
+    try:
+        yield people
+    finally:
+        people.close()
+
+
+def run_machine(people: People, profile: settings) -> None:
+    server = FuzzTables.server = people.server
+    FuzzTables.people = people
     try:
         run_state_machine_as_test(FuzzTables, settings=profile)
     except BaseException as e:
@@ -960,29 +1206,64 @@ def test_the_contract_is_read_from_the_api_document() -> None:
 
 
 @pytest.mark.slow
-def test_the_server_survives_fuzzing(fuzz_server: FuzzServe) -> None:
+def test_the_server_survives_fuzzing(fuzz_people: People) -> None:
     if FUZZ_SECONDS > 0:
-        fuzz_for(fuzz_server, FUZZ_SECONDS)
+        fuzz_for(fuzz_people, FUZZ_SECONDS)
         return
     start = STATS.steps, STATS.limited
-    run_machine(fuzz_server, SHORT)
+    run_machine(fuzz_people, SHORT)
     steps, limited = STATS.steps - start[0], STATS.limited - start[1]
-    print(f"\nfuzz: {STATS.line()}")
+    print(f"\nfuzz: {STATS.line()}; {fuzz_people.line()}")
     # A fuzzer that only hears "slow down" tests nothing.
     assert steps > 0 and limited <= steps / 2, STATS.line()
+    after_the_runs(fuzz_people)
 
 
-def fuzz_for(server: FuzzServe, seconds: float) -> None:
+def after_the_runs(people: People) -> None:
+    """What must hold once the runs are over.  After one more flood, the lobby's first page
+    shows a table of every creator with one open.  No table whose rated game ended aborted
+    has a rating change or a place among the rated games, each is stored as not counted
+    (``aborted``), and every rating counts as many games as it has changes (so nothing
+    moved a rating without one).  And the server's whole log, start-up and the last steps
+    included, holds no traceback and no ERROR record."""
+    server, db = people.server, people.server.db
+    expect(server.alive(), str(server.death))
+    # The runs may have emptied the lobby: fill it once more, checking it as it fills.
+    people.flood()
+    expect(people.aborted, f"the runs made nothing to check: {people.line()}")
+    rated = {t for (t,) in rows(db, "SELECT table_id FROM rated_games")}
+    changed = {t for (t,) in rows(db, "SELECT table_id FROM rating_changes")}
+    expect(not (rated | changed) & set(people.aborted),
+           f"aborted games rated: {sorted(rated & set(people.aborted))}, "
+           f"with rating changes: {sorted(changed & set(people.aborted))}")
+    unrated = dict(rows(db, "SELECT table_id, reason FROM unrated_games"))
+    untold = {t: unrated.get(t) for t in people.aborted if unrated.get(t) != "aborted"}
+    expect(not untold, f"aborted games not stored as not counted, aborted: {untold}")
+    moved = [r for r in rows(db, "SELECT r.user_id, r.players, r.games, (SELECT count(*) FROM rating_changes c "
+                                 "WHERE c.user_id = r.user_id AND c.players = r.players) FROM ratings r")
+             if r[2] != r[3]]
+    expect(not moved, f"ratings whose games differ from their changes (user, players, games, changes): {moved}")
+    # The log is read as it is written: once a request made now has its line, every line
+    # logged before it is in.
+    mark = secrets.token_hex(8)
+    httpx.get(f"{server.url}/?end-of-runs={mark}", timeout=30)
+    server.wait_for_line(lambda line: mark in line)
+    faults = log_faults(server.log)
+    expect(not faults, f"the server's log holds errors:\n{faults}")
+
+
+def fuzz_for(people: People, seconds: float) -> None:
     """Run the machine in batches until ``seconds`` have passed (a batch started in time is
     finished); print each failure with its sequence as it is found, then the counts.  Fails
     if anything failed."""
     started = time.monotonic()
     failures: list[str] = []
     batches = 0
+    server = people.server
     while time.monotonic() - started < seconds and server.alive():
         batches += 1
         try:
-            run_machine(server, LONG_BATCH)
+            run_machine(people, LONG_BATCH)
         except Exception as e:
             failures.append(first_line(e))
             print(f"\n--- failure {len(failures)} (batch {batches}) ---", flush=True)
@@ -990,10 +1271,11 @@ def fuzz_for(server: FuzzServe, seconds: float) -> None:
         print(f"fuzz: batch {batches} done at {time.monotonic() - started:.0f} s: {STATS.line()}", flush=True)
     bar = "=" * 78
     kinds = Counter(failures)
-    print(f"\n{bar}\nFUZZ SUMMARY after {time.monotonic() - started:.0f} s: {STATS.line()}\n"
+    print(f"\n{bar}\nFUZZ SUMMARY after {time.monotonic() - started:.0f} s: {STATS.line()}; {people.line()}\n"
           f"FAILURES: {len(failures)}" + "".join(f"\n  {n} x {k}" for k, n in kinds.most_common())
           + ("" if server.alive() else "\nTHE SERVER PROCESS DIED") + f"\n{bar}", flush=True)
     assert not failures and server.alive(), f"{len(failures)} failures; their sequences are printed above"
+    after_the_runs(people)
 
 
 def first_line(e: BaseException) -> str:

@@ -12,14 +12,12 @@ import random
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
-import pytest
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, text
 from websockets.sync.client import connect
 
 from observe import observable_state
@@ -28,98 +26,29 @@ from omega.server.clock import FakeClock
 from omega.server.infra.limits import Limits
 from omega.server.lobby.quickplay import WINDOW, WINDOW_GROWTH
 from omega.server.lobby.service import LISTED_MAX, LOBBY_PAGE
-from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, NOT_RATED, display, rated_users
 from omega.server.tables.state import MIN_RATED_TURNS, SeatConfig, TableConfig, TableState
 
-from .server_helpers import ROOT, JsonSocket, LiveServer, error_code, make_server, random_turn
-from .test_accounts import CHEAP, Browser
-
-#: Registrations are limited per address; these tests register dozens of players from one.
-ROOMY = Limits(register_burst=100, register_user_burst=100, login_burst=100, http_burst=400,
-               create_burst=100, ws_connect_burst=200)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY)
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
-@pytest.fixture
-def people(site: LiveServer) -> Iterator[Any]:
-    made: list[Browser] = []
-
-    def new(username: str, server: LiveServer | None = None) -> Browser:
-        b = Browser(server or site)
-        made.append(b)
-        r = b.register(username)
-        assert r.status_code == 201, r.text
-        return b
-
-    yield new
-    for b in made:
-        b.close()
-
-
-class LobbySocket(JsonSocket):
-    """The lobby's WebSocket as a logged-in browser (or a guest) opens it."""
-
-    def __init__(self, server: LiveServer, browser: Browser | None = None) -> None:
-        headers = {"origin": server.url}
-        if browser is not None and browser.session:
-            headers["cookie"] = f"omega_session={browser.session}"
-        super().__init__(connect(f"{server.ws_url}/ws/lobby", subprotocols=["omega.v1"],  # type: ignore[list-item]
-                                 additional_headers=headers, open_timeout=30).__enter__())
-
-
-def open_table(b: Browser, **body: Any) -> dict[str, Any]:
-    body.setdefault("players", 2)
-    if body.get("rated"):
-        body.setdefault("time_control", "10+5")  # every rated table has a clock
-    r = b.post("/api/lobby/tables", body)
-    assert r.status_code == 201, r.text
-    return dict(r.json())
-
-
-def browser_at(server: LiveServer, address: str, cookies: httpx.Cookies | None = None) -> Browser:
-    """A browser whose requests come from ``address``, a loopback address other than
-    127.0.0.1 (all of 127.0.0.0/8 reaches the server, which sees it as the client's), with a
-    copy of ``cookies`` (the same session as another browser's)."""
-    b = Browser(server)
-    b.http.close()
-    b.http = httpx.Client(base_url=server.url, timeout=30, cookies=cookies,
-                          transport=httpx.HTTPTransport(local_address=address))
-    return b
+from .server_helpers import ROOT, LiveServer, error_code, make_server, random_turn
+from .site_helpers import (
+    CHEAP,
+    RATED_CLOCK,
+    ROOMY,
+    Browser,
+    browser_at,
+    lobby_socket,
+    open_table,
+    ratings_in,
+    seats_by_user,
+    state_of,
+    tables_stored,
+)
 
 
 def listed_ids(b: Browser, **params: Any) -> list[str]:
     r = b.get("/api/lobby", params=params)
     assert r.status_code == 200, r.text
     return [t["id"] for t in r.json()["tables"]]
-
-
-def tables_stored(url: str) -> int:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return int(conn.execute(text("SELECT count(*) FROM tables")).scalar_one())
-    finally:
-        engine.dispose()
-
-
-def state_of(b: Browser, table_id: str) -> dict[str, Any]:
-    r = b.get(f"/api/tables/{table_id}")
-    assert r.status_code == 200, r.text
-    return dict(r.json())
 
 
 def play_out(players: list[Browser], table_id: str, rng: random.Random) -> dict[str, Any]:
@@ -136,40 +65,17 @@ def play_out(players: list[Browser], table_id: str, rng: random.Random) -> dict[
         assert r.status_code == 200, r.text
 
 
-def seats_by_user(players: list[Browser], table_id: str) -> list[Browser]:
-    """``players`` in the order of the seats they hold at the table."""
-    out: dict[int, Browser] = {}
-    for b in players:
-        out[state_of(b, table_id)["you"]["seat"]] = b
-    return [out[i] for i in sorted(out)]
-
-
 def ann_color(b: Browser, table_id: str) -> str:
     st = state_of(b, table_id)
     return str(st["seats"][st["you"]["seat"]]["color"])
-
-
-def ratings_in(url: str) -> list[tuple[Any, ...]]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            ratings = [tuple(r) for r in conn.execute(select(
-                RatingRow.user_id, RatingRow.players, RatingRow.mu, RatingRow.sigma, RatingRow.games, RatingRow.wins)
-                .order_by(RatingRow.user_id, RatingRow.players))]
-            changes = [tuple(r) for r in conn.execute(text(
-                "SELECT table_id, user_id, place, mu_before, sigma_before, mu, sigma, games "
-                "FROM rating_changes ORDER BY table_id, user_id"))]
-        return ratings + changes
-    finally:
-        engine.dispose()
 
 
 # -- open tables ----------------------------------------------------------------------------------
 
 def test_an_open_table_is_listed_live_taken_with_one_click_and_starts_full(site: LiveServer, people: Any) -> None:
     ann, bob = people("Ann"), people("Bob")
-    watcher = LobbySocket(site)  # a guest watching the lobby
-    bobs = LobbySocket(site, bob)
+    watcher = lobby_socket(site)  # a guest watching the lobby
+    bobs = lobby_socket(site, bob)
     assert watcher.recv()["tables"] == [] and bobs.recv()["you"]["username"] == "Bob"
 
     made = open_table(ann, rated=True, pie_rule=True)
@@ -177,7 +83,7 @@ def test_an_open_table_is_listed_live_taken_with_one_click_and_starts_full(site:
     assert list(made["invites"]) == [str(made["seat"])]  # no links for the seats the lobby fills
     listed = bobs.until(lambda m: m["type"] == "table")["table"]
     assert listed["id"] == table_id and listed["rated"] and listed["pie_rule"] and listed["free"] == 1
-    assert listed["time_control"] == "10+5" and listed["host"] == 0
+    assert listed["time_control"] == RATED_CLOCK and listed["host"] == 0
     assert [s["user"] for s in listed["seats"]] == ["Ann", None]
     assert listed["seats"][0]["rating"] == {"display": 1000, "games": 0, "wins": 0, "provisional": True}
     assert watcher.until(lambda m: m["type"] == "table")["table"] == listed
@@ -313,7 +219,7 @@ def test_a_flood_from_one_session_over_six_addresses_is_capped_and_others_are_li
     # Finding 3 of issue 29: 150 openings from one session over 6 addresses all got 201, and
     # the listing (the 100 oldest) showed the flooder's tables only.
     ann, bob = people("Ann"), people("Bob")
-    bobs = LobbySocket(site, bob)
+    bobs = lobby_socket(site, bob)
     assert bobs.recv()["total"] == 0
     senders = [browser_at(site, f"127.0.0.{i}", ann.http.cookies) for i in range(2, 8)]
     answers = [senders[i % len(senders)].post("/api/lobby/tables", {"players": 2}) for i in range(150)]
@@ -395,7 +301,7 @@ def test_the_listing_is_fair_across_creators_and_paged(db_url: str, clock: FakeC
         ann, bob, cyd = people
         for b, name in zip(people, ("Ann", "Bob", "Cyd"), strict=True):
             assert b.register(name).status_code == 201
-        watcher = LobbySocket(live)
+        watcher = lobby_socket(live)
         assert watcher.recv()["tables"] == []
         flood = []
         for _ in range(150):
@@ -413,7 +319,7 @@ def test_the_listing_is_fair_across_creators_and_paged(db_url: str, clock: FakeC
         first = bob.get("/api/lobby").json()
         assert [t["id"] for t in first["tables"]] == fair[:LOBBY_PAGE]
         assert (first["total"], first["offset"], first["limit"]) == (153, 0, LOBBY_PAGE)
-        fresh = LobbySocket(live)
+        fresh = lobby_socket(live)
         snapshot = fresh.recv()
         assert [t["id"] for t in snapshot["tables"]] == fair[:LOBBY_PAGE]
         assert (snapshot["total"], snapshot["limit"]) == (153, LOBBY_PAGE)
@@ -573,7 +479,7 @@ def test_quick_play_matches_the_closest_ratings_first(site: LiveServer, people: 
     ann, bob, cy, dan = people("Ann"), people("Bob"), people("Cyd"), people("Dan")
     for name, shown in [("Ann", 1000), ("Bob", 1400), ("Cyd", 1050), ("Dan", 1600)]:
         set_rating(db_url, name, 2, shown)
-    anns, bobs = LobbySocket(site, ann), LobbySocket(site, bob)
+    anns, bobs = lobby_socket(site, ann), lobby_socket(site, bob)
     anns.recv(), bobs.recv()
     assert ann.post("/api/quickplay", {"players": 2, "size": 5}).json()["status"] == "waiting"
     r = bob.post("/api/quickplay", {"players": 2, "size": 5}).json()
@@ -613,7 +519,7 @@ def test_quick_play_across_two_server_processes(pg: Any) -> None:
     try:
         ann, bob = Browser(one), Browser(two)
         assert ann.register("Ann").status_code == 201 and bob.register("Bob").status_code == 201
-        anns = LobbySocket(one, ann)
+        anns = lobby_socket(one, ann)
         anns.recv()
         assert ann.post("/api/quickplay", {"players": 2, "size": 7}).json()["status"] == "waiting"
         r = bob.post("/api/quickplay", {"players": 2, "size": 7}).json()
@@ -621,7 +527,7 @@ def test_quick_play_across_two_server_processes(pg: Any) -> None:
         # Ann's page, on the other process, is told by NOTIFY.
         assert anns.until(lambda m: m["type"] == "matched")["table_id"] == r["table_id"]
         # And an open table made on one process appears live in the other's lobby.
-        bob_lobby = LobbySocket(two, bob)
+        bob_lobby = lobby_socket(two, bob)
         bob_lobby.recv()
         made = open_table(ann)
         assert bob_lobby.until(lambda m: m["type"] == "table")["table"]["id"] == made["id"]
@@ -643,7 +549,7 @@ def test_the_lobby_socket_refuses_other_sites_and_answers_pings(site: LiveServer
     with sock:
         msg = json.loads(sock.recv(timeout=20))
         assert msg["error"]["code"] == "cross_site"
-    lobby = LobbySocket(site, ann)
+    lobby = lobby_socket(site, ann)
     assert lobby.recv()["type"] == "lobby"
     lobby.conn.send(json.dumps({"type": "ping"}))
     assert lobby.recv() == {"type": "pong"}

@@ -8,21 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from importlib.resources import files
 from typing import Any
 
 import httpx
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import MetaData, insert, select
 
 from omega.names import username_key, username_skeleton
 from omega.server.infra.db import make_engine
 from omega.server.infra.limits import Limits
 
-from .server_helpers import Api, LiveServer, error_code, make_server
-from .test_accounts import CHEAP, PASSWORD, Browser
+from .server_helpers import Api, LiveServer, error_code, make_server, migrations
+from .site_helpers import CHEAP, PASSWORD, Browser
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,11 +34,8 @@ CLICK = "farmer\u01c0"                # farmerǀ: U+01C0 LATIN LETTER DENTAL CLI
 @pytest.fixture
 def site(db_url: str) -> Iterator[LiveServer]:
     # Room for every registration of a test from the one address the tests come from.
-    live = make_server(db_url, password_hasher=CHEAP, limits=Limits(register_burst=50, register_user_burst=50))
-    try:
+    with make_server(db_url, password_hasher=CHEAP, limits=Limits(register_burst=50, register_user_burst=50)) as live:
         yield live
-    finally:
-        live.stop()
 
 
 def accounts(url: str) -> list[tuple[str, str | None]]:
@@ -134,11 +129,8 @@ def database_at_0009(url: str, users: list[str]) -> None:
     """A database at schema 0009 holding accounts of these usernames (password PASSWORD),
     registered in that order."""
     engine = make_engine(url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
     with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0009")
+        command.upgrade(migrations(conn), "0009")
     meta = MetaData()
     meta.reflect(engine, only=["users"])
     assert "username_skeleton" not in meta.tables["users"].columns

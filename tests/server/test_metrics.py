@@ -11,28 +11,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
 
-from .server_helpers import ROOT, Api, LiveServer, Socket, error_code, free_port, make_server
-
-
-def scrape(base: str, **headers: str) -> str:
-    r = httpx.get(f"{base}/metrics", headers=headers, timeout=30)
-    assert r.status_code == 200, r.text
-    assert r.headers["content-type"].startswith("text/plain; version=0.0.4")
-    return r.text
-
-
-def value(text: str, name: str, **labels: str) -> float:
-    """The sample ``name`` with exactly ``labels`` (0 when there is none)."""
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name == name and s.labels == labels:
-                return float(s.value)
-    return 0.0
+from .server_helpers import ROOT, Api, LiveServer, Socket, error_code, free_port, make_server, scrape, value
 
 
 @pytest.fixture

@@ -9,59 +9,26 @@ ending or going on as after a resignation."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
-
-import pytest
 
 from omega.server.clock import FakeClock
 from omega.server.social.rematch import rematch_config
 from omega.server.tables.state import CLAIM_AFTER, MIN_RATED_TURNS, SeatConfig, TableConfig
 from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS, TimeControl
 
-from .server_helpers import Api, LiveServer, Socket, error_code, make_server
-from .test_accounts import CHEAP, Browser
-from .test_fair_ratings import rated_duel, resign, table_socket, take_turns
-from .test_lobby import ROOMY, seats_by_user, state_of, tables_stored
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, password_hasher=CHEAP, limits=ROOMY)
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
-@pytest.fixture
-def people(site: LiveServer) -> Iterator[Any]:
-    made: list[Browser] = []
-
-    def new(username: str) -> Browser:
-        b = Browser(site)
-        made.append(b)
-        r = b.register(username)
-        assert r.status_code == 201, r.text
-        return b
-
-    yield new
-    for b in made:
-        b.close()
-
-
-@pytest.fixture
-def client(site: LiveServer) -> Iterator[Api]:
-    api = Api(site.url)
-    yield api
-    api.close()
+from .server_helpers import Api, LiveServer, Socket, error_code
+from .site_helpers import (
+    agreed_rematch,
+    rated_duel,
+    resign,
+    seats_by_user,
+    state_of,
+    table_socket,
+    tables_stored,
+    take_turns,
+)
 
 
 def in_play(state: dict[str, Any]) -> dict[str, Any]:
@@ -141,18 +108,10 @@ def test_a_rematch_keeps_the_clock_and_seats_everyone_so_it_cannot_stall(site: L
     control = state_of(ann, first)["clock"]["control"]
     take_turns(seats_by_user([ann, bob], first), first, 2 * MIN_RATED_TURNS, rng)
     resign(bob, first)
-    a, b = table_socket(site, ann, first), table_socket(site, bob, first)
-    try:
-        a.send({"type": "rematch", "op": "propose", "request_id": "p"})
-        b.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "proposed")
-        b.send({"type": "rematch", "op": "accept", "request_id": "q"})
-        started = a.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "started")
-    finally:
-        a.close()
-        b.close()
+    started = agreed_rematch(table_socket(site, ann, first), table_socket(site, bob, first))
     # Neither page moved to the new table, and only Ann looks at it (by HTTP): both seats
     # have joined, so its first clock runs, and a player who accepted and left loses on time.
-    again = state_of(ann, started["rematch"]["table"]["id"])
+    again = state_of(ann, started["table"]["id"])
     assert again["rated"] and again["clock"]["control"] == control
     assert all(s["joined"] for s in again["seats"]) and again["clock"]["running"] == 0
     assert again["clock"]["flag_at"] is not None and again["claim_from"] is None

@@ -34,7 +34,7 @@ from omega.server.clock import FakeClock
 from omega.server.infra.due import DueRow
 from omega.server.notify.mail import DIGEST_WAIT
 from omega.server.notify.mailer import MailSettings
-from omega.server.notify.notices import DeliveryFailed, Notice
+from omega.server.notify.notices import KINDS, DeliveryFailed, Notice
 from omega.server.notify.outbox import MAX_TRIES, queue_mail, retry_delay
 from omega.server.notify.turns import YOUR_TURN_DELAY
 
@@ -134,8 +134,9 @@ def players(site: LiveServer, sink: SmtpSink) -> Iterator[Any]:
 
 def duel(ann: Player, bob: Player, control: str = "1d") -> tuple[str, list[str]]:
     """A turn-based table of Ann (seat 0) and Bob (seat 1), both seats held by their accounts
-    and joined: Ann is to move.  Returns its id and the seat tokens."""
-    r = ann.browser.post("/api/tables", {"players": 2, "time_control": control})
+    and joined: Ann is to move.  Returns its id and the seat tokens.  No vacation there: a
+    flag falls when it is due (an automatic vacation would pause the clock instead)."""
+    r = ann.browser.post("/api/tables", {"players": 2, "time_control": control, "pausable": False})
     assert r.status_code == 201, r.text
     made = r.json()
     claimed = bob.browser.post("/api/account/claim", {"seats": [{"table_id": made["id"], "token": made["invites"]["1"]}]})
@@ -245,8 +246,9 @@ def test_a_preference_turned_off_sends_nothing(site: LiveServer, players: Any, c
     ann, bob = players("Ann"), players("Bob")
     off = bob.browser.post("/api/account/notifications", {"on": {"your_turn": []}})
     assert off.status_code == 200 and off.json()["on"]["your_turn"] == []
-    assert bob.browser.get("/api/account/notifications").json()["on"] == {
-        "your_turn": [], "ended_on_time": ["mail"], "challenge": ["mail"], "tournament_start": ["mail"]}
+    prefs = bob.browser.get("/api/account/notifications").json()
+    # Only that kind was turned off, on every channel; every other kind stays on everywhere.
+    assert prefs["on"] == {kind: [] if kind == "your_turn" else prefs["channels"] for kind in KINDS}
     table_id, tokens = duel(ann, bob)
     play(site, table_id, tokens[0], random.Random(6))
     clock.advance(LATER)
@@ -284,16 +286,17 @@ def test_unsubscribe_by_one_click_post_without_logging_in(site: LiveServer, play
     with httpx.Client(timeout=30) as provider:  # a mail provider: no cookie, no Origin
         page = provider.get(link)  # a GET only asks (scanners open links)
         assert page.status_code == 200 and "<form method=\"post\"" in page.text
-        assert bob.browser.get("/api/account/notifications").json()["on"]["your_turn"] == ["mail"]
+        assert bob.browser.get("/api/account/notifications").json()["on"]["your_turn"] == ["mail", "push"]
         forged = provider.post(link.replace("?t=", "?t=1"), content=b"List-Unsubscribe=One-Click",
                                headers={"content-type": "application/x-www-form-urlencoded"})
         assert forged.status_code == 400
-        assert bob.browser.get("/api/account/notifications").json()["on"]["your_turn"] == ["mail"]
+        assert bob.browser.get("/api/account/notifications").json()["on"]["your_turn"] == ["mail", "push"]
         done = provider.post(link, content=b"List-Unsubscribe=One-Click",
                              headers={"content-type": "application/x-www-form-urlencoded"})
         assert done.status_code == 200 and "no more mails" in done.text
     prefs = bob.browser.get("/api/account/notifications").json()["on"]
-    assert prefs["your_turn"] == [] and prefs["ended_on_time"] == ["mail"]
+    # Mail of that kind only: its pushes, and mail of the other kinds, stay on.
+    assert prefs["your_turn"] == ["push"] and prefs["ended_on_time"] == ["mail", "push"]
     play(site, table_id, tokens[1], rng)
     play(site, table_id, tokens[0], rng)
     clock.advance(LATER)

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 from websockets.exceptions import ConnectionClosed
 
@@ -23,31 +21,30 @@ from omega.server.clock import FakeClock
 from omega.server.infra.db import make_engine
 from omega.server.infra.limits import Limits
 
-from .server_helpers import Api, LiveServer, PgCluster, ServeProcess, Socket, error_code, make_server
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
+from .server_helpers import (
+    Api,
+    LiveServer,
+    PgCluster,
+    ServeProcess,
+    Socket,
+    bearer,
+    error_code,
+    make_server,
+    migrations,
+)
+from .site_helpers import agreed_rematch
 
 
 @pytest.fixture
 def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock)
-    try:
+    with make_server(db_url, clock=clock) as live:
         yield live
-    finally:
-        live.stop()
 
 
 @pytest.fixture
 def http(site: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=site.url, timeout=30) as client:
         yield client
-
-
-def bearer(token: str | None) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"} if token else {}
 
 
 def create(http: httpx.Client, players: int = 3) -> dict[str, Any]:
@@ -212,16 +209,8 @@ def test_a_rematch_s_table_has_no_creator(site: LiveServer, http: httpx.Client) 
     assert status(http, t["id"], t["invites"]["1"]) == 200
     http.post(f"/api/tables/{t['id']}/actions", json={"type": "resign", "request_id": "r"}, headers=bearer(t["token"]))
     ws = site.url.replace("http", "ws")
-    a, b = Socket(ws, t["id"], t["token"]), Socket(ws, t["id"], t["invites"]["1"])
-    try:
-        a.send({"type": "rematch", "op": "propose", "request_id": "p"})
-        b.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "proposed")
-        b.send({"type": "rematch", "op": "accept", "request_id": "q"})
-        started = a.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == "started")
-    finally:
-        a.close()
-        b.close()
-    new_id = started["rematch"]["table"]["id"]
+    started = agreed_rematch(Socket(ws, t["id"], t["token"]), Socket(ws, t["id"], t["invites"]["1"]))
+    new_id = started["table"]["id"]
     info = http.get(f"/api/tables/{new_id}/links", headers=bearer(t["token"])).json()
     assert info["creator_seat"] is None
     r = relink(http, new_id, t["token"], {"spectator": True})
@@ -238,11 +227,9 @@ def test_the_migration_finds_the_creator_in_the_log(tmp_path: Path) -> None:
             t = r.json()
     finally:
         live.stop()
-    cfg = Config()
-    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
     engine = make_engine(url)
     with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
+        cfg = migrations(conn)
         command.downgrade(cfg, "0008")  # the revision before the creator was kept
         command.upgrade(cfg, "head")
         seat = conn.execute(text("SELECT creator_seat FROM tables WHERE id = :i"), {"i": t["id"]}).scalar_one()

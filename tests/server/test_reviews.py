@@ -4,9 +4,6 @@ served to everyone, one per table at a time, ``busy`` when the queue is full."""
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
 import pytest
 
 from omega import Game
@@ -14,7 +11,8 @@ from omega.server.app import create_app
 from omega.server.infra.limits import Limits
 from omega.server.work.thinking import spec_bot
 
-from .server_helpers import Api, LiveServer, Socket, error_code, random_turn
+from .server_helpers import Api, LiveServer, Socket, error_code
+from .site_helpers import ask_review, finished_table
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -26,26 +24,6 @@ def review_server(url: str, budget: tuple[int, float] = QUICK, limits: Limits | 
     return LiveServer(create_app(url, bot_factory=spec_bot("random"), review_budget=budget, limits=limits))
 
 
-def finished_table(api: Api, turns: int = 3) -> dict[str, Any]:
-    """A table of two people who play ``turns`` turns each; then White resigns (the game is over)."""
-    t = api.create(players=2, name="Ann")
-    black = t["invites"]["1"]
-    rng = random.Random(turns)
-    for _ in range(turns):
-        for token in (t["token"], black):
-            state = api.state(t["id"], token)
-            api.turn(t["id"], token, random_turn(state, rng))
-    r = api.act(t["id"], t["token"], {"type": "resign"})
-    assert r.status_code == 200 and r.json()["state"]["status"] == "over"
-    t["black"] = black
-    return t
-
-
-def ask(api: Api, table_id: str, token: str | None, method: str = "POST") -> Any:
-    headers = {"authorization": f"Bearer {token}"} if token else {}
-    return api.http.request(method, f"/api/tables/{table_id}/review", headers=headers)
-
-
 @pytest.mark.slow
 def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
     live = review_server(db_url)
@@ -54,9 +32,9 @@ def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
         t = api.create(players=2)
         api.turn(t["id"], t["token"], ["e5", "a1"])
         # Not over yet: nothing to review, and nothing queued.
-        r = ask(api, t["id"], t["token"])
+        r = ask_review(api, t["id"], t["token"])
         assert r.status_code == 409 and error_code(r) == "conflict" and "not over" in r.json()["error"]["message"]
-        assert ask(api, t["id"], t["token"], "GET").json() == {"status": "none"}
+        assert ask_review(api, t["id"], t["token"], "GET").json() == {"status": "none"}
 
         t = finished_table(api)
         watch = Socket(live.ws_url, t["id"], t["spectator_key"])
@@ -64,10 +42,10 @@ def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
         try:
             watch.recv()
             player.recv()
-            assert ask(api, t["id"], t["spectator_key"], "GET").json() == {"status": "none"}
-            r = ask(api, t["id"], t["spectator_key"])  # a spectator may ask
+            assert ask_review(api, t["id"], t["spectator_key"], "GET").json() == {"status": "none"}
+            r = ask_review(api, t["id"], t["spectator_key"])  # a spectator may ask
             assert r.status_code == 202 and r.json()["status"] in ("queued", "running")
-            again = ask(api, t["id"], t["token"])       # so may a player: the same review, not another
+            again = ask_review(api, t["id"], t["token"])       # so may a player: the same review, not another
             assert again.status_code in (200, 202) and again.json()["status"] in ("queued", "running", "done")
             progress = []
             for sock in (watch, player):
@@ -80,7 +58,7 @@ def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
         finally:
             watch.close()
             player.close()
-        answers = [ask(api, t["id"], token, "GET") for token in (t["token"], t["black"], t["spectator_key"])]
+        answers = [ask_review(api, t["id"], token, "GET") for token in (t["token"], t["black"], t["spectator_key"])]
         assert all(a.status_code == 200 for a in answers)
         review = answers[0].json()["review"]
         assert answers[0].json()["status"] == "done" and all(a.json() == answers[0].json() for a in answers)
@@ -90,12 +68,12 @@ def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
         assert [tuple(x["played"]) for x in review["turns"]] == list(game.history)
         assert review["over"] is False  # ended by resignation, not by the rules
         # Asking again answers the stored review at once.
-        r = ask(api, t["id"], t["black"])
+        r = ask_review(api, t["id"], t["black"])
         assert r.status_code == 200 and r.json()["review"] == review
         # Strangers get nothing.
-        assert ask(api, t["id"], None, "GET").status_code == 401
-        assert ask(api, t["id"], "not-a-token", "GET").status_code == 403
-        assert ask(api, "nosuchid", t["token"], "GET").status_code == 404
+        assert ask_review(api, t["id"], None, "GET").status_code == 401
+        assert ask_review(api, t["id"], "not-a-token", "GET").status_code == 403
+        assert ask_review(api, "nosuchid", t["token"], "GET").status_code == 404
     finally:
         api.close()
         live.stop()
@@ -103,7 +81,7 @@ def test_a_review_is_made_once_and_served_to_everyone(db_url: str) -> None:
     again_live = review_server(db_url)
     api = Api(again_live.url)
     try:
-        r = ask(api, t["id"], t["spectator_key"], "GET")
+        r = ask_review(api, t["id"], t["spectator_key"], "GET")
         assert r.status_code == 200 and r.json()["review"] == review
     finally:
         api.close()
@@ -116,14 +94,14 @@ def test_a_full_review_queue_answers_busy_and_one_table_never_queues_twice(sqlit
     api = Api(live.url)
     try:
         first, second = finished_table(api, 1), finished_table(api, 2)
-        assert ask(api, first["id"], first["token"]).status_code == 202
-        assert ask(api, first["id"], first["black"]).status_code == 202  # the same review: not busy
-        before = ask(api, second["id"], second["token"], "GET").json()
-        r = ask(api, second["id"], second["token"])
+        assert ask_review(api, first["id"], first["token"]).status_code == 202
+        assert ask_review(api, first["id"], first["black"]).status_code == 202  # the same review: not busy
+        before = ask_review(api, second["id"], second["token"], "GET").json()
+        r = ask_review(api, second["id"], second["token"])
         assert r.status_code == 503 and error_code(r) == "busy"
         assert "reviewing" in r.json()["error"]["message"]
-        assert ask(api, second["id"], second["token"], "GET").json() == before == {"status": "none"}
-        status = ask(api, first["id"], first["token"], "GET").json()
+        assert ask_review(api, second["id"], second["token"], "GET").json() == before == {"status": "none"}
+        status = ask_review(api, first["id"], first["token"], "GET").json()
         assert status["status"] in ("queued", "running")
     finally:
         api.close()

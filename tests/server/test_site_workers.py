@@ -34,9 +34,10 @@ from .server_helpers import (
     free_port,
     make_server,
     random_turn,
+    scrape,
+    value,
 )
-from .test_metrics import scrape, value
-from .test_reviews import ask, finished_table
+from .site_helpers import ask_review, finished_table
 from .worker_process import WorkerProcess
 
 # The tests share one site (module fixture): under `--dist loadgroup` one worker runs them all.
@@ -119,7 +120,7 @@ def test_a_review_asked_at_one_server_is_made_by_the_worker_and_followed_at_anot
         at_b = Socket(site.b.ws_url, t["id"], t["spectator_key"])
         try:
             assert at_a.recv()["type"] == at_b.recv()["type"] == "sync"
-            r = ask(api_a, t["id"], t["token"])  # no computer players here: queued for the worker
+            r = ask_review(api_a, t["id"], t["token"])  # no computer players here: queued for the worker
             assert r.status_code == 202 and r.json() == {"status": "queued"}
             for sock in (at_a, at_b):
                 assert sock.until(lambda m: m["type"] == "review" and m["status"] == "done",
@@ -133,7 +134,7 @@ def test_a_review_asked_at_one_server_is_made_by_the_worker_and_followed_at_anot
         finally:
             at_a.close()
             at_b.close()
-        answers = [ask(api, t["id"], t["black"], "GET") for api in (api_a, api_b)]
+        answers = [ask_review(api, t["id"], t["black"], "GET") for api in (api_a, api_b)]
         assert all(a.status_code == 200 and a.json()["status"] == "done" for a in answers)
         review = answers[0].json()["review"]
         assert answers[1].json()["review"] == review
@@ -279,9 +280,9 @@ def test_without_computer_players_sqlite_refuses_hints_and_reviews(sqlite_url: s
         assert r.status_code == 503 and error_code(r) == "unavailable"
         assert api.state(t["id"], t["token"]) == before
         done = finished_table(api, 1)
-        r = ask(api, done["id"], done["token"])
+        r = ask_review(api, done["id"], done["token"])
         assert r.status_code == 503 and error_code(r) == "unavailable"
-        assert ask(api, done["id"], done["token"], "GET").json() == {"status": "none"}
+        assert ask_review(api, done["id"], done["token"], "GET").json() == {"status": "none"}
     finally:
         api.close()
         live.stop()

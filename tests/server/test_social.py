@@ -20,29 +20,15 @@ from omega.server.social.chat_text import CHAT_MAX
 from omega.server.tables.identity import SeatHolder
 
 from .server_helpers import Api, LiveServer, Socket, make_server
+from .site_helpers import rematch, rematch_until
 
 LIMITS = Limits(chat_rate=0.5, chat_burst=5)
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def site(db_url: str, clock: FakeClock) -> Iterator[LiveServer]:
-    live = make_server(db_url, clock=clock, limits=LIMITS)
-    try:
+    with make_server(db_url, clock=clock, limits=LIMITS) as live:
         yield live
-    finally:
-        live.stop()
-
-
-@pytest.fixture
-def client(site: LiveServer) -> Iterator[Api]:
-    api = Api(site.url)
-    yield api
-    api.close()
 
 
 def opened(site: LiveServer, table_id: str, token: str | None) -> Socket:
@@ -212,10 +198,6 @@ def finished(client: Api, players: int = 2, **body: Any) -> dict[str, Any]:
     raise AssertionError("the game did not end")
 
 
-def rematch(sock: Socket, op: str, rid: str = "m") -> None:
-    sock.send({"type": "rematch", "op": op, "request_id": rid})
-
-
 def next_rematch(sock: Socket) -> dict[str, Any]:
     """The next rematch state the socket is told, skipping a repeat of the one before: a
     change made while the socket opened reaches it twice, read at its opening and as the
@@ -226,11 +208,6 @@ def next_rematch(sock: Socket) -> dict[str, Any]:
         if msg["rematch"] != getattr(sock, "last_rematch", None):
             sock.last_rematch = msg["rematch"]  # type: ignore[attr-defined]
             return dict(msg["rematch"])
-
-
-def rematch_until(sock: Socket, status: str) -> dict[str, Any]:
-    """The first rematch message with ``status`` (earlier ones passed over)."""
-    return dict(sock.until(lambda m: m["type"] == "rematch" and m["rematch"]["status"] == status)["rematch"])
 
 
 def test_a_rematch_proposed_and_accepted_moves_every_page_to_the_new_table(site: LiveServer, client: Api) -> None:

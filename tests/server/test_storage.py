@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from omega.server.infra.db import make_engine, schema_head
 from omega.server.infra.due import Due
@@ -307,3 +307,16 @@ def test_computer_turns_are_claimed_owners_in_turn_and_capped_per_owner(db_url: 
     repo.finish_due(Due(COMPUTER_TURN, "flood0", 1), "a")
     assert [d.table_id for d in repo.claim_due("a", now, 10, leases, caps)] == ["flood4"]
     repo.engine.dispose()
+
+
+def test_an_error_never_shows_the_statements_parameters(db_url: str) -> None:
+    # An error's text reaches the log; the values bound to the statement (digests of sessions
+    # and resets, addresses) must not ride along with it.
+    engine = make_engine(db_url)
+    secret = "a-secret-digest-0123456789"
+    try:
+        with pytest.raises(DBAPIError) as raised, engine.connect() as conn:
+            conn.execute(text("SELECT * FROM no_such_table WHERE x = :x"), {"x": secret})
+        assert secret not in str(raised.value) and "hidden due to hide_parameters" in str(raised.value)
+    finally:
+        engine.dispose()

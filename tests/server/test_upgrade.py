@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import httpx
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import MetaData, insert, text
 
 from omega import Game
 from omega.server.infra.db import make_engine, schema_head
 
-from .server_helpers import Socket, error_code, make_server
-from .test_accounts import CHEAP, Browser
+from .server_helpers import Socket, bearer, error_code, make_server, migrations
+from .site_helpers import CHEAP, Browser
 
 FIXTURE = Path(__file__).with_name("fixtures") / "schema_0003.json"
 DATETIME_COLUMNS = {"created_at", "updated_at", "due_at", "claim_expires"}
@@ -33,11 +31,8 @@ DATETIME_COLUMNS = {"created_at", "updated_at", "due_at", "claim_expires"}
 def old_database(url: str, rows: dict[str, list[dict[str, Any]]]) -> None:
     """A database at schema 0003 holding ``rows``."""
     engine = make_engine(url)
-    cfg = Config()
-    cfg.set_main_option("script_location", str(files("omega.server") / "migrations"))
     with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0003")
+        command.upgrade(migrations(conn), "0003")
     meta = MetaData()
     meta.reflect(engine)
     assert "users" not in meta.tables and "user_id" not in meta.tables["seats"].columns
@@ -49,11 +44,6 @@ def old_database(url: str, rows: dict[str, list[dict[str, Any]]]) -> None:
     engine.dispose()
 
 
-def bearer(token: str) -> dict[str, str]:
-    return {"authorization": f"Bearer {token}"}
-
-
-
 def keeps(new: Any, old: Any) -> bool:
     """Whether ``new`` says everything ``old`` said, the same way: later features may add
     fields (a table's time control, say) but never drop or change one."""
@@ -62,6 +52,7 @@ def keeps(new: Any, old: Any) -> bool:
     if isinstance(old, list):
         return isinstance(new, list) and len(new) == len(old) and all(map(keeps, new, old))
     return bool(new == old)
+
 
 def test_a_database_written_before_accounts_upgrades_and_every_table_works(db_url: str) -> None:
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))

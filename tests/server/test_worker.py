@@ -29,8 +29,8 @@ from .server_helpers import (
     computer_turn,
     free_port,
     random_turn,
+    value,
 )
-from .test_metrics import value
 from .worker_process import WorkerProcess
 
 pytestmark = pytest.mark.timeout(180)

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 
 from argon2 import PasswordHasher
 from fastapi import FastAPI
+from sqlalchemy import Connection
 
 from omega.ai import bot_for_level
 from omega.server import site
@@ -35,7 +36,10 @@ from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
 from omega.server.notify import routes as notify
 from omega.server.notify.mailer import MailSettings, mail_directory
+from omega.server.notify.notices import Notice
 from omega.server.notify.outbox import queue_mail
+from omega.server.push import routes as push
+from omega.server.push.channel import PushOptions
 from omega.server.ratings import routes as ratings
 from omega.server.social import hooks as social
 from omega.server.tables import routes as tables
@@ -43,6 +47,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import AccountAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.store import Repository
+from omega.server.vacation import routes as vacation
 from omega.server.work import hints, reviews
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.work.reviews import ReviewBudget
@@ -59,6 +64,7 @@ def create_app(
     password_hasher: PasswordHasher | None = None,
     review_budget: ReviewBudget | None = None,
     metrics_from: str = DEFAULT_METRICS_FROM, mail: MailSettings | None = None,
+    push_options: PushOptions | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -76,6 +82,7 @@ def create_app(
     (comma-separated; docs/security.md).
     ``mail``: where mail goes and the site's address in its links (default: the environment,
     ``OMEGA_SMTP_URL`` and the rest; without one, ``.eml`` files beside the database).
+    ``push_options``: how Web Push is sent (default: ``PushOptions.from_env()``).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
@@ -99,6 +106,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await core.db(repo.migrate)
+        await the_push.keys()  # the site's VAPID key pair, made by the first process to start
         listener = None
         if repo.is_postgres:
             url = repo.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -146,6 +154,14 @@ def create_app(
     the_notify = notify.setup(app, core, scheduler, mail or MailSettings.from_env(directory=mail_directory(database_url)))
     accounts.setup_recovery(app, the_accounts, Mailing(queue_mail, the_notify.outbox.wake,
                                                        the_notify.outbox.settings.site_url), limits)
+    the_push = push.setup(app, core, push_options)
+    the_notify.notifier.add_channel(the_push)
+
+    def tell(conn: Connection, notice: Notice) -> None:
+        """A vacation's notice, queued in the transaction that started the vacation."""
+        the_notify.notifier.queue(conn, notice, core.clock.now())
+
+    vacation.setup(app, core, scheduler, tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -153,6 +169,6 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, notify.router):
+                   ratings.router, notify.router, push.router, vacation.router):
         app.include_router(router)
     return app

@@ -36,6 +36,12 @@ class ApiError(Exception):
         # Email on accounts: a mailed link's token that this site did not make, or that was
         # used or replaced; one whose time is over; an address another account verified first.
         "invalid_token": 400, "token_expired": 410, "email_taken": 409,
+        # Web Push: a subscription no push service could have made; an account with as many
+        # devices subscribed as it may have (push.PushOptions.devices_per_account).
+        "bad_subscription": 400, "too_many_devices": 409,
+        # Vacation: started twice, ended while not on one, none left this year, or planned
+        # past what is left.
+        "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
     }
 
     def __init__(self, code: str, message: str) -> None:

@@ -16,6 +16,7 @@ from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
 from omega.server.notify.outbox import OutboxRow
+from omega.server.push.models import SubscriptionRow, VapidKeyRow
 from omega.server.ratings.models import (
           FairPlayFlagRow,
           RatedGameRow,
@@ -25,6 +26,7 @@ from omega.server.ratings.models import (
 )
 from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
+from omega.server.vacation.models import VacationRow
 from omega.server.work.reviews import ReviewRow
 
 __all__ = ["Base", "MODELS"]
@@ -32,4 +34,4 @@ __all__ = ["Base", "MODELS"]
 #: The models of every feature.
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
-          OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow)
+          OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow)

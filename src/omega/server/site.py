@@ -1,5 +1,6 @@
 """What the site serves besides its features: the page (``/``, ``/t/{id}``, its static
-files, and the page for a path no route knows), ``/api/health``, ``/healthz``,
+files, and the page for a path no route knows), its service worker and manifest at the
+root (``/sw.js``, ``/manifest.webmanifest``), ``/api/health``, ``/healthz``,
 ``/metrics``, ``/api/config`` (the limits the page offers) and ``/api/status``; and the
 error handlers that give every failure the API's error shape.
 
@@ -32,7 +33,7 @@ from omega.server.tables.deps import table_core
 from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.timecontrol import time_control_config
 
-__all__ = ["router", "setup", "web_dir", "index", "site_config", "PROGRAM_PATHS"]
+__all__ = ["router", "setup", "web_dir", "index", "site_config", "PROGRAM_PATHS", "ROOT_FILES"]
 
 log = logging.getLogger("omega.server")
 
@@ -74,8 +75,29 @@ def index() -> Response:
     return HTMLResponse(_MISSING_CLIENT)
 
 
+#: The page's files served at the root, with their types: a service worker controls only
+#: the paths under its own, so the site's is ``/sw.js`` (``Service-Worker-Allowed: /`` says
+#: so too), and the manifest sits beside it.
+ROOT_FILES = {"/sw.js": ("sw.js", "text/javascript; charset=utf-8"),
+              "/manifest.webmanifest": ("manifest.webmanifest", "application/manifest+json")}
+
+
+def root_file(request: Request) -> Response:
+    """One of :data:`ROOT_FILES`; ``no-cache``: the browser asks each time whether it
+    changed, so a new worker reaches every device at its next visit."""
+    name, content_type = ROOT_FILES[request.url.path]
+    path = web_dir() / name
+    if not path.is_file():
+        raise ApiError("not_found", f"{name} is not installed")
+    headers = {"cache-control": "no-cache", "service-worker-allowed": "/"} if name == "sw.js" \
+        else {"cache-control": "no-cache"}
+    return Response(path.read_bytes(), media_type=content_type, headers=headers)
+
+
 router = APIRouter()
 router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=False)
+for _path in ROOT_FILES:
+    router.add_api_route(_path, root_file, methods=["GET", "HEAD"], include_in_schema=False)
 router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
 
 

@@ -52,7 +52,9 @@ SQLITE_SYNCHRONOUS = ("FULL", "NORMAL")
 def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
     """An engine for ``url``; SQLite gets WAL mode, ``synchronous`` and its directory created.
 
-    ``postgresql://`` URLs use psycopg 3.
+    ``postgresql://`` URLs use psycopg 3.  A statement's parameters are never shown in an
+    error's text (``hide_parameters``): they hold session and reset digests, addresses and
+    names, and an error's text reaches the log.
     """
     if sqlite_synchronous not in SQLITE_SYNCHRONOUS:
         raise ValueError(f"sqlite_synchronous must be one of {', '.join(SQLITE_SYNCHRONOUS)}")
@@ -60,14 +62,15 @@ def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True)
+        return create_engine(parsed, pool_size=10, max_overflow=20, pool_pre_ping=True, hide_parameters=True)
     database = parsed.database
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(parsed, connect_args={"timeout": 30, "check_same_thread": False},
-                               pool_size=8, max_overflow=8)
+                               pool_size=8, max_overflow=8, hide_parameters=True)
     else:
-        engine = create_engine(parsed, connect_args={"check_same_thread": False}, poolclass=StaticPool)
+        engine = create_engine(parsed, connect_args={"check_same_thread": False}, poolclass=StaticPool,
+                               hide_parameters=True)
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:

@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "ended_on_time": "A game of yours ended on time",
     "challenge": "A player challenges you",
     "tournament_start": "A tournament you joined is about to start",
+    "vacation_started": "Your vacation started by itself to save a game from its clock",
 }
 
 

@@ -25,6 +25,7 @@ _BODIES: dict[str, tuple[str, ...]] = {
     "ended_on_time": ("$text", "See the game: $link"),
     "challenge": ("$text", "Answer it: $link"),
     "tournament_start": ("$text", "Go to the tournament: $link"),
+    "vacation_started": ("$text", "Your games: $link"),
 }
 #: Under every notice mail: why it came and the one-click way to stop it.
 _FOOTER = (
@@ -68,7 +69,13 @@ def _page(subject: str, text: list[str], body: list[str]) -> Rendered:
 
 
 def render(kind: str, subject: str, text: str, link: str, unsubscribe: str, settings: str) -> Rendered:
-    """The mail of one notice of ``kind``."""
+    """The mail of one notice of ``kind`` (every kind of ``notices.KINDS`` has its body).
+
+    >>> sorted(_BODIES) == sorted(KINDS)
+    True
+    >>> render("vacation_started", "Your vacation started", "No clock runs.", "L", "U", "S").text.splitlines()[0:3:2]
+    ['No clock runs.', 'Your games: L']
+    """
     values = {"text": text, "link": link, "unsubscribe": unsubscribe, "settings": settings, "label": KINDS[kind]}
     plain, body = _both((*_BODIES[kind], *_FOOTER), values)
     return _page(subject, plain, body)

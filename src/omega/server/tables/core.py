@@ -47,7 +47,15 @@ from omega.server.infra.metrics import Metrics
 from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
 from omega.server.tables.actions import Action, ClaimAction, action_fingerprint
 from omega.server.tables.commits import Commits
-from omega.server.tables.decide import Decided, decide, decide_abandon, decide_join, decide_timeout
+from omega.server.tables.decide import (
+    Decided,
+    decide,
+    decide_abandon,
+    decide_join,
+    decide_pause,
+    decide_resume,
+    decide_timeout,
+)
 from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
 from omega.server.tables.identity import (
     Authenticator,
@@ -62,6 +70,7 @@ from omega.server.tables.identity import (
 from omega.server.tables.state import (
     COMPUTER_TURN,
     DUE_KINDS,
+    FLAG_NEAR,
     PresenceCount,
     TableConfig,
     TableState,
@@ -70,7 +79,7 @@ from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Decision", "EndHook", "StoredHook"]
+__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "FlagPolicy"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -84,6 +93,23 @@ EndHook = Callable[[Writer, TableState, list[Event]], None]
 #: Told inside the transaction of every write that stores events: the writer, the table
 #: before and after them, and the events (features that react to a turn hook here: notify).
 StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
+
+
+@dataclass(frozen=True)
+class FlagPolicy:
+    """Asked, inside the write that would store a turn-based flag, whether the seat's clock
+    pauses instead: from ``lead`` before the flag falls (the ``flag_near`` due work) and
+    again when it falls.  ``ask(writer, table, seat, now)`` answers the pause's reason, or
+    None to let the flag fall; it may write rows of its own in the same transaction.  Only
+    tables whose clock may be paused (``TableState.pausable``) ask.  The vacation feature
+    sets it (``omega.server.vacation``): the core knows no feature.
+
+    >>> FlagPolicy(timedelta(hours=3), lambda w, table, seat, now: None).lead
+    datetime.timedelta(seconds=10800)
+    """
+
+    lead: timedelta
+    ask: Callable[[Writer, TableState, int, datetime], str | None]
 
 
 @dataclass(frozen=True)
@@ -153,6 +179,9 @@ class TableCore:
         #: Called inside every transaction that stores events (see :data:`StoredHook`), in
         #: the order added; set at wiring in every process that stores them.
         self.on_stored: list[StoredHook] = []
+        #: Asked before a pausable clock's flag falls (see :class:`FlagPolicy`); None: flags
+        #: simply fall, and no ``flag_near`` work is kept.
+        self.flag_policy: FlagPolicy | None = None
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
@@ -397,12 +426,14 @@ class TableCore:
                 for hook in self.on_stored:
                     hook(w, state, after, stored)
                 due_before, due = state.due_work(), after.due_work()
+                due_before, due = self._due_work(state), self._due_work(after)
                 for kind in DUE_KINDS:
                     if kind in due:
                         # A timeout is due when the flag falls; the version fixes that time
-                        # (it moves only with the play), so the same version keeps its row.
+                        # (it moves only with the play and pauses), so the same version
+                        # keeps its row.
                         if due_before.get(kind) != due[kind]:
-                            w.keep_due(kind, due[kind], after.due_at(kind) or now)
+                            w.keep_due(kind, due[kind], self._due_at(after, kind) or now)
                     elif kind in due_before:
                         w.drop_due(kind)
                 w.notify(f"{self.server_id}:{table_id}:{w.version}")
@@ -506,12 +537,39 @@ class TableCore:
             return None  # a computer's stale action, dropped
         return Acted(acted.version, written, seat)
 
+    def _due_work(self, state: TableState) -> dict[str, int]:
+        """The table's due work as this process keeps it: no ``flag_near`` without a policy."""
+        due = state.due_work()
+        if self.flag_policy is None:
+            due.pop(FLAG_NEAR, None)
+        return due
+
+    def _due_at(self, state: TableState, kind: str) -> datetime | None:
+        at = state.due_at(kind)
+        if kind == FLAG_NEAR and at is not None and self.flag_policy is not None:
+            return at - self.flag_policy.lead
+        return at
+
+    def _pause_instead(self, state: TableState, w: Writer, now: datetime) -> Decided | None:
+        """The pause the flag policy makes instead of the running clock's flag, if it is near
+        enough and the policy grants one (see :class:`FlagPolicy`)."""
+        policy, seat, flag = self.flag_policy, state.clock_seat(), state.flag_at()
+        if policy is None or seat is None or flag is None or not state.pausable or now < flag - policy.lead:
+            return None
+        reason = policy.ask(w, state, seat, now)
+        paused = decide_pause(state, seat, reason, now) if reason is not None else None
+        return paused if paused is not None and paused.events else None
+
     async def flag(self, due: Due) -> datetime | None:
         """The scheduler's handler of ``timeout`` work: store the timeout of the table's
         running clock if its flag has fallen by now (decided in the write, like any action,
-        so a move that got in first wins).  Returns when to look again if the flag has not
-        fallen yet (this process's clock is behind the one that set the time), else None."""
+        so a move that got in first wins), unless the flag policy pauses the clock instead.
+        Returns when to look again if the flag has not fallen yet (this process's clock is
+        behind the one that set the time), else None."""
         def decision(state: TableState, w: Writer, now: datetime) -> _Flagged:
+            paused = self._pause_instead(state, w, now)
+            if paused is not None:
+                return _Flagged(state, paused.events, paused.states)
             timeout = decide_timeout(state, now)
             return _Flagged(state, timeout.events, timeout.states, flag=state.flag_at())
 
@@ -521,6 +579,34 @@ class TableCore:
             return None
         # Not fallen yet (another process's clock set the time) or no clock runs any more.
         return written.decided.flag
+
+    async def flag_near(self, due: Due) -> datetime | None:
+        """The scheduler's handler of ``flag_near`` work: a pausable clock's flag is near;
+        the flag policy may pause it now (else the flag's own ``timeout`` work goes on).
+        Returns when to look again if this process's clock is behind the one that set it."""
+        def decision(state: TableState, w: Writer, now: datetime) -> _Flagged:
+            paused = self._pause_instead(state, w, now)
+            if paused is not None:
+                return _Flagged(state, paused.events, paused.states)
+            near = self._due_at(state, FLAG_NEAR) if FLAG_NEAR in self._due_work(state) else None
+            return _Flagged(state, flag=near if near is not None and now < near else None)
+
+        return (await self.write(due.table_id, decision)).decided.flag
+
+    async def set_pause(self, table_id: str, seat: int, reason: str, wanted: Callable[[Writer], bool]) -> bool:
+        """Bring the clock of ``seat`` to what ``wanted`` answers inside the write (True:
+        paused for ``reason``; False: not paused for it), through the one action path.  A
+        feature's own rows are the truth, read in the table's transaction, so two changes
+        made one after the other leave the table as the last one says.  A clock paused for
+        another reason is left alone.  Returns whether an event was stored."""
+        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
+            if wanted(w):
+                return decide_pause(state, seat, reason, now)
+            if seat in state.paused and state.paused[seat][0] == reason:
+                return decide_resume(state, seat, now)
+            return Decided(state)
+
+        return bool((await self.write(table_id, decision)).stored)
 
     def _timed_out(self, table_id: str, flag: datetime | None, stored: Sequence[Event]) -> None:
         # Both ways a flag falls (the scheduler's timeout, a move that came too late) store
@@ -552,7 +638,8 @@ class TableCore:
         for attempt in range(5):
             # 48 random bits per id: a clash is rare, and then another id is drawn.
             config = TableConfig(secrets.token_urlsafe(6), new.players, new.size, new.pie_rule, stamp(now), new.seats,
-                                 new.time_control, new.hints, open=new.open, rated=new.rated)
+                                 new.time_control, new.hints, open=new.open, rated=new.rated,
+                                 pausable=new.pausable)
             state = TableState(config)
             try:
                 await self.db(self.repo.create_table, config, keys, [(k, now) for k in state.due_work()], owner,

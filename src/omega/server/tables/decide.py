@@ -32,6 +32,8 @@ from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapA
 from omega.server.tables.events import (
     Abandoned,
     Cancelled,
+    ClockPaused,
+    ClockResumed,
     Event,
     GameEnded,
     HintUsed,
@@ -46,7 +48,8 @@ from omega.server.tables.state import TableState, ended_by_resignations
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.views import final_ranking
 
-__all__ = ["Decided", "decide", "decide_claim", "decide_join", "decide_hint", "decide_cancel", "decide_abandon", "decide_timeout"]
+__all__ = ["Decided", "decide", "decide_claim", "decide_join", "decide_hint", "decide_cancel", "decide_abandon", "decide_timeout",
+           "decide_pause", "decide_resume"]
 
 
 @dataclass(frozen=True)
@@ -344,6 +347,36 @@ def decide_timeout(state: TableState, now: datetime) -> Decided:
     if ended_by_resignations(state.config, out):
         events.append(_over_event(state.game, out, "timeout", now))
     return Decided(state).then(*events)
+
+
+def decide_pause(state: TableState, seat: int, reason: str, now: datetime) -> Decided:
+    """Stop the clock of ``seat`` for ``reason`` ([] where it cannot be paused: see
+    :meth:`TableState.can_pause`; real-time clocks never are).  A pause is not refused: a
+    feature pausing a player's clocks everywhere passes over the tables that do not allow it.
+
+    >>> from datetime import UTC, timedelta
+    >>> from omega.server.tables.timecontrol import TimeControl
+    >>> from omega.server.tables.state import SeatConfig, TableConfig
+    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> t = TableState(TableConfig("t", 2, 5, False, "", (SeatConfig("human"),) * 2, TimeControl.parse("12h")))
+    >>> for e in [Event(Joined(0), at=t0), Event(Joined(1), at=t0)]: t.apply(e.with_version(t.version + 1))
+    >>> t.take(decide_pause(t, 0, "vacation", t0 + timedelta(hours=2)).after)
+    >>> t.flag_at(), t.view()["seats"][0]["paused"]
+    (None, 'vacation')
+    >>> t.take(decide_resume(t, 0, t0 + timedelta(days=3)).after)
+    >>> t.flag_at() == t0 + timedelta(days=3, hours=10)   # the 10 hours it had left
+    True
+    """
+    if not state.can_pause(seat):
+        return Decided(state)
+    return Decided(state).then(Event(ClockPaused(seat=seat, reason=reason), at=now))
+
+
+def decide_resume(state: TableState, seat: int, now: datetime) -> Decided:
+    """Start the paused clock of ``seat`` again with the time it had ([] if it is not paused)."""
+    if seat not in state.paused:
+        return Decided(state)
+    return Decided(state).then(Event(ClockResumed(seat=seat), at=now))
 
 
 def _over_event(game: Game, resigned: list[int], reason: str, now: datetime) -> Event:

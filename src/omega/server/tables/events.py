@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 __all__ = [
     "TurnPlayed", "Swapped", "Joined", "Renamed", "Resigned", "Abandoned", "GameEnded", "PresenceChanged", "TimedOut",
-    "HintUsed", "Cancelled", "LinksRenewed", "Payload", "Event", "PLAY_EVENTS", "payload_from",
+    "HintUsed", "Cancelled", "LinksRenewed", "ClockPaused", "ClockResumed", "Payload", "Event", "PLAY_EVENTS", "payload_from",
 ]
 
 
@@ -150,6 +150,25 @@ class LinksRenewed:
 
 
 @dataclass(frozen=True)
+class ClockPaused:
+    """The clock of ``seat`` stopped: it does not run, and its flag cannot fall, until a
+    ``resume``.  ``reason`` says who paused it, for the page (the core knows no feature:
+    ``vacation`` is the vacation feature's).  Turn-based tables that allow it only."""
+
+    kind: ClassVar[str] = "pause"
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class ClockResumed:
+    """The clock of ``seat`` runs again, with the time it had when it was paused."""
+
+    kind: ClassVar[str] = "resume"
+    seat: int
+
+
+@dataclass(frozen=True)
 class PresenceChanged:
     """How many sockets a seat had open.  Only in logs written before presence became live
     state (``omega.server.tables.presence``); read, never written."""
@@ -161,14 +180,15 @@ class PresenceChanged:
 
 
 Payload = (TurnPlayed | Swapped | Joined | Renamed | Resigned | Abandoned | GameEnded | PresenceChanged | TimedOut
-           | HintUsed | Cancelled | LinksRenewed)
+           | HintUsed | Cancelled | LinksRenewed | ClockPaused | ClockResumed)
 
 _BY_KIND: dict[str, type[Payload]] = {
     cls.kind: cls for cls in (TurnPlayed, Swapped, Joined, Renamed, Resigned, Abandoned, GameEnded, PresenceChanged,
-                              TimedOut, HintUsed, Cancelled, LinksRenewed)
+                              TimedOut, HintUsed, Cancelled, LinksRenewed, ClockPaused, ClockResumed)
 }
 
-#: The events that change the play; the others (join, name, presence) only the seats' look.
+#: The events that change the play; the others (join, name, presence) only the seats' look
+#: (``pause`` and ``resume`` move the clocks, not the play: a move chosen before one stands).
 PLAY_EVENTS = frozenset({TurnPlayed.kind, Swapped.kind, Resigned.kind, Abandoned.kind, GameEnded.kind,
                          TimedOut.kind, Cancelled.kind})
 
@@ -208,7 +228,7 @@ class Event:
     @property
     def kind(self) -> str:
         """The payload's kind: ``turn``, ``swap``, ``join``, ``name``, ``resign``, ``timeout``, ``over``, ``hint``,
-        ``links``, ``presence``."""
+        ``links``, ``pause``, ``resume``, ``presence``."""
         return self.payload.kind
 
     @property

@@ -43,6 +43,8 @@ class TableRow(Base):
     #: The seat whose player created the table (revision ``0009``), the one that may make new
     #: links; NULL for a rematch's table and tables whose log does not say.
     creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: Whether a seat's turn-based clock may be paused (``TableConfig.pausable``, revision 0018).
+    pausable: Mapped[bool] = mapped_column(Boolean, default=True)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
                       Index("ix_tables_open_status", "open", "status"),
                       Index("ix_tables_owner_status", "owner", "status"))

@@ -45,7 +45,7 @@ from omega.server.tables.schemas import (
     to_action,
 )
 from omega.server.tables.socket import SocketHooks, SocketLimits, TableSocket
-from omega.server.tables.state import COMPUTER_TURN, TIMEOUT, SeatConfig
+from omega.server.tables.state import COMPUTER_TURN, FLAG_NEAR, TIMEOUT, SeatConfig
 from omega.server.tables.timecontrol import TimeControl
 from omega.server.tables.values import NewTable
 
@@ -80,6 +80,7 @@ def setup(app: FastAPI, core: TableCore, presence: Presence, limits: Limits, clo
     sweep of abandoned tables."""
     scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
     scheduler.handle(TIMEOUT, core.flag)
+    scheduler.handle(FLAG_NEAR, core.flag_near)
     parts = TableParts(
         presence, Records(core), Links(core, limits), Buckets(limits.create_rate, limits.create_burst),
         SocketLimits(Buckets(limits.ws_connect_rate, limits.ws_connect_burst),
@@ -104,7 +105,7 @@ def new_table(req: CreateTable) -> NewTable:
     creator = req.creator_seat if req.creator_seat is not None else next(
         i for i, s in enumerate(seats) if s.kind == "human")
     return NewTable(req.players, req.size, req.pie_rule, seats, creator, req.name,
-                    time_control=TimeControl.parse(req.time_control), hints=req.hints)
+                    time_control=TimeControl.parse(req.time_control), hints=req.hints, pausable=req.pausable)
 
 
 def creation_allowed(request: Request) -> None:

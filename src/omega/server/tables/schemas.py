@@ -69,6 +69,8 @@ class CreateTable(Strict):
     time_control: Annotated[str, StringConstraints(max_length=16)] | None = None
     #: Whether the players may ask the computer for a hint (a casual table's setting).
     hints: bool = False
+    #: Whether a player's turn-based clock may be paused here (a vacation); real time never is.
+    pausable: bool = True
 
     _name = field_validator("name")(lambda v: None if v is None else check_name(v))
 

@@ -29,6 +29,8 @@ from omega.server.tables.events import (
     PLAY_EVENTS,
     Abandoned,
     Cancelled,
+    ClockPaused,
+    ClockResumed,
     Event,
     GameEnded,
     HintUsed,
@@ -46,7 +48,7 @@ from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, st
 from omega.server.tables.views import final_ranking, game_view, hints_text, with_viewer
 from omega.texts import outcome_text
 
-__all__ = ["COMPUTER_TURN", "TIMEOUT", "DUE_KINDS", "RESIGNED_LEVEL", "MIN_RATED_TURNS", "CLAIM_AFTER", "PresenceCount", "SeatConfig",
+__all__ = ["COMPUTER_TURN", "TIMEOUT", "FLAG_NEAR", "DUE_KINDS", "RESIGNED_LEVEL", "MIN_RATED_TURNS", "CLAIM_AFTER", "PresenceCount", "SeatConfig",
            "TableConfig", "TableState", "default_name", "ended_by_resignations"]
 
 #: Level of the computer that plays on for a resigned seat.
@@ -71,8 +73,11 @@ CLAIM_AFTER = timedelta(minutes=10)
 COMPUTER_TURN = "computer"
 #: Work due at a time: the running clock's flag falls (see :meth:`TableState.flag_at`).
 TIMEOUT = "timeout"
+#: Work due before a time: a turn-based clock that may be paused runs towards its flag, and
+#: whoever keeps the flag may pause it first (``TableCore.flag_policy`` says how long before).
+FLAG_NEAR = "flag_near"
 #: Every kind of work a table's state can make due (see :meth:`TableState.due_work`).
-DUE_KINDS = (COMPUTER_TURN, TIMEOUT)
+DUE_KINDS = (COMPUTER_TURN, TIMEOUT, FLAG_NEAR)
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,9 @@ class TableConfig:
     #: The result changes the players' ratings (``omega.server.ratings.service``); rated tables keep
     #: their chat to the players.
     rated: bool = False
+    #: Whether a seat's turn-based clock may be paused (``pause`` events: a player's vacation);
+    #: a table, or later a tournament, may forbid it.  Real-time clocks never pause.
+    pausable: bool = True
 
     @property
     def public(self) -> bool:
@@ -161,6 +169,9 @@ class TableState:
     # also in ``timed_out``); the computer plays them on and they rank last.
     resigned: list[int] = field(default_factory=list)
     timed_out: list[int] = field(default_factory=list)
+    #: Resigned seats that did not resign themselves: a player they kept waiting claimed
+    #: them (``decide_claim``), so the page can say the player left rather than gave up.
+    claimed: list[int] = field(default_factory=list)
     #: Closed by the server for want of moves (``decide_abandon``).
     abandoned: bool = False
     #: Aborted, not to be rated: a seat's clock ran out before it ever moved, or at a rated
@@ -187,6 +198,11 @@ class TableState:
     turn_since: datetime | None = None
     #: Per seat whose invite was replaced (``links`` events): the version of the last one.
     renewed_at: dict[int, int] = field(default_factory=dict)
+    #: Per seat whose clock is paused (``pause`` events): why, and since when.
+    paused: dict[int, tuple[str, datetime]] = field(default_factory=dict)
+    #: Version of the last event that moved the running clock's flag (a change of the play,
+    #: a pause or a resume): the flag's due work is about it.
+    clock_version: int = 0
 
     def __post_init__(self) -> None:
         c = self.config
@@ -217,6 +233,8 @@ class TableState:
             self.requests[event.request_id] = (event.version, event.seat, event.fingerprint)
         if event.kind in PLAY_EVENTS:
             self.play_version = event.version
+        if event.kind in PLAY_EVENTS or isinstance(event.payload, ClockPaused | ClockResumed):
+            self.clock_version = event.version
         self.version = event.version
         if event.at is not None:
             self.updated_at = event.at
@@ -251,6 +269,14 @@ class TableState:
             self.turn_since = event.at
         elif isinstance(p, TimedOut):
             self.banks_ms[p.seat] = 0
+        elif isinstance(p, ClockPaused) and event.at is not None:
+            self.paused[p.seat] = (p.reason, event.at)
+        elif isinstance(p, ClockResumed) and p.seat in self.paused:
+            _, since = self.paused.pop(p.seat)
+            if p.seat == self.game.current_player and self.turn_since is not None and event.at is not None:
+                # The turn goes on with the time it had used when the clock stopped (none if
+                # it began while the clock was stopped).
+                self.turn_since = event.at - max(timedelta(0), since - self.turn_since)
         elif isinstance(p, Joined) and self.turn_since is None and not self.game.history and all(self.joined):
             # The first turn's clock starts once everyone is there: a table for friends
             # does not eat its first player's time while the invites are still out.
@@ -377,13 +403,34 @@ class TableState:
 
     def clock_seat(self) -> int | None:
         """The seat whose clock runs now: a person to move at a timed table whose turn has
-        begun (computers, and seats the computer plays on for, have no clock)."""
+        begun (computers, and seats the computer plays on for, have no clock), unless that
+        seat's clock is paused."""
         if not self.config.time_control.timed or self.over or self.turn_since is None:
             return None
         seat = self.game.current_player
-        if seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
+        if (seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned
+                or seat in self.paused):
             return None
         return seat
+
+    @property
+    def pausable(self) -> bool:
+        """Whether a seat's clock may be paused here: a turn-based table that allows it.
+
+        >>> seats = (SeatConfig("human"),) * 2
+        >>> TableState(TableConfig("t", 2, 5, False, "", seats, TimeControl.parse("1d"))).pausable
+        True
+        >>> TableState(TableConfig("t", 2, 5, False, "", seats, TimeControl.parse("5+5"))).pausable
+        False
+        """
+        return self.config.pausable and self.config.time_control.kind == "turn_based"
+
+    def can_pause(self, seat: int) -> bool:
+        """Whether ``seat``'s clock may be paused now: a pausable table in play, a person's
+        seat still in the game, not paused already."""
+        return (self.pausable and not self.over and not self.cancelled and 0 <= seat < self.config.players
+                and self.config.seats[seat].kind == "human" and seat not in self.resigned
+                and seat not in self.paused)
 
     def flag_at(self) -> datetime | None:
         """When the running clock's flag falls unless its seat moves first (None: no clock runs)."""
@@ -405,7 +452,12 @@ class TableState:
         tc = self.config.time_control
         if not tc.timed or seat is None or self.config.seats[seat].kind != "human" or seat in self.resigned:
             return None
-        return 0 if self.turn_since is None else max(0, ms_between(self.turn_since, now))
+        if self.turn_since is None:
+            return 0
+        paused = self.paused.get(seat)
+        # A paused clock stands at the time it had when it stopped.
+        end = now if paused is None else min(now, paused[1])
+        return max(0, ms_between(self.turn_since, end))
 
     def clock_view(self) -> dict[str, Any] | None:
         """The clocks as the table state shows them (``docs/server-api.md``), None untimed."""
@@ -416,26 +468,39 @@ class TableState:
         return {
             "control": tc.text, "kind": tc.kind, "label": tc.describe(),
             "per_move_ms": tc.per_move_ms, "increment_ms": tc.increment_ms, "low_ms": tc.low_ms(),
-            "left_ms": [None if s.kind != "human" or i in self.resigned else tc.allowance_ms(self.banks_ms[i])
+            "left_ms": [None if s.kind != "human" or i in self.resigned else self._left_ms(i)
                         for i, s in enumerate(self.config.seats)],
             "running": self.clock_seat(),
             "since": None if flag is None or self.turn_since is None else stamp_ms(self.turn_since),
             "flag_at": None if flag is None else stamp_ms(flag),
+            "pausable": self.pausable,
         }
+
+    def _left_ms(self, seat: int) -> int:
+        """A seat's time for its turn as the view shows it: the whole allowance, less what a
+        paused turn had used when it stopped (a running clock is counted down by the page)."""
+        allowance = self.config.time_control.allowance_ms(self.banks_ms[seat])
+        paused = self.paused.get(seat)
+        if paused is None or seat != self.game.current_player or self.turn_since is None:
+            return allowance
+        return max(0, allowance - max(0, ms_between(self.turn_since, paused[1])))
 
     def due_work(self) -> dict[str, int]:
         """The work this state makes due, by kind, each for the play version it is about:
         ``{"computer": v}`` while a computer is to move, ``{"timeout": v}`` while a clock
-        runs (due at :meth:`due_at`).  Stored in the same commit as the events that made it
+        runs (due at :meth:`due_at`), and ``{"flag_near": v}`` too where it may be paused.  Stored in the same commit as the events that made it
         due, so a crash can never lose a pending computer turn or a flag."""
         due = {COMPUTER_TURN: self.play_version} if self.computer_to_move() else {}
         if self.clock_seat() is not None:
-            due[TIMEOUT] = self.play_version
+            due[TIMEOUT] = self.clock_version
+            if self.pausable:
+                due[FLAG_NEAR] = self.clock_version
         return due
 
     def due_at(self, kind: str) -> datetime | None:
-        """When work of ``kind`` is due (None: at once)."""
-        return self.flag_at() if kind == TIMEOUT else None
+        """When work of ``kind`` is due (None: at once); the flag's time for ``flag_near``,
+        which the action path moves earlier by its policy's lead."""
+        return self.flag_at() if kind in (TIMEOUT, FLAG_NEAR) else None
 
     def view(self, you: int | None = None, *, viewer: bool = True) -> dict[str, Any]:
         """The table state of ``docs/server-api.md`` (``you`` is the viewer's seat)."""
@@ -449,8 +514,8 @@ class TableState:
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
                  "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
-                 "timed_out": i in self.timed_out,
-                 "connected": connected[i],
+                 "timed_out": i in self.timed_out, "claimed": i in self.claimed,
+                 "connected": connected[i], "paused": self.paused[i][0] if i in self.paused else None,
                  "joined": self.joined[i], "hints_used": sum(1 for h in self.hints if h[0] == i)}
                 for i, s in enumerate(c.seats)
             ],
@@ -541,6 +606,8 @@ def _rename(t: TableState, e: Renamed) -> None:
 
 def _resign(t: TableState, e: Resigned) -> None:
     t.resigned.append(e.seat)
+    if e.claimed_by is not None:
+        t.claimed.append(e.seat)
     if e.aborted:
         t.aborted = True
         t.aborted_seat = e.seat
@@ -584,10 +651,16 @@ def _presence(t: TableState, e: PresenceChanged) -> None:
     pass
 
 
+def _clock_only(t: TableState, e: ClockPaused | ClockResumed) -> None:
+    # All a pause or a resume does is to the clocks: TableState._clock_step.
+    pass
+
+
 _APPLY: dict[type[Payload], Callable[[TableState, Any], None]] = {
     TurnPlayed: _turn, Swapped: _swap, Joined: _join, Renamed: _rename,
     Resigned: _resign, Abandoned: _abandon, GameEnded: _end, PresenceChanged: _presence, TimedOut: _timeout,
     HintUsed: _hint, Cancelled: _cancel, LinksRenewed: _links,
+    ClockPaused: _clock_only, ClockResumed: _clock_only,
 }
 
 

@@ -138,6 +138,8 @@ class NewTable:
     open: bool = False
     #: The result changes the players' ratings.
     rated: bool = False
+    #: Whether a seat's turn-based clock may be paused (a player's vacation).
+    pausable: bool = True
 
 
 def seat_of(who: Identity) -> int | None:

@@ -39,6 +39,8 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from sqlalchemy import Connection
+
 from omega.ai import bot_for_level
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
@@ -47,13 +49,17 @@ from omega.server.infra.limits import Limits
 from omega.server.infra.pubsub import WORK_TAG, PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.notify.mailer import MailSettings, mail_directory
+from omega.server.notify.notices import Notice
 from omega.server.notify.parts import build as build_notify
+from omega.server.push.channel import PushChannel, PushOptions
+from omega.server.push.store import PushStore
 from omega.server.ratings.service import install as install_ratings
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import TokenAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.store import Repository
+from omega.server.vacation.service import install as install_vacation
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
 from omega.server.work.hints import Hints
 from omega.server.work.reviews import ReviewBudget, Reviews
@@ -112,6 +118,9 @@ class Worker:
         self.core = TableCore(self.repo, clock, TokenAuthenticator(), settings)
         # A computer playing on for a resigned seat may make a rated game's last turn here.
         install_ratings(self.core)
+        # A computer's move here may start a person's turn-based clock: its flag_near work
+        # (automatic vacation, run by the servers) is kept due as a server would keep it.
+        install_vacation(self.core, self._tell)
         self.metrics = self.core.metrics
         self.scheduler = Scheduler(self.core, Presence(self.core))
         # A computer's move that leaves another computer to move makes new work: look at once.
@@ -127,9 +136,15 @@ class Worker:
         # claims it first: the worker queues and sends notices like a server.
         self.notify = build_notify(self.core, self.scheduler,
                                    mail or MailSettings.from_env(directory=mail_directory(database_url)))
+        # And pushes them: a delivery goes to whichever process claims it first.
+        self.notify.notifier.add_channel(PushChannel(self.core, PushStore(self.core.repo), PushOptions.from_env()))
         count_due_work(self.core)
         self._sampling: asyncio.Task[None] | None = None
         self._listener: PgListener | None = None
+
+    def _tell(self, conn: Connection, notice: Notice) -> None:
+        """An automatic vacation's notice, queued in the transaction that started it."""
+        self.notify.notifier.queue(conn, notice, self.core.clock.now())
 
     @property
     def server_id(self) -> str:

@@ -12,6 +12,7 @@ import { serverOffset } from "./timecontrol.js";
 /** @typedef {import("./types.js").MyTable} MyTable */
 /** @typedef {import("./types.js").HistoryPage} HistoryPage */
 /** @typedef {import("./types.js").ClaimAnswer} ClaimAnswer */
+/** @typedef {import("./types.js").Vacation} Vacation */
 
 /** @type {User | null} */
 let user = null;
@@ -169,4 +170,39 @@ export async function history(before = null) {
   const query = new URLSearchParams({ limit: "10" });
   if (before) query.set("before", before);
   return api("GET", `/api/account/history?${query}`);
+}
+
+/**
+ * The account's vacation: the days left this year, and the one it is on.
+ * @returns {Promise<Vacation>}
+ */
+export function vacation() {
+  return api("GET", "/api/account/vacation");
+}
+
+/**
+ * Go on vacation now, until `until` (null: until coming back); the account's turn-based
+ * clocks pause.
+ * @param {string | null} until an ISO time with its offset
+ * @returns {Promise<Vacation>}
+ */
+export function startVacation(until) {
+  return api("POST", "/api/account/vacation", { body: { until } });
+}
+
+/**
+ * Come back from vacation: the clocks run again with the time they had.
+ * @returns {Promise<Vacation>}
+ */
+export function endVacation() {
+  return api("POST", "/api/account/vacation/end");
+}
+
+/**
+ * Turn automatic vacation (before a turn-based flag falls) on or off.
+ * @param {boolean} automatic
+ * @returns {Promise<Vacation>}
+ */
+export function setAutomaticVacation(automatic) {
+  return api("POST", "/api/account/vacation/settings", { body: { automatic } });
 }

@@ -22,6 +22,13 @@ import { QuickPlayView } from "./views/quickplay.js";
 /** @typedef {{kind: "human" | "computer", level: number}} SeatChoice */
 /** @typedef {{players: number, size: number, pie: boolean, seats: SeatChoice[], me: number}} Form */
 
+/**
+ * How a remembered table's status reads in "Your tables" (any other: "playing"). A lobby
+ * table waits for players until every seat is taken, and its creator may cancel it.
+ * @type {Record<string, string>}
+ */
+const REMEMBERED_STATUS = { over: "finished", waiting: "waiting for players", cancelled: "cancelled" };
+
 /** @param {TableEntry} t */
 const rowKey = (t) => `${t.id}|${t.token || ""}|${t.watch || ""}`;
 
@@ -201,6 +208,7 @@ export function startLobby(root) {
     const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name,
       time_control: clockChoice.value() };
     if (hintsBox.checked) body.hints = true;
+    if (!clockChoice.pausable()) body.pausable = false;
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {
@@ -263,7 +271,7 @@ export function startLobby(root) {
    */
   function tableRow(t, st) {
     const href = `/t/${t.id}#${t.token ? `seat=${t.token}` : `watch=${t.watch}`}`;
-    let status = t.status === "over" ? "finished" : "playing";
+    let status = (t.status && REMEMBERED_STATUS[t.status]) || "playing";
     if (st && st.status === "playing" && t.seat !== null && t.seat !== undefined && st.game.current_seat === t.seat) status = "your turn";
     // A turn-based table waiting for my move says how long I have (days and hours).
     const clock = st && st.clock;
@@ -282,7 +290,7 @@ export function startLobby(root) {
       store.forgetTable(t);
       drawTables();
     });
-    return h("li", { class: `table-row ${status.replace(" ", "-")}`, "data-table": t.id, "data-key": rowKey(t) },
+    return h("li", { class: `table-row ${status.replaceAll(" ", "-")}${t.status === "cancelled" ? " gone" : ""}`, "data-table": t.id, "data-key": rowKey(t) },
       h("a", { href, class: "open" }, `Table ${t.id}`),
       h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${clock ? ` · ${clock.control}` : ""}${t.token ? "" : " · watching"} `),
       h("span", { class: "status" }, status === "your turn" && clock ? `your move${left}` : status),

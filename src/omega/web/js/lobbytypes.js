@@ -45,7 +45,8 @@ export {};
 
 /**
  * @typedef {{status: "idle"} | {status: "matched", table_id: string, seat: number}
- *   | {status: "waiting", players: number, size: number, rating: number, since: string, others_waiting: number}} QuickPlayState
+ *   | {status: "waiting", players: number, size: number, time_control: string, rating: number, since: string,
+ *     others_waiting: number}} QuickPlayState
  */
 
 /**

@@ -113,7 +113,7 @@ export function promptFacts(m) {
     const reason = endReason(m);
     const winner = reason === "aborted" ? null : g.winner;
     const seat = winner ? seatOf(m, winner) : undefined;
-    return { kind: "over", winner, name: seat ? seatLabel(seat) : null, reason };
+    return { kind: "over", winner, name: seat ? seatLabel(seat) : null, reason, claimed: claimedEnd(m) !== null };
   }
   if (waitsForJoin(m)) return { kind: "join", names: awaited(m).map(seatLabel) };
   if (m.state.status === "waiting" || m.state.status === "cancelled") {
@@ -253,6 +253,19 @@ export function abortedText(resigned, rated) {
 }
 
 /**
+ * The seat whose claim ended the game: a resignation ended it, and the last seat out did
+ * not resign itself but was claimed by a player it kept waiting (the `claim` action). Null
+ * for every other ending.
+ * @param {Loaded} m
+ * @returns {import("./types.js").Seat | null}
+ */
+export function claimedEnd(m) {
+  const out = game(m).resigned || [];
+  const seat = out.length > 0 && endReason(m) === "resignation" ? seatOf(m, out[out.length - 1]) : undefined;
+  return seat && seat.claimed ? seat : null;
+}
+
+/**
  * What the end of the game shows: its heading, how it ended in words, whether the players
  * are ranked (an aborted game counts for nothing: no winner, no ranking, no place, no
  * tie-break), and my place. Null while the game is on.
@@ -269,5 +282,8 @@ export function endingFacts(m) {
     });
     return { reason, heading: "Game aborted", text: abortedText(resigned, Boolean(m.state.rated)), ranked: false, place: null };
   }
-  return { reason, heading: "Game over", text: ENDINGS[reason], ranked: true, place: myPlace(m) };
+  const claimed = claimedEnd(m);
+  const text = claimed ? `The game ended by a claim: ${claimed.color} (${seatLabel(claimed)}) left the table and kept the others waiting.`
+    : ENDINGS[reason];
+  return { reason, heading: "Game over", text, ranked: true, place: myPlace(m) };
 }

@@ -4,6 +4,7 @@
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").LevelInfo} LevelInfo */
+/** @typedef {import("./types.js").TimeControlConfig} TimeControlConfig */
 
 /**
  * The player counts a table may have, fewest first.
@@ -38,4 +39,29 @@ export function levelOption(info) {
     text: info.name ? `level ${info.level} · ${info.name}` : `level ${info.level}`,
     title: info.description || null,
   };
+}
+
+/**
+ * The clocks quick play offers (the server's presets for it, in its order), each read as
+ * the server's words for it (they fit a phone's field, and say what "3+2" means).
+ * @example quickClocks({quickplay: {default: "5+5", presets: ["3+2"]}, realtime: {presets: [{text: "3+2", label: "3 minutes + 2 seconds a move"}]}})
+ * // [{value: "3+2", text: "3 minutes + 2 seconds a move"}]
+ * @param {Pick<TimeControlConfig, "quickplay" | "realtime">} controls
+ * @returns {{value: string, text: string}[]}
+ */
+export function quickClocks(controls) {
+  const labels = new Map(controls.realtime.presets.map((p) => [p.text, p.label]));
+  return controls.quickplay.presets.map((text) => ({ value: text, text: labels.get(text) ?? text }));
+}
+
+/**
+ * The quick-play clock to preselect: the one this device chose last while the server still
+ * offers it, else the server's default.
+ * @example quickClock({default: "5+5", presets: ["3+2", "5+5"]}, "3+2") // "3+2"
+ * @example quickClock({default: "5+5", presets: ["3+2", "5+5"]}, "90+0") // "5+5"
+ * @param {TimeControlConfig["quickplay"]} quickplay
+ * @param {string | null} remembered
+ */
+export function quickClock(quickplay, remembered) {
+  return remembered !== null && quickplay.presets.includes(remembered) ? remembered : quickplay.default;
 }

@@ -1,6 +1,7 @@
 // @ts-check
 // What the page remembers in localStorage: the tables you created or joined (with their
-// secret links, which only ever live on your device), your name and your settings.
+// secret links, which only ever live on your device), your name, your settings and your
+// quick-play clock.
 
 /** @typedef {import("./types.js").Cell} Cell */
 /**
@@ -37,6 +38,7 @@ const TABLES = "omega.tables";
 const NAME = "omega.name";
 const PREFS = "omega.prefs";
 const MUTED = "omega.muted";
+const QUICK_CLOCK = "omega.quickclock";
 
 /**
  * @template T
@@ -154,6 +156,21 @@ export function muted() {
 /** @param {string[]} keys */
 export function setMuted(keys) {
   write(MUTED, keys);
+}
+
+/**
+ * The clock this device last chose for quick play (null: none yet).
+ * @returns {string | null}
+ */
+export function quickClock() {
+  /** @type {unknown} */
+  const value = read(QUICK_CLOCK, null);
+  return typeof value === "string" ? value : null;
+}
+
+/** @param {string} text a time control's text, as `POST /api/quickplay` takes it */
+export function setQuickClock(text) {
+  write(QUICK_CLOCK, text);
 }
 
 /** @type {Prefs} */

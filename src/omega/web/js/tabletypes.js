@@ -105,7 +105,7 @@ export {};
 
 /**
  * @typedef {{kind: "replay", at: number, total: number}
- *   | {kind: "over", winner: Color | null, name: string | null, reason: EndReason | null}
+ *   | {kind: "over", winner: Color | null, name: string | null, reason: EndReason | null, claimed: boolean}
  *   | {kind: "join", names: string[]}
  *   | {kind: "complete"}
  *   | {kind: "stage", color: Color | null, index: number, order: Color[]}

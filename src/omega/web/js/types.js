@@ -16,9 +16,11 @@
  * @property {string} name
  * @property {boolean} resigned
  * @property {boolean} [timed_out] its clock ran out (it ranks last, the computer plays on)
+ * @property {boolean} [claimed] resigned on its behalf by a player it kept waiting (the claim action)
  * @property {boolean} connected
  * @property {boolean} joined
  * @property {number} [hints_used] hints this seat's player asked for
+ * @property {string | null} [paused] why its clock is paused ("vacation"); null: it is not
  */
 
 /** @typedef {Cell[] | "swap"} HistoryEntry a turn (cells in colour order) or a swap */
@@ -88,6 +90,7 @@
  * @property {number | null} running the seat whose clock runs
  * @property {string | null} since when it started running (ISO, ms)
  * @property {string | null} flag_at when its flag falls unless it moves (ISO, ms)
+ * @property {boolean} [pausable] whether a player's turn-based clock may be paused here (vacation)
  */
 
 /**
@@ -122,6 +125,8 @@
  *   | {kind: "name", seat: number, name: string}
  *   | {kind: "resign", seat: number, color: Color, claimed_by?: number}
  *   | {kind: "timeout", seat: number, color: Color, aborted: boolean}
+ *   | {kind: "pause", seat: number, reason: string}
+ *   | {kind: "resume", seat: number}
  *   | {kind: "over", reason: "board_full" | "resignation" | "abandoned" | "timeout" | "aborted", ranking: Color[], winner: Color, scores: Partial<Record<Color, Decimal>>}
  *   | {kind: "presence", seat: number, connected: boolean, connections: number}} TableEvent
  */
@@ -216,6 +221,23 @@
  */
 
 /**
+ * `GET /api/account/vacation`: the account's vacation (docs/server-api.md, Vacation).
+ * @typedef {object} Vacation
+ * @property {number} allowance_days days a calendar year
+ * @property {number} year
+ * @property {number} left_hours
+ * @property {number} used_hours
+ * @property {string} left the hours left in words ("27 days 5 hours")
+ * @property {boolean} on_vacation
+ * @property {string | null} since
+ * @property {string | null} until its planned end (null: until the player comes back)
+ * @property {string | null} ends_at when it ends at the latest (its end, or the allowance spent)
+ * @property {boolean} started_automatically
+ * @property {boolean} automatic whether a vacation may start by itself when a turn-based flag is near
+ * @property {number} automatic_before_hours how near
+ */
+
+/**
  * `GET /api/account/history`: one finished game of the account.
  * @typedef {object} PlayedGame
  * @property {string} id
@@ -243,6 +265,8 @@
  * The time controls a table may have (`GET /api/config`).
  * @typedef {object} TimeControlConfig
  * @property {string} default
+ * @property {{default: string, presets: string[]}} quickplay the real-time presets `POST /api/quickplay`
+ *   takes, and the one a quick-play game gets when the request names none
  * @property {{presets: {text: string, label: string}[], base_minutes: {min: number, max: number}, increment_seconds: {min: number, max: number}}} realtime
  * @property {{per_move: {text: string, label: string}[], reserve_days: {min: number, max: number}}} turn_based
  */

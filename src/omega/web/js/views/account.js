@@ -7,9 +7,11 @@ import * as account from "../account.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
+import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
 import { notificationsSection } from "./notifications.js";
+import { VacationSection } from "./vacation.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -124,10 +126,12 @@ export class AccountArea {
       everywhere.addEventListener("click", () => account.logoutEverywhere().catch(() => {}));
       const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
       logout.addEventListener("click", () => account.logout().catch(() => {}));
-      fill(this.el,
-        h("span", { class: "account-name", title: "Logged in" }, user.username),
-        this.menu("Account", "account", h("div", { class: "account-panel" }, emailSection(), notificationsSection(), change, everywhere)),
-        logout);
+      const vacation = new VacationSection();
+      const menu = this.menu("Account", "account", h("div", { class: "account-panel" },
+        emailSection(), notificationsSection(), change, pushToggle(), vacation.el, everywhere));
+      // Asked each time the panel opens: a vacation may have started or ended by itself.
+      menu.addEventListener("toggle", () => { if (menu.open) vacation.refresh(); });
+      fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
       return;
     }
     const loginName = field("Username", { type: "text", autocomplete: "username", name: "username" });

@@ -66,8 +66,10 @@ export class ClaimView {
       }
       // With more players the game goes on: the computer plays the absent seat's stones.
       const what = last ? "Claim the win" : `Resign ${seat.color} for them`;
-      fill(this.el, h("span", { class: "muted" }, `${seat.name} (${seat.color}) has left the table and kept you waiting. `),
-        h("button", { type: "button", class: "btn small claim", disabled: m.sending, onclick: this.handlers.onClaim }, what));
+      const then = last ? `${seat.color} resigns and you win.` : `${seat.color} resigns and the computer plays its stones.`;
+      fill(this.el, h("span", {}, `${seat.name} (${seat.color}) has left the table and kept you waiting. `,
+        h("span", { class: "muted" }, `If you claim, ${then}`)),
+      h("button", { type: "button", class: "btn claim", disabled: m.sending, onclick: this.handlers.onClaim }, what));
     });
   }
 }

@@ -1,6 +1,7 @@
 // @ts-check
 // The lobby's "Clock" field: untimed, a real-time preset or custom minutes + seconds, or a
-// turn-based limit per move with an optional reserve. The choices and limits come from
+// turn-based limit per move with an optional reserve, and whether a player's vacation may
+// pause a turn-based clock (docs/server-api.md, Vacation). The choices and limits come from
 // GET /api/config (time_controls); the page keeps no copy of them.
 
 import { fill, h } from "../dom.js";
@@ -19,7 +20,9 @@ export class ClockChoice {
     this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": "Seconds added per move", value: "5", class: "num" });
     this.reserve = h("select", { id: `${id}-reserve`, "aria-label": "Reserve" });
     this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, " min + ", this.seconds, " s a move");
-    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve);
+    this.vacation = h("input", { type: "checkbox", id: `${id}-pausable`, checked: true });
+    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve,
+      h("label", { class: "toggle", title: "A player on vacation has this clock paused" }, " ", this.vacation, " vacation allowed"));
     this.el = h("span", { class: "clock-choice" }, this.select, " ", this.custom, this.reserveRow);
     this.select.addEventListener("change", () => this.draw());
   }
@@ -49,6 +52,11 @@ export class ClockChoice {
     const v = this.select.value;
     this.custom.hidden = v !== "custom";
     this.reserveRow.hidden = !/^\d+[hd]$/.test(v);
+  }
+
+  /** Whether a player's vacation may pause the clock (POST /api/tables' `pausable`). */
+  pausable() {
+    return this.reserveRow.hidden || this.vacation.checked;
   }
 
   /** The chosen time control's text, as POST /api/tables takes it. */

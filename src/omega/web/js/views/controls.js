@@ -90,7 +90,7 @@ export class ControlsView {
         h("button", { type: "button", class: "btn small", onclick: this.handlers.onLive }, "Back to live")];
     } else if (f.kind === "over") {
       const w = f.winner;
-      const how = f.reason === "resignation" ? " by resignation" : f.reason === "timeout" ? " on time" : "";
+      const how = f.claimed ? " by claim" : f.reason === "resignation" ? " by resignation" : f.reason === "timeout" ? " on time" : "";
       content = f.reason === "aborted" ? [h("strong", {}, "Game aborted"), " — it does not count"]
         : [h("strong", {}, "Game over"), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins${how}`] : null];
     } else if (f.kind === "join") {

@@ -78,7 +78,7 @@ export class GameOverView {
         h("span", { class: "place" }, `${i + 1}.`), swatch(color),
         h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
         mine ? h("span", { class: "me-tag" }, "you") : null,
-        resigned.has(color) ? h("span", { class: "tag resigned" }, "resigned") : null,
+        resigned.has(color) ? h("span", { class: "tag resigned" }, seatOf(m, color)?.claimed ? "left" : "resigned") : null,
         (g.timed_out || []).includes(color) ? h("span", { class: "tag resigned" }, "out of time") : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });

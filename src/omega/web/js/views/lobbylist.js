@@ -78,7 +78,8 @@ export class LobbyList {
         e.preventDefault();
         this.openTable();
       },
-    }, this.players, this.size, h("label", { class: "toggle" }, this.pie, " pie"), h("label", { class: "toggle" }, this.rated, " rated"),
+    }, h("strong", { class: "open-heading" }, "Open a table for others to join"),
+    this.players, this.size, h("label", { class: "toggle" }, this.pie, " pie"), h("label", { class: "toggle" }, this.rated, " rated"),
     this.clock.el, this.openBtn);
     this.el = h("section", { class: "card lobby-tables" },
       h("h2", {}, "Open tables"),
@@ -111,10 +112,11 @@ export class LobbyList {
     fill(this.fSize, h("option", { value: "" }, "any side"),
       config.sizes.map((s) => h("option", { value: String(s.size) }, `side ${s.size}`)));
     this.clock.setConfig(config.time_controls);
-    // A rated table must have a clock: the form starts rated, so it starts on quick play's clock.
-    const timed = "5+5"; // quick play's default clock (GET /api/config time_controls.quickplay)
+    // A rated table must have a clock: the form starts rated, so it starts on quick play's
+    // default clock (the server's, GET /api/config time_controls.quickplay).
+    const timed = config.time_controls ? config.time_controls.quickplay.default : null;
     const clockFor = () => {
-      if (this.rated.checked && this.clock.select.value === "untimed" &&
+      if (timed !== null && this.rated.checked && this.clock.select.value === "untimed" &&
           [...this.clock.select.options].some((o) => o.value === timed)) {
         this.clock.select.value = timed;
         this.clock.draw();
@@ -170,9 +172,11 @@ export class LobbyList {
   }
 
   /** @param {number} step -1: the page before, 1: the page after */
-  turnPage(step) {
+  async turnPage(step) {
     this.offset = Math.max(0, this.offset + step * (this.limit || this.order.length));
-    this.refresh();
+    await this.refresh();
+    // A phone scrolled down to the pager would be left below a shorter page: back to its top.
+    if (this.el.getBoundingClientRect().top < 0) this.el.scrollIntoView({ block: "start" });
   }
 
   /**
@@ -190,6 +194,8 @@ export class LobbyList {
       if (this.offset > 0) return; // a later page stays as it was asked for
       this.order.unshift(t.id);
       this.total += 1;
+      // The page keeps its size: the last table shown moves on to the next page.
+      if (this.limit > 0) for (const id of this.order.splice(this.limit)) this.tables.delete(id);
     }
     this.tables.set(t.id, t);
     this.draw();
@@ -275,7 +281,7 @@ export class LobbyList {
   async openTable() {
     const players = Number(this.players.value);
     const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked,
-      time_control: this.clock.value() };
+      time_control: this.clock.value(), pausable: this.clock.pausable() };
     const t = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
     if (!t) return;
     store.rememberTable({

@@ -65,8 +65,11 @@ function drawPanel(el, f) {
   const tags = [];
   if (seat && f.mine) tags.push(h("span", { class: "tag you" }, "you"));
   if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, `computer · level ${seat.level}`));
-  if (f.resigned) tags.push(h("span", { class: "tag resigned" }, "resigned"));
+  // A claimed seat did not give up: its player left and kept the others waiting.
+  if (f.resigned) tags.push(h("span", { class: "tag resigned" }, seat && seat.claimed ? "left" : "resigned"));
   if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, "out of time"));
+  // A paused clock: the server says why ("vacation" is the one reason there is today).
+  if (seat && seat.paused) tags.push(h("span", { class: "tag paused", "data-paused": seat.paused }, seat.paused === "vacation" ? "on vacation" : "clock paused"));
   if (seat && seat.hints_used) tags.push(h("span", { class: "tag hints" }, `${seat.hints_used} ${seat.hints_used === 1 ? "hint" : "hints"}`));
   const preview = f.preview
     ? h("span", { class: `preview ${f.preview.up ? "up" : "down"}`, title: `${f.preview.value} after the staged stones` }, `→ ${formatScore(f.preview.value)}`)

@@ -1,7 +1,9 @@
 // @ts-check
-// Quick play: choose the players and the board, press Play, wait to be matched; the match
-// moves this page to the new table (told by the lobby's socket). Also the account's
-// ratings, with the last change, and the links to the leaderboards.
+// Quick play: choose the players, the board and the clock (the server's presets, its
+// default first chosen, this device's last choice remembered), press Play, wait to be
+// matched with players who chose the same; the match moves this page to the new table
+// (told by the lobby's socket). Also the account's ratings, with the last change, and the
+// links to the leaderboards.
 
 import * as account from "../account.js";
 import { api } from "../api.js";
@@ -9,7 +11,8 @@ import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { onLobby } from "../lobbyfeed.js";
 import { changeText, ratingText } from "../ratings.js";
-import { sizeOption } from "../siteconfig.js";
+import { quickClock, quickClocks, sizeOption } from "../siteconfig.js";
+import * as store from "../store.js";
 
 /** @typedef {import("../lobbytypes.js").QuickPlayState} QuickPlayState */
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
@@ -22,6 +25,9 @@ export class QuickPlayView {
     this.players = h("select", { "aria-label": "Quick play: players", class: "quick-players" },
       RATED_PLAYERS.map((n) => h("option", { value: String(n) }, `${n} players`)));
     this.size = h("select", { "aria-label": "Quick play: board side", class: "quick-size" });
+    // Hidden until the server says which clocks quick play takes.
+    this.clock = h("select", { "aria-label": "Quick play: clock", class: "quick-clock", hidden: true });
+    this.clock.addEventListener("change", () => store.setQuickClock(this.clock.value));
     this.play = h("button", { type: "submit", class: "btn confirm" }, "Play");
     this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, "Leave the queue");
     this.status = h("div", { class: "quick-status", role: "status" });
@@ -32,12 +38,13 @@ export class QuickPlayView {
       /** @param {Event} e */
       onsubmit: (e) => {
         e.preventDefault();
-        this.call("/api/quickplay", { players: Number(this.players.value), size: Number(this.size.value) });
+        const body = { players: Number(this.players.value), size: Number(this.size.value) };
+        this.call("/api/quickplay", this.clock.hidden ? body : { ...body, time_control: this.clock.value });
       },
-    }, this.players, this.size, this.play, this.leave);
+    }, this.players, this.size, this.clock, this.play, this.leave);
     this.el = h("section", { class: "card quick-play" },
       h("h2", {}, "Quick play"),
-      h("p", { class: "muted small" }, "A rated game with whoever waits, the closest ratings first."),
+      h("p", { class: "muted small" }, "A rated game with whoever waits for the same players, board and clock, the closest ratings first."),
       this.form, this.status, this.mine,
       h("p", { class: "small" }, "Leaderboards: ", RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, `${n} players`), " "])));
     onLobby((msg) => {
@@ -58,6 +65,11 @@ export class QuickPlayView {
       const o = sizeOption(s);
       return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
     }));
+    const controls = config.time_controls;
+    this.clock.hidden = !controls;
+    if (!controls) return;
+    const chosen = quickClock(controls.quickplay, store.quickClock());
+    fill(this.clock, quickClocks(controls).map((c) => h("option", { value: c.value, selected: c.value === chosen }, c.text)));
   }
 
   /** @param {QuickPlayState | null} state */
@@ -65,9 +77,11 @@ export class QuickPlayView {
     const waiting = state !== null && state.status === "waiting";
     this.leave.hidden = !waiting;
     this.play.disabled = waiting;
+    // While waiting the choice stands (leave the queue to change it).
+    for (const field of [this.players, this.size, this.clock]) field.disabled = waiting;
     if (!account.known()) fill(this.status, h("span", { class: "muted" }, "Log in to play rated games."));
     else if (state && state.status === "waiting") {
-      fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ` +
+      fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ${state.time_control} · ` +
         `your rating ${state.rating} · ${state.others_waiting} waiting with you`);
     } else if (state && state.status === "matched") {
       fill(this.status, "Matched: opening the table…");

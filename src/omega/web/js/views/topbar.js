@@ -31,9 +31,10 @@ export class TopBarView {
     if (this.banner.textContent !== lost) this.banner.textContent = lost;
     if (!isLoaded(m)) return;
     const st = m.state;
-    const clock = st.clock ? ` · ${st.clock.control}` : "";
+    const noVacation = st.clock && st.clock.kind === "turn_based" && st.clock.pausable === false;
+    const clock = st.clock ? ` · ${st.clock.control}${noVacation ? " · no vacation" : ""}` : "";
     keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}|${clock}`, () =>
-      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted", title: st.clock ? st.clock.label : "" },
+      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted", title: st.clock ? `${st.clock.label}${noVacation ? "; vacation not allowed" : ""}` : "" },
         ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}${clock}`)));
     const title = `${isMyTurn(m) ? "● Your turn · " : ""}Omega · table ${this.tableId}`;
     if (document.title !== title) document.title = title;
