@@ -71,6 +71,11 @@ _players = _ranged(MIN_PLAYERS, MAX_PLAYERS, "players")
 _size = _ranged(MIN_SIZE, MAX_SIZE, "size")
 
 
+#: The --smtp option's help (omega serve and omega worker send mail alike).
+_SMTP_HELP = ("send mail through this SMTP server: smtp://user:password@host:587?starttls=1 or smtps://... "
+              "(default: OMEGA_SMTP_URL; without one, mail is written as .eml files under the data directory)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``omega`` command (all subcommands)."""
     parser = _Parser(prog="omega", description="Play and study Omega, the hex game of multiplied groups.")
@@ -98,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--metrics-from", default=None, metavar="ADDRESSES",
                        help="who may read /metrics directly (not through a proxy): comma-separated addresses or "
                             "networks; default: this machine (127.0.0.1,::1)")
+    serve.add_argument("--smtp", default=None, metavar="URL", help=_SMTP_HELP)
 
     worker = sub.add_parser("worker", help="play computer turns, make reviews and search hints for the servers sharing a PostgreSQL database")
     worker.add_argument("--db", default=None, help="SQLAlchemy URL of the site's PostgreSQL database "
@@ -108,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="serve this worker's metrics (Prometheus) on this port; default: none")
     worker.add_argument("--metrics-host", default="127.0.0.1",
                         help="the address the metrics port listens on (default 127.0.0.1)")
+    worker.add_argument("--smtp", default=None, metavar="URL", help=_SMTP_HELP)
 
     play = sub.add_parser("play", help="play a game in the terminal")
     play.add_argument("--players", type=_players, default=2)

@@ -168,7 +168,10 @@ def test_a_vacation_starts_by_itself_instead_of_a_flag(site: LiveServer, people:
         assert paused["clock"]["left_ms"][0] == AUTOMATIC_BEFORE.total_seconds() * 1000 - 1000
         v = vacation(ann)
         assert v["on_vacation"] and v["started_automatically"] and v["until"] is None
-        assert "notice for user" in caplog.text and "Your vacation started" in caplog.text
+        # The player is told through the notify service: a delivery per channel they allow.
+        told = rows(db_url, "SELECT kind, channel, subject FROM notify_deliveries ORDER BY channel")
+        assert [(kind, channel) for kind, channel, _ in told] == [("vacation_started", "mail"), ("vacation_started", "push")]
+        assert "Your vacation started" in told[0][2]
         assert due_rows(db_url, table) == []  # no flag is due: none can fall
         clock.advance(24 * HOUR)  # far past the flag
         assert state_of(ann, table)["status"] == "playing" and state_of(ann, table)["clock"]["flag_at"] is None

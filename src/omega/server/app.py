@@ -17,11 +17,13 @@ from contextlib import asynccontextmanager
 
 from argon2 import PasswordHasher
 from fastapi import FastAPI
+from sqlalchemy import Connection
 
 from omega.ai import bot_for_level
 from omega.server import site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
+from omega.server.accounts.recovery import Mailing
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
 from omega.server.infra.compress import CompressPage
@@ -32,6 +34,10 @@ from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
+from omega.server.notify import routes as notify
+from omega.server.notify.mailer import MailSettings, mail_directory
+from omega.server.notify.notices import Notice
+from omega.server.notify.outbox import queue_mail
 from omega.server.push import routes as push
 from omega.server.push.channel import PushOptions
 from omega.server.ratings import routes as ratings
@@ -57,7 +63,8 @@ def create_app(
     computer_deadline: float = DEFAULT_DEADLINE, clock: Clock | None = None, sqlite_synchronous: str = "FULL",
     password_hasher: PasswordHasher | None = None,
     review_budget: ReviewBudget | None = None,
-    metrics_from: str = DEFAULT_METRICS_FROM, push_options: PushOptions | None = None,
+    metrics_from: str = DEFAULT_METRICS_FROM, mail: MailSettings | None = None,
+    push_options: PushOptions | None = None,
 ) -> FastAPI:
     """The web app on ``database_url`` (default: ``OMEGA_DATABASE_URL`` or ``./data/``).
 
@@ -73,12 +80,15 @@ def create_app(
     a small one; None: the review's own default).
     ``metrics_from``: the addresses or networks that may read ``GET /metrics``
     (comma-separated; docs/security.md).
+    ``mail``: where mail goes and the site's address in its links (default: the environment,
+    ``OMEGA_SMTP_URL`` and the rest; without one, ``.eml`` files beside the database).
     ``push_options``: how Web Push is sent (default: ``PushOptions.from_env()``).
     """
     limits = limits or Limits()
     clock = clock or SystemClock()
     # -- infrastructure: the database, the action path's core, due work ---------------------
-    repo = Repository(make_engine(database_url or default_url(), sqlite_synchronous))
+    database_url = database_url or default_url()
+    repo = Repository(make_engine(database_url, sqlite_synchronous))
     core = TableCore(repo, clock, AccountAuthenticator(), settings)
     presence = Presence(core)
     scheduler = Scheduler(core, presence)
@@ -134,15 +144,24 @@ def create_app(
 
     # -- the features ----------------------------------------------------------------------------
     site.setup(app, metrics_from)
-    accounts.setup(app, core, passwords, limits, scheduler)
+    the_accounts = accounts.setup(app, core, passwords, limits, scheduler)
     the_social = social.setup(app, core, limits, clock)
     tables.setup(app, core, presence, limits, clock, accounts.CookieSessions(), the_social, scheduler)
     the_ratings = ratings.setup(app, core)
     the_reviews = reviews.setup(app, core, scheduler, computers, limits.review_queue, review_budget)
     the_hints = hints.setup(app, core, scheduler, computers, limits.computer_queue)
     the_lobby = lobby.setup(app, core, the_ratings, scheduler, limits)
+    the_notify = notify.setup(app, core, scheduler, mail or MailSettings.from_env(directory=mail_directory(database_url)))
+    accounts.setup_recovery(app, the_accounts, Mailing(queue_mail, the_notify.outbox.wake,
+                                                       the_notify.outbox.settings.site_url), limits)
     the_push = push.setup(app, core, push_options)
-    vacation.setup(app, core, scheduler)
+    the_notify.notifier.add_channel(the_push)
+
+    def tell(conn: Connection, notice: Notice) -> None:
+        """A vacation's notice, queued in the transaction that started the vacation."""
+        the_notify.notifier.queue(conn, notice, core.clock.now())
+
+    vacation.setup(app, core, scheduler, tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -150,6 +169,6 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, push.router, vacation.router):
+                   ratings.router, notify.router, push.router, vacation.router):
         app.include_router(router)
     return app

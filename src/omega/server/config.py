@@ -89,3 +89,8 @@ class Settings:
     #: a new one).  Expired sessions are removed every ``session_purge_every`` seconds.
     session_lifetime: float = 30 * 24 * 3600.0
     session_purge_every: float = 3600.0
+    #: How long a mailed link that verifies an email address works (seconds: 2 days, for a
+    #: mail read the next evening), and a password reset's (30 minutes: a reset link is worth
+    #: the whole account, and whoever asked for it is waiting for the mail).
+    email_verify_lifetime: float = 2 * 24 * 3600.0
+    password_reset_lifetime: float = 30 * 60.0

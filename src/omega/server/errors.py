@@ -33,6 +33,9 @@ class ApiError(Exception):
         # Clocks: a rated table asked for without a time control; a claim on an absent
         # player's seat made before the wait is over, or while that player is at the table.
         "clock_required": 400, "too_early": 409, "opponent_present": 409,
+        # Email on accounts: a mailed link's token that this site did not make, or that was
+        # used or replaced; one whose time is over; an address another account verified first.
+        "invalid_token": 400, "token_expired": 410, "email_taken": 409,
         # Web Push: a subscription no push service could have made; an account with as many
         # devices subscribed as it may have (push.PushOptions.devices_per_account).
         "bad_subscription": 400, "too_many_devices": 409,

@@ -8,12 +8,14 @@ True
 
 from __future__ import annotations
 
-from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
+from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
+from omega.server.notify.outbox import OutboxRow
 from omega.server.push.models import SubscriptionRow, VapidKeyRow
 from omega.server.ratings.models import (
           FairPlayFlagRow,
@@ -30,6 +32,6 @@ from omega.server.work.reviews import ReviewRow
 __all__ = ["Base", "MODELS"]
 
 #: The models of every feature.
-MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, ServerRow, DueRow, ReviewRow, ChatRow,
+MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
-          VapidKeyRow, SubscriptionRow, VacationRow)
+          OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow)

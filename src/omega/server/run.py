@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from omega.server.infra.db import default_url
 from omega.server.infra.logs import install_redaction
+from omega.server.notify.mailer import MailSettings, mail_directory, mailer_for
 
 if TYPE_CHECKING:
     from omega.server.infra.limits import Limits
@@ -108,6 +109,18 @@ def _is_sqlite(url: str) -> bool:
     return url.split(":", 1)[0].split("+", 1)[0] == "sqlite"
 
 
+def _mail_settings(args: argparse.Namespace, url: str, command: str) -> MailSettings | None:
+    """Where the process sends mail (``--smtp`` or the environment); None after saying why
+    a URL is bad (the message never repeats the URL: it may hold a password)."""
+    settings = MailSettings.from_env(smtp_url=getattr(args, "smtp", None), directory=mail_directory(url))
+    try:
+        mailer_for(settings)
+    except ValueError as e:
+        print(f"omega {command}: --smtp / OMEGA_SMTP_URL: {e}", file=sys.stderr)
+        return None
+    return settings
+
+
 def serve_main(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad database URL or bad options."""
     import uvicorn
@@ -130,10 +143,13 @@ def serve_main(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"omega serve: --metrics-from: {e}", file=sys.stderr)
         return 2
+    mail = _mail_settings(args, url, "serve")
+    if mail is None:
+        return 2
     try:
         # --no-workers: no computer players here, the site's `omega worker` processes play.
         app = create_app(url, ai_workers=args.ai_workers, bot_factory=None if no_workers else bot_for_level,
-                         metrics_from=metrics_from)
+                         metrics_from=metrics_from, mail=mail)
     except (ArgumentError, ValueError) as e:
         print(f"omega serve: bad database URL {url!r}: {e}", file=sys.stderr)
         return 2
@@ -170,8 +186,11 @@ def worker_main(args: argparse.Namespace) -> int:
     if _is_sqlite(url):
         print(f"omega worker: {NEEDS_POSTGRES}", file=sys.stderr)
         return 2
+    mail = _mail_settings(args, url, "worker")
+    if mail is None:
+        return 2
     try:
-        worker = Worker(url, ai_workers=args.ai_workers)
+        worker = Worker(url, ai_workers=args.ai_workers, mail=mail)
     except (ArgumentError, ValueError) as e:
         print(f"omega worker: bad database URL {url!r}: {e}", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
-"""The accounts' rows: users and their log-in sessions."""
+"""The accounts' rows: users (with their email addresses), their log-in sessions and the
+password resets asked for."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["UserRow", "SessionRow"]
+__all__ = ["UserRow", "SessionRow", "PasswordResetRow", "EMAIL_MAX"]
+
+#: The longest email address (RFC 5321's path limit, less the angle brackets).
+EMAIL_MAX = 254
 
 
 class UserRow(Base):
@@ -30,9 +34,17 @@ class UserRow(Base):
     # 255: a skeleton is at most 6 characters per character of a 20-character name (Hangul
     # syllables become their jamo), which tests/test_names.py checks.
     username_skeleton: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    #: The account's verified email address, as ``accounts.addresses.normalize_email`` writes
+    #: it (None: none), and what makes it unique (no two accounts verify one address).
+    email: Mapped[str | None] = mapped_column(String(EMAIL_MAX), nullable=True)
+    email_key: Mapped[str | None] = mapped_column(String(EMAIL_MAX), nullable=True)
+    #: The address asked for and not verified yet: the verified one stays in use until then.
+    #: Several accounts may ask for one address; the first to verify it has it.
+    email_pending: Mapped[str | None] = mapped_column(String(EMAIL_MAX), nullable=True)
     __table_args__ = (UniqueConstraint("username_key", name="uq_users_username_key"),
-                      # An index, not a constraint: SQLite adds one to a table without a copy.
-                      Index("uq_users_username_skeleton", "username_skeleton", unique=True))
+                      # Indexes, not constraints: SQLite adds one to a table without a copy.
+                      Index("uq_users_username_skeleton", "username_skeleton", unique=True),
+                      Index("uq_users_email_key", "email_key", unique=True))
 
 
 class SessionRow(Base):
@@ -45,3 +57,14 @@ class SessionRow(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
     #: A digest of the address it logged in from, as for ``users.origin`` (gone with the session).
     origin: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class PasswordResetRow(Base):
+    """A password reset asked for by mail: the SHA-256 of the token the mail carries (the
+    token itself is never stored), whose account, and until when it may be used (once)."""
+
+    __tablename__ = "password_resets"
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -31,15 +31,26 @@ True
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import logging
 import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, FastAPI, Request, Response
+from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
 from starlette.requests import HTTPConnection
 
 from omega.server.accounts.passwords import Passwords
-from omega.server.accounts.schemas import parse_claim, parse_login, parse_password_change
+from omega.server.accounts.recovery import FORGOT_ANSWER, Mailing, Recovery
+from omega.server.accounts.schemas import (
+    parse_claim,
+    parse_email_change,
+    parse_forgot,
+    parse_login,
+    parse_password_change,
+    parse_password_only,
+    parse_reset,
+    parse_token,
+)
 from omega.server.accounts.service import (
     HISTORY_PAGE,
     HISTORY_PAGE_MAX,
@@ -57,8 +68,10 @@ from omega.server.tables.timecontrol import stamp_ms
 __all__ = [
     "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
     "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "user_json", "charged",
-    "body", "Body", "LoggedIn", "USER_CHARGED", "CookieSessions", "router", "setup",
+    "body", "Body", "LoggedIn", "USER_CHARGED", "CookieSessions", "router", "setup", "setup_recovery",
 ]
+
+log = logging.getLogger("omega.server")
 
 
 #: The cookie that carries the session id.
@@ -70,6 +83,13 @@ _USER = "omega_user"  # where a request keeps its looked-up user (request.state)
 def _accounts(conn: HTTPConnection) -> Accounts:
     accounts: Accounts = conn.app.state.accounts
     return accounts
+
+
+def _recovery(conn: HTTPConnection) -> Recovery:
+    recovery: Recovery | None = getattr(conn.app.state, "recovery", None)
+    if recovery is None:  # an app wired without mail (no outbox): nothing can be mailed
+        raise ApiError("unavailable", "this server sends no mail")
+    return recovery
 
 
 def session_id_of(conn: HTTPConnection) -> str | None:
@@ -202,6 +222,14 @@ def setup(app: FastAPI, core: TableCore, passwords: Passwords, limits: Limits, s
     return accounts
 
 
+def setup_recovery(app: FastAPI, accounts: Accounts, mailing: Mailing, limits: Limits) -> Recovery:
+    """Email addresses and password resets (``app.state.recovery``), mailing through
+    ``mailing`` (expired resets go with the sessions' purge, :meth:`Accounts.purge`)."""
+    recovery = Recovery(accounts, mailing, limits)
+    app.state.recovery = recovery
+    return recovery
+
+
 async def body(request: Request) -> bytes:
     """Dependency: the request's body (at most ``Limits.max_message`` bytes)."""
     return await read_body(request, request.app.state.limits.max_message)
@@ -310,3 +338,53 @@ async def history(request: Request, user: Reader,
 @router.get("/api/users/{username}", dependencies=[USER_CHARGED])
 async def profile(request: Request, username: str) -> dict[str, Any]:
     return await _accounts(request).profile(username)
+
+
+@router.get("/api/account/email", dependencies=[USER_CHARGED])
+async def my_email(request: Request, user: Reader) -> dict[str, Any]:
+    return await _recovery(request).addresses(user)
+
+
+@router.post("/api/account/email", status_code=202, dependencies=[USER_CHARGED])
+async def ask_email(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_email_change(raw)
+    return await _recovery(request).ask(user, req.email, req.password, client_address(request))
+
+
+@router.post("/api/account/email/remove", dependencies=[USER_CHARGED])
+async def remove_email(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    req = parse_password_only(raw)
+    return await _recovery(request).remove(user, req.password, client_address(request))
+
+
+@router.post("/api/account/email/verify", dependencies=[Depends(site_only), USER_CHARGED])
+async def verify_email(request: Request, raw: Body) -> dict[str, Any]:
+    return await _recovery(request).verify(parse_token(raw).token)
+
+
+@router.post("/api/account/password/forgot", status_code=202, dependencies=[Depends(site_only)])
+async def forgot_password(request: Request, raw: Body, later: BackgroundTasks) -> dict[str, Any]:
+    req = parse_forgot(raw)
+    recovery = _recovery(request)
+    recovery.charge_forgot(client_address(request))
+
+    async def look_up_and_mail() -> None:
+        try:
+            await recovery.forgot(req.who.strip())
+        except Exception as e:  # the answer is sent: only the log can say
+            # The error's kind only: a database error's text quotes its statement's values,
+            # here the mail with its reset link, and neither that nor whom it was for belongs
+            # in a log.
+            log.warning("a password reset asked for could not be mailed (%s)", type(e).__name__)
+
+    # After the answer is sent: its time cannot depend on whether the account exists.
+    later.add_task(look_up_and_mail)
+    return {"message": FORGOT_ANSWER}
+
+
+@router.post("/api/account/password/reset", dependencies=[Depends(site_only)])
+async def reset_password(request: Request, response: Response, raw: Body) -> dict[str, Any]:
+    req = parse_reset(raw)
+    session = await _recovery(request).reset(req.token, req.password, client_address(request),
+                                             session_id_of(request))
+    return _signed_in(request, response, session)

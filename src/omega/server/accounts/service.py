@@ -123,6 +123,11 @@ class Accounts:
                            hash_token(replaces) if replaces else None, address)
         return Session(user, session_id)
 
+    async def start_session(self, user: User, replaces: str | None, address: str) -> Session:
+        """A new session of ``user`` (after a password reset: the browser is logged in anew);
+        ``replaces``: the session the browser had, which ends."""
+        return await self._new_session(user, replaces, address)
+
     # -- registering and logging in ---------------------------------------------------------
 
     async def register(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
@@ -186,8 +191,9 @@ class Accounts:
         await self.core.db(lambda: self.store.set_password_hash(user.id, new_hash, keep_session=keep, end_sessions=True))
 
     async def purge(self) -> int:
-        """Remove expired sessions (recurring work)."""
-        return await self.core.db(self.store.purge_sessions, self.clock.now())
+        """Remove expired sessions and password resets (recurring work); how many."""
+        now = self.clock.now()
+        return await self.core.db(self.store.purge_sessions, now) + await self.core.db(self.store.purge_resets, now)
 
     # -- seats --------------------------------------------------------------------------------
 

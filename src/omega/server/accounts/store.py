@@ -1,5 +1,5 @@
-"""Where accounts live: users, their sessions, the seats they hold, and what their tables
-and finished games look like in lists.  Blocking, like :class:`~omega.server.tables.store.Repository`
+"""Where accounts live: users, their sessions and email addresses, the password resets asked
+for, the seats they hold, and what their tables and finished games look like in lists.  Blocking, like :class:`~omega.server.tables.store.Repository`
 (run it off the event loop); the rules are in :mod:`omega.server.accounts.service`.
 
 >>> from datetime import UTC, datetime, timedelta
@@ -28,22 +28,27 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sqlalchemy import and_, delete, func, insert, literal, or_, select, tuple_, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from omega.game import Color
 from omega.names import username_skeleton
-from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
 from omega.server.infra.due import DueRow
 from omega.server.tables.models import EventRow, SeatRow, TableRow
 from omega.server.tables.state import TIMEOUT
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
-__all__ = ["User", "AccountStore", "Bound", "HistoryCursor", "origin_digest"]
+__all__ = ["User", "AccountStore", "Bound", "HistoryCursor", "origin_digest", "Verified"]
 
 #: What binding a seat to an account gave: bound now, bound to this account already, held
 #: by another account, or refused because this account holds another seat of the table.
 Bound = Literal["claimed", "already", "other_account", "one_seat_per_table"]
+
+#: What verifying an address did: ``verified``; ``stale`` (the account asks for another
+#: address now, or for none); ``taken`` (another account verified it first).
+Verified = Literal["verified", "stale", "taken"]
 
 #: Where a page of the history starts: the (finish time, table id) of the last game before it.
 HistoryCursor = tuple[datetime, str]
@@ -141,6 +146,8 @@ class AccountStore:
                 if keep_session is not None:
                     query = query.where(SessionRow.id_hash != keep_session)
                 conn.execute(query)
+                # A reset mailed before the change would undo it: it opens nothing any more.
+                conn.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == user_id))
 
     def user_by_key(self, key: str) -> tuple[User, datetime] | None:
         """The account whose username has ``key``, and when it was made."""
@@ -187,6 +194,102 @@ class AccountStore:
         """Remove expired sessions (they already count as logged out); how many."""
         with self.repo.writing() as conn:
             return int(conn.execute(delete(SessionRow).where(SessionRow.expires_at <= now)).rowcount)
+
+    # -- email addresses and password resets -----------------------------------------------
+
+    def email_of(self, user_id: int) -> tuple[str | None, str | None]:
+        """The account's verified address and the one it asked for (each None: none)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(UserRow.email, UserRow.email_pending).where(UserRow.id == user_id)).one_or_none()
+            conn.rollback()
+        return (None, None) if row is None else (row.email, row.email_pending)
+
+    def email_holder(self, key: str) -> int | None:
+        """The account whose verified address has ``key`` (``addresses.email_key``), if any."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(UserRow.id).where(UserRow.email_key == key)).scalar_one_or_none()
+            conn.rollback()
+        return None if found is None else int(found)
+
+    @staticmethod
+    def ask_email(conn: Connection, user_id: int, address: str | None) -> None:
+        """Inside the caller's transaction: the account asks for ``address`` (None: for no
+        new one); the verified address stays until the new one is verified."""
+        conn.execute(update(UserRow).where(UserRow.id == user_id).values(email_pending=address))
+
+    def verify_email(self, user_id: int, address: str, key: str) -> Verified:
+        """Make ``address`` (whose :func:`~omega.server.accounts.addresses.email_key` is
+        ``key``) the account's verified address, if it is still the one the account asks
+        for and no other account verified it first (the unique key decides a race)."""
+        try:
+            with self.repo.writing() as conn:
+                pending = conn.execute(select(UserRow.email_pending).where(UserRow.id == user_id)).scalar_one_or_none()
+                if pending != address:
+                    return "stale"
+                holder = conn.execute(select(UserRow.id).where(UserRow.email_key == key)).scalar_one_or_none()
+                if holder is not None and holder != user_id:
+                    return "taken"
+                conn.execute(update(UserRow).where(UserRow.id == user_id)
+                             .values(email=address, email_key=key, email_pending=None))
+        except IntegrityError:
+            return "taken"
+        return "verified"
+
+    def remove_email(self, user_id: int) -> None:
+        """The account has no address any more, verified or asked for."""
+        with self.repo.writing() as conn:
+            conn.execute(update(UserRow).where(UserRow.id == user_id)
+                         .values(email=None, email_key=None, email_pending=None))
+
+    def reset_target(self, *, username: str | None = None, email: str | None = None) -> tuple[User, str] | None:
+        """The account named by a username's key or a verified address's key, and its
+        verified address; None if there is no such account or it has no verified address."""
+        where = UserRow.username_key == username if username is not None else UserRow.email_key == email
+        with self.engine.connect() as conn:
+            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.email)
+                               .where(where, UserRow.email.is_not(None))).one_or_none()
+            conn.rollback()
+        return None if row is None else (User(int(row.id), row.username), row.email)
+
+    @staticmethod
+    def add_reset(conn: Connection, user_id: int, digest: str, now: datetime, expires_at: datetime) -> None:
+        """Inside the caller's transaction: a password reset for the account, by the digest
+        of its token.  Earlier ones stay usable until they expire (mails arrive out of order)."""
+        conn.execute(insert(PasswordResetRow).values(digest=digest, user_id=user_id, created_at=now,
+                                                     expires_at=expires_at))
+
+    def reset_user(self, digest: str, now: datetime) -> User | Literal["expired"] | None:
+        """The account a reset's token is for, ``expired`` past its time, None if there is
+        no such reset (never made, used, or purged)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(UserRow.id, UserRow.username, PasswordResetRow.expires_at)
+                               .join(PasswordResetRow, PasswordResetRow.user_id == UserRow.id)
+                               .where(PasswordResetRow.digest == digest)).one_or_none()
+            conn.rollback()
+        if row is None:
+            return None
+        return User(int(row.id), row.username) if _utc(row.expires_at) > now else "expired"
+
+    def use_reset(self, digest: str, now: datetime, password_hash: str) -> User | None:
+        """Use a reset once: the account's new password hash, every session of the account
+        ended and every reset of it gone, in one transaction.  None if the reset is no longer
+        there or has expired (another request used it first)."""
+        with self.repo.writing() as conn:
+            row = conn.execute(select(UserRow.id, UserRow.username)
+                               .join(PasswordResetRow, PasswordResetRow.user_id == UserRow.id)
+                               .where(PasswordResetRow.digest == digest, PasswordResetRow.expires_at > now)
+                               ).one_or_none()
+            if row is None:
+                return None
+            conn.execute(update(UserRow).where(UserRow.id == row.id).values(password_hash=password_hash))
+            conn.execute(delete(SessionRow).where(SessionRow.user_id == row.id))
+            conn.execute(delete(PasswordResetRow).where(PasswordResetRow.user_id == row.id))
+        return User(int(row.id), row.username)
+
+    def purge_resets(self, now: datetime) -> int:
+        """Remove expired resets; how many."""
+        with self.repo.writing() as conn:
+            return int(conn.execute(delete(PasswordResetRow).where(PasswordResetRow.expires_at <= now)).rowcount)
 
     # -- seats ----------------------------------------------------------------------------
 

@@ -72,6 +72,18 @@ class Limits:
     login_burst: int = 20
     login_user_rate: float = 1 / 60
     login_user_burst: int = 10
+    #: Verification mails (adding or changing an address) per account, and per address mailed
+    #: to whichever accounts ask: a burst for typos, then one every ten minutes, so nobody can
+    #: make the site flood a mailbox (docs/security.md, Email).
+    email_mail_rate: float = 1 / 600
+    email_mail_burst: int = 5
+    #: "Forgot password" requests per client address (answered ``rate_limited``), and reset
+    #: mails per account (past it the same answer as always, and no mail: the answer must not
+    #: tell whether the account exists).  An hour refills 6 and 2.
+    forgot_rate: float = 1 / 600
+    forgot_burst: int = 10
+    reset_mail_rate: float = 1 / 1800
+    reset_mail_burst: int = 3
     #: New secret links (``POST /api/tables/{id}/links``) per table: a minute refills one.
     relink_rate: float = 1 / 60
     relink_burst: int = 5

@@ -79,7 +79,7 @@ from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Decision", "EndHook", "FlagPolicy"]
+__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "FlagPolicy"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -90,6 +90,9 @@ Decision = Callable[[TableState, Writer, datetime], D]
 #: Told inside the transaction that stores a game's end: the writer, the table as the end
 #: left it, and the events being stored (the ratings are updated so, in the same commit).
 EndHook = Callable[[Writer, TableState, list[Event]], None]
+#: Told inside the transaction of every write that stores events: the writer, the table
+#: before and after them, and the events (features that react to a turn hook here: notify).
+StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,9 @@ class TableCore:
         #: feature sets it (``omega.server.ratings.service.install``) in every process that
         #: stores ends: a server, or a worker whose computer plays on for a resigned seat.
         self.on_end: EndHook | None = None
+        #: Called inside every transaction that stores events (see :data:`StoredHook`), in
+        #: the order added; set at wiring in every process that stores them.
+        self.on_stored: list[StoredHook] = []
         #: Asked before a pausable clock's flag falls (see :class:`FlagPolicy`); None: flags
         #: simply fall, and no ``flag_near`` work is kept.
         self.flag_policy: FlagPolicy | None = None
@@ -417,6 +423,9 @@ class TableCore:
                 stored = w.append(decided.events, status=after.status, to_move_seat=after.to_move_seat())
                 if self.on_end is not None and after.over and not state.over:
                     self.on_end(w, after, stored)
+                for hook in self.on_stored:
+                    hook(w, state, after, stored)
+                due_before, due = state.due_work(), after.due_work()
                 due_before, due = self._due_work(state), self._due_work(after)
                 for kind in DUE_KINDS:
                     if kind in due:

@@ -39,6 +39,8 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from sqlalchemy import Connection
+
 from omega.ai import bot_for_level
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
@@ -46,6 +48,11 @@ from omega.server.infra.db import make_engine
 from omega.server.infra.limits import Limits
 from omega.server.infra.pubsub import WORK_TAG, PgListener
 from omega.server.infra.scheduler import Scheduler
+from omega.server.notify.mailer import MailSettings, mail_directory
+from omega.server.notify.notices import Notice
+from omega.server.notify.parts import build as build_notify
+from omega.server.push.channel import PushChannel, PushOptions
+from omega.server.push.store import PushStore
 from omega.server.ratings.service import install as install_ratings
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import TokenAuthenticator
@@ -99,12 +106,13 @@ class Worker:
     """The parts of a worker process on ``database_url``: the action path (for storing the
     turns), the scheduler, the computer players, and the reviews and hints they make.
     ``review_budget``: simulations and seconds per position of a review (None: the
-    review's own default).  ``start``, then ``stop``."""
+    review's own default).  ``mail``: where its mail goes (default: the environment, as for
+    ``omega serve``).  ``start``, then ``stop``."""
 
     def __init__(self, database_url: str, *, ai_workers: int = DEFAULT_WORKERS,
                  bot_factory: BotForLevel = bot_for_level, computer_deadline: float = DEFAULT_DEADLINE,
                  clock: Clock | None = None, settings: Settings | None = None,
-                 review_budget: ReviewBudget | None = None) -> None:
+                 review_budget: ReviewBudget | None = None, mail: MailSettings | None = None) -> None:
         clock = clock or SystemClock()
         self.repo = Repository(make_engine(database_url))
         self.core = TableCore(self.repo, clock, TokenAuthenticator(), settings)
@@ -112,7 +120,7 @@ class Worker:
         install_ratings(self.core)
         # A computer's move here may start a person's turn-based clock: its flag_near work
         # (automatic vacation, run by the servers) is kept due as a server would keep it.
-        install_vacation(self.core)
+        install_vacation(self.core, self._tell)
         self.metrics = self.core.metrics
         self.scheduler = Scheduler(self.core, Presence(self.core))
         # A computer's move that leaves another computer to move makes new work: look at once.
@@ -124,9 +132,19 @@ class Worker:
         self.reviews.make_in(self.scheduler)
         self.hints = Hints(self.core, self.computers, Limits().computer_queue)
         self.hints.search_in(self.scheduler)
+        # A computer's move may make a person's turn, and mail is sent by whichever process
+        # claims it first: the worker queues and sends notices like a server.
+        self.notify = build_notify(self.core, self.scheduler,
+                                   mail or MailSettings.from_env(directory=mail_directory(database_url)))
+        # And pushes them: a delivery goes to whichever process claims it first.
+        self.notify.notifier.add_channel(PushChannel(self.core, PushStore(self.core.repo), PushOptions.from_env()))
         count_due_work(self.core)
         self._sampling: asyncio.Task[None] | None = None
         self._listener: PgListener | None = None
+
+    def _tell(self, conn: Connection, notice: Notice) -> None:
+        """An automatic vacation's notice, queued in the transaction that started it."""
+        self.notify.notifier.queue(conn, notice, self.core.clock.now())
 
     @property
     def server_id(self) -> str:

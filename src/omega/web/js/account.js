@@ -85,6 +85,21 @@ export async function login(username, password) {
   return answer.user;
 }
 
+/**
+ * Set a new password with a mailed reset link's token: every session of the account ends,
+ * and this browser is logged in anew (then its remembered seats are claimed, as at a log-in).
+ * @param {string} token
+ * @param {string} password
+ */
+export async function resetPassword(token, password) {
+  /** @type {{user: User}} */
+  const answer = await api("POST", "/api/account/password/reset", { body: { token, password } });
+  asking = Promise.resolve(answer.user);
+  await claimRemembered();
+  setUser(answer.user);
+  return answer.user;
+}
+
 /** Log this browser out. */
 export async function logout() {
   await api("POST", "/api/account/logout");

@@ -7,6 +7,7 @@ import { applyTheme, fill, h } from "./dom.js";
 import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
 import { startTable } from "./table.js";
+import { openMailedLink } from "./views/email.js";
 import { startLeaderboard } from "./views/leaderboard.js";
 import { startProfile } from "./views/profile.js";
 
@@ -16,7 +17,13 @@ const match = /^\/t\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
 const board = /^\/leaderboard(?:\/([2-4]))?\/?$/.exec(location.pathname);
 const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
-else if (location.pathname === "/") startLobby(root);
+else if (location.pathname === "/") {
+  startLobby(root);
+  // A link from a mail (docs/server-api.md, Email and password reset), also when it opens in
+  // a tab that already shows the lobby (only the fragment changes then).
+  openMailedLink(location.hash);
+  addEventListener("hashchange", () => openMailedLink(location.hash));
+}
 else if (board) startLeaderboard(root, Number(board[1] || 2));
 else if (player) startProfile(root, decodeURIComponent(player[1]));
 else {

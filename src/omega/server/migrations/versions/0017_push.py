@@ -1,7 +1,7 @@
 """Web Push: the site's VAPID key pair and the devices subscribed per account.
 
 Revision ID: 0017
-Revises: 0014
+Revises: 0016
 Create Date: 2026-12-04
 
 The key pair is not made here but by the first server to start (``push.store``): a
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0017"
-down_revision = "0014"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 

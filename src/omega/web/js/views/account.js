@@ -9,6 +9,8 @@ import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
+import { emailSection, forgotSection } from "./email.js";
+import { notificationsSection } from "./notifications.js";
 import { VacationSection } from "./vacation.js";
 
 /** @typedef {import("../types.js").User} User */
@@ -125,7 +127,8 @@ export class AccountArea {
       const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       const vacation = new VacationSection();
-      const menu = this.menu("Account", "account", h("div", { class: "account-panel" }, change, pushToggle(), vacation.el, everywhere));
+      const menu = this.menu("Account", "account", h("div", { class: "account-panel" },
+        emailSection(), notificationsSection(), change, pushToggle(), vacation.el, everywhere));
       // Asked each time the panel opens: a vacation may have started or ended by itself.
       menu.addEventListener("toggle", () => { if (menu.open) vacation.refresh(); });
       fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
@@ -140,7 +143,7 @@ export class AccountArea {
     const register = accountForm("register", [newName, newPassword], "Register",
       () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
     fill(this.el,
-      this.menu("Log in", "login", h("div", { class: "account-panel" }, login)),
+      this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
       this.menu("Register", "register", h("div", { class: "account-panel" },
         register, h("p", { class: "muted account-rule" }))));
   }

@@ -1,0 +1,123 @@
+"""The notify feature's routes (``docs/server-api.md``, Notifications) and its ``setup``.
+
+- ``GET /api/account/notifications``: the account's preferences, per kind and channel;
+- ``POST /api/account/notifications``: change them (a cookie write: CSRF-checked);
+- ``GET /mail/unsubscribe?t=TOKEN``: a page that asks to confirm (a GET changes nothing:
+  mail scanners open links);
+- ``POST /mail/unsubscribe?t=TOKEN``: RFC 8058's one-click unsubscribe, and the confirm
+  page's button: no login, the signed token is the proof.
+
+>>> sorted({r.path for r in router.routes})
+['/api/account/notifications', '/mail/unsubscribe']
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import html
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import HTMLResponse
+
+from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
+from omega.server.errors import ApiError
+from omega.server.infra.limits import read_body
+from omega.server.infra.scheduler import Scheduler
+from omega.server.notify.mailer import MailSettings
+from omega.server.notify.notices import KINDS
+from omega.server.notify.parts import NotifyParts, build
+from omega.server.notify.schemas import parse_preferences
+from omega.server.notify.service import Notifier
+from omega.server.notify.store import Preferences
+from omega.server.tables.core import TableCore
+
+__all__ = ["router", "setup", "preferences_json", "UNSUBSCRIBE_BODY_MAX"]
+
+router = APIRouter()
+#: The most of an unsubscribe POST's body read (RFC 8058's is ``List-Unsubscribe=One-Click``).
+UNSUBSCRIBE_BODY_MAX = 256
+
+
+def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, settings: MailSettings) -> NotifyParts:
+    """The notify parts of the app: ``app.state.notify`` (the :class:`Notifier`) and
+    ``app.state.outbox`` (what other features queue mail with)."""
+    parts = build(core, scheduler, settings)
+    app.state.notify = parts.notifier
+    app.state.outbox = parts.outbox
+    return parts
+
+
+def _notifier(request: Request) -> Notifier:
+    notifier: Notifier = request.app.state.notify
+    return notifier
+
+
+def preferences_json(prefs: Preferences, channels: list[str]) -> dict[str, Any]:
+    """The preferences as the API shows them.
+
+    >>> preferences_json(Preferences(frozenset({"challenge:mail"}), True), ["mail"])["on"]["challenge"]
+    []
+    """
+    return {"kinds": dict(KINDS), "channels": channels, "digest": prefs.digest,
+            "on": {kind: [c for c in channels if prefs.allows(kind, c)] for kind in KINDS}}
+
+
+@router.get("/api/account/notifications", dependencies=[USER_CHARGED])
+async def get_preferences(request: Request, user: Reader) -> dict[str, Any]:
+    notifier = _notifier(request)
+    return preferences_json(await notifier.preferences(user.id), list(notifier.channels))
+
+
+@router.post("/api/account/notifications", dependencies=[USER_CHARGED])
+async def set_preferences(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    notifier = _notifier(request)
+    channels = list(notifier.channels)
+    body = parse_preferences(raw)
+    for kind, on in body.on.items():
+        if kind not in KINDS:
+            raise ApiError("bad_request", f"bad request: on: unknown kind {kind!r}")
+        unknown = sorted(set(on) - set(channels))
+        if unknown:
+            raise ApiError("bad_request", f"bad request: on.{kind}: unknown channel {unknown[0]!r}")
+    prefs = await notifier.preferences(user.id)
+    off = set(prefs.off)
+    for kind, on in body.on.items():
+        off -= {f"{kind}:{c}" for c in channels}
+        off |= {f"{kind}:{c}" for c in channels if c not in on}
+    changed = Preferences(frozenset(off), prefs.digest if body.digest is None else body.digest)
+    return preferences_json(await notifier.set_preferences(user.id, changed), channels)
+
+
+def _page(title: str, paragraphs: list[str], status: int = 200) -> HTMLResponse:
+    body = "".join(paragraphs)
+    return HTMLResponse(f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+                        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+                        f"<title>{html.escape(title)} · Omega</title></head><body><h1>{html.escape(title)}</h1>"
+                        f'{body}<p><a href="/">Omega</a></p></body></html>', status_code=status)
+
+
+_BAD_LINK = ("This unsubscribe link is not valid (invalid_token): it may have been cut short by the mail program. "
+             "Your account page has every notification setting.")
+
+
+@router.get("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
+async def unsubscribe_page(request: Request) -> HTMLResponse:
+    token = request.query_params.get("t", "")
+    read = await _notifier(request).check_unsubscribe(token)
+    if read is None:
+        return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
+    action = html.escape(f"/mail/unsubscribe?t={token}")
+    return _page("Unsubscribe", [
+        f"<p>Stop the mails about: {html.escape(KINDS[read[1]])}?</p>",
+        f'<form method="post" action="{action}"><button type="submit">Unsubscribe</button></form>'])
+
+
+@router.post("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
+async def unsubscribe(request: Request) -> HTMLResponse:
+    # The body (RFC 8058's "List-Unsubscribe=One-Click", or the confirm form's nothing) says
+    # nothing the token does not: it is read, bounded, and not needed.
+    await read_body(request, UNSUBSCRIBE_BODY_MAX)
+    read = await _notifier(request).unsubscribe(request.query_params.get("t", ""))
+    if read is None:
+        return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
+    return _page("Unsubscribed", [f"<p>You will get no more mails about: {html.escape(KINDS[read[1]])}.</p>",
+                                  "<p>Your account page has every notification setting.</p>"])

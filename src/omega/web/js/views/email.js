@@ -1,0 +1,128 @@
+// @ts-check
+// The account's email parts of the page: the address form in the account panel, "Forgot
+// password?" under the log-in form, and the card a mailed link opens (the address verified,
+// or a new password to choose).
+
+import * as account from "../account.js";
+import { h } from "../dom.js";
+import { ApiError, describe } from "../errors.js";
+import * as recovery from "../recovery.js";
+
+/**
+ * What a failure of these forms says: the server's own sentence (its words are written
+ * for these forms), or the page's for a network failure.
+ * @param {unknown} err
+ */
+const said = (err) => (err instanceof ApiError ? err.message : describe(err));
+
+/**
+ * A small form: labelled inputs, a button and a line for the answer.
+ * @param {string} name data-form
+ * @param {[string, Record<string, unknown>][]} inputs label and attributes of each input
+ * @param {string} submit
+ * @param {(values: string[]) => Promise<string>} run the sentence to show when done
+ * @param {boolean} [once] the form is done once it succeeds: only its answer stays
+ */
+function smallForm(name, inputs, submit, run, once = false) {
+  const fields = inputs.map(([, attrs]) => h("input", { class: "account-input", required: true, ...attrs }));
+  const note = h("div", { class: "account-note", role: "status" });
+  const button = h("button", { type: "submit", class: "btn confirm small" }, submit);
+  const form = h("form", {
+    class: "account-form", "data-form": name,
+    /** @param {Event} e */
+    onsubmit: async (e) => {
+      e.preventDefault();
+      button.disabled = true;
+      note.className = "account-note";
+      note.textContent = "";
+      try {
+        const text = await run(fields.map((f) => /** @type {HTMLInputElement} */ (f).value));
+        for (const f of fields) if (/** @type {HTMLInputElement} */ (f).type === "password") /** @type {HTMLInputElement} */ (f).value = "";
+        note.className = "account-note is-info";
+        note.textContent = text;
+        if (once) for (const part of form.querySelectorAll("label, button")) /** @type {HTMLElement} */ (part).hidden = true;
+      } catch (err) {
+        note.className = "account-note is-error";
+        note.textContent = said(err);
+      } finally {
+        button.disabled = false;
+      }
+    },
+  }, inputs.map(([label], i) => h("label", { class: "account-field" }, h("span", {}, label), fields[i])), note, button);
+  return form;
+}
+
+/** The account panel's email section: the address in use, the one waiting, and the forms. */
+export function emailSection() {
+  const status = h("p", { class: "muted email-status", "data-email-status": "" }, "…");
+  /** @param {recovery.Addresses} a */
+  const show = (a) => {
+    const now = a.email ? `Your address: ${a.email}.` : "No email address: add one to be able to reset a forgotten password.";
+    status.textContent = a.pending ? `${now} Waiting for you to confirm ${a.pending}: follow the link mailed to it.` : now;
+  };
+  const load = () => recovery.addresses().then(show).catch((err) => (status.textContent = said(err)));
+  load();
+  recovery.onVerified(() => {
+    if (status.isConnected) load();
+  });
+  const change = smallForm("email", [
+    ["Email address", { type: "email", autocomplete: "email", name: "email" }],
+    ["Password", { type: "password", autocomplete: "current-password", name: "password" }],
+  ], "Send confirmation link", async ([email, password]) => {
+    const a = await recovery.askAddress(email.trim(), password);
+    show(a);
+    return a.pending ? `A link is on its way to ${a.pending}. Follow it to confirm the address.` : "This is already your address.";
+  });
+  const remove = smallForm("email-remove", [
+    ["Password", { type: "password", autocomplete: "current-password", name: "password" }],
+  ], "Remove the address", async ([password]) => {
+    show(await recovery.removeAddress(password));
+    return "The address is removed.";
+  });
+  return h("details", { class: "email-section", "data-section": "email" },
+    h("summary", {}, "Email address"), status, change,
+    h("details", { class: "email-remove" }, h("summary", {}, "Remove the address"), remove));
+}
+
+/** "Forgot password?" under the log-in form. */
+export function forgotSection() {
+  const form = smallForm("forgot", [
+    ["Username or email address", { type: "text", autocomplete: "username", name: "who" }],
+  ], "Mail me a link", async ([who]) => (await recovery.forgot(who.trim())).message.replace(/^./, (c) => c.toUpperCase()) + ".");
+  return h("details", { class: "forgot-section", "data-section": "forgot" }, h("summary", {}, "Forgot password?"), form);
+}
+
+/**
+ * The card a mailed link opens over the page, if the page was opened with one.
+ * @param {string} hash location.hash
+ */
+export function openMailedLink(hash) {
+  const link = recovery.mailedLink(hash);
+  if (!link) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  const note = h("div", { class: "account-note", role: "status" });
+  const close = h("button", { type: "button", class: "btn small", "data-action": "close" }, "Close");
+  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "card mailed-link", "data-mailed": link.kind }));
+  close.addEventListener("click", () => dialog.close());
+  dialog.addEventListener("close", () => dialog.remove());
+  if (link.kind === "verify-email") {
+    dialog.append(h("h2", {}, "Email address"), note, close);
+    recovery.verifyAddress(link.token).then((a) => {
+      note.className = "account-note is-info";
+      note.textContent = `Your address is confirmed: ${a.email}.`;
+    }, (err) => {
+      note.className = "account-note is-error";
+      note.textContent = said(err);
+    });
+  } else {
+    const form = smallForm("reset", [
+      ["New password", { type: "password", autocomplete: "new-password", name: "password" }],
+    ], "Set the new password", async ([password]) => {
+      await account.resetPassword(link.token, password);
+      return "Your password is changed and you are logged in. Every other device is logged out.";
+    }, true);
+    dialog.append(h("h2", {}, "Choose a new password"), form, close);
+  }
+  document.body.append(dialog);
+  dialog.showModal();
+}
