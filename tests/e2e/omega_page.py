@@ -111,6 +111,12 @@ class Contexts:
     def page(self, viewport: dict[str, int] | None = None, **kw: Any) -> Page:
         ctx = self.browser.new_context(viewport=viewport or DESKTOP, **kw)
         self.opened.append(ctx)
+        return self.new_page(ctx)
+
+    @staticmethod
+    def new_page(ctx: BrowserContext) -> Page:
+        """Another page in ``ctx`` (same cookies and storage), whose JavaScript errors
+        fail the test at its end like the first one's."""
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(f"{e}\n{e.stack}"))

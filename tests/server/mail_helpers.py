@@ -22,8 +22,11 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 from typing import Any
 
+import httpx
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from .site_helpers import PASSWORD, Browser
 
 __all__ = ["SmtpSink", "Received", "links_in", "text_of", "html_of"]
 
@@ -135,3 +138,45 @@ def html_of(mail: Received) -> str:
 def links_in(mail: Received) -> list[str]:
     """The http(s) links in ``mail``'s plain text, in order."""
     return re.findall(r"https?://[^\s<>\"]+", text_of(mail))
+
+
+# -- an account's address, asked for and verified by the mailed link ----------------------
+
+#: The site's address in the test servers' links (``MailSettings.site_url``).
+SITE_URL = "https://omega.example"
+
+def ask(b: Browser, email: str, password: str = PASSWORD) -> httpx.Response:
+    return b.post("/api/account/email", {"email": email, "password": password})
+
+
+def addresses(b: Browser) -> dict[str, Any]:
+    r = b.get("/api/account/email")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def mail_to(sink: SmtpSink, address: str, count: int = 1) -> Received:
+    """The ``count``-th mail to ``address``, once it has come."""
+    with sink.arrived:
+        assert sink.arrived.wait_for(lambda: len(sink.to(address)) >= count, 30), f"no mail {count} to {address}"
+    return sink.to(address)[count - 1]
+
+
+def token_of(mail: Received, fragment: str) -> str:
+    """The token of the site's link in ``mail`` (``#<fragment>=<token>``)."""
+    link = next(link for link in links_in(mail) if link.startswith(SITE_URL))
+    assert f"/#{fragment}=" in link, link
+    token = link.split(f"#{fragment}=", 1)[1]
+    assert token in html_of(mail)  # the HTML part carries the same link
+    return token
+
+
+def verify(b: Browser, token: str) -> httpx.Response:
+    return b.post("/api/account/email/verify", {"token": token})
+
+
+def added(b: Browser, sink: SmtpSink, email: str, count: int = 1) -> None:
+    """``email`` asked for and verified by its mailed link."""
+    assert ask(b, email).status_code == 202
+    assert verify(b, token_of(mail_to(sink, email, count), "verify-email")).status_code == 200
+    assert addresses(b)["email"] == email

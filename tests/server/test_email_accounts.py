@@ -19,11 +19,21 @@ from omega.server.config import Settings
 from omega.server.infra.limits import Limits
 from omega.server.notify.mailer import MailSettings
 
-from .mail_helpers import Received, SmtpSink, html_of, links_in, text_of
+from .mail_helpers import (
+    SITE_URL,
+    SmtpSink,
+    added,
+    addresses,
+    ask,
+    links_in,
+    mail_to,
+    text_of,
+    token_of,
+    verify,
+)
 from .server_helpers import LiveServer, error_code, make_server
-from .test_accounts import CHEAP, PASSWORD, Browser
+from .site_helpers import CHEAP, PASSWORD, Browser
 
-SITE_URL = "https://omega.example"
 NEW_PASSWORD = "a new horse battery"
 
 
@@ -71,43 +81,6 @@ def registered(browsers: Any, name: str) -> Browser:
     r = b.register(name)
     assert r.status_code == 201, r.text
     return b
-
-
-def ask(b: Browser, email: str, password: str = PASSWORD) -> httpx.Response:
-    return b.post("/api/account/email", {"email": email, "password": password})
-
-
-def addresses(b: Browser) -> dict[str, Any]:
-    r = b.get("/api/account/email")
-    assert r.status_code == 200, r.text
-    return dict(r.json())
-
-
-def mail_to(sink: SmtpSink, address: str, count: int = 1) -> Received:
-    """The ``count``-th mail to ``address``, once it has come."""
-    with sink.arrived:
-        assert sink.arrived.wait_for(lambda: len(sink.to(address)) >= count, 30), f"no mail {count} to {address}"
-    return sink.to(address)[count - 1]
-
-
-def token_of(mail: Received, fragment: str) -> str:
-    """The token of the site's link in ``mail`` (``#<fragment>=<token>``)."""
-    link = next(link for link in links_in(mail) if link.startswith(SITE_URL))
-    assert f"/#{fragment}=" in link, link
-    token = link.split(f"#{fragment}=", 1)[1]
-    assert token in html_of(mail)  # the HTML part carries the same link
-    return token
-
-
-def verify(b: Browser, token: str) -> httpx.Response:
-    return b.post("/api/account/email/verify", {"token": token})
-
-
-def added(b: Browser, sink: SmtpSink, email: str, count: int = 1) -> None:
-    """``email`` asked for and verified by its mailed link."""
-    assert ask(b, email).status_code == 202
-    assert verify(b, token_of(mail_to(sink, email, count), "verify-email")).status_code == 200
-    assert addresses(b)["email"] == email
 
 
 def outbox_addresses(db_url: str) -> list[str]:

@@ -37,8 +37,10 @@ from omega.server.notify.mailer import MailSettings
 from omega.server.notify.notices import KINDS, DeliveryFailed, Notice
 from omega.server.notify.outbox import MAX_TRIES, queue_mail, retry_delay
 from omega.server.notify.turns import YOUR_TURN_DELAY
+from omega.server.push.channel import PushOptions
 
-from .mail_helpers import Received, SmtpSink, html_of, text_of
+from .mail_helpers import SITE_URL, Received, SmtpSink, added, html_of, text_of
+from .push_helpers import DeviceKeys, PushService, check_vapid
 from .server_helpers import (
     Api,
     LiveServer,
@@ -49,11 +51,9 @@ from .server_helpers import (
     make_server,
     random_turn,
 )
-from .test_accounts import CHEAP, PASSWORD, Browser
-from .test_email_accounts import added
+from .site_helpers import CHEAP, PASSWORD, Browser
 from .worker_process import WorkerProcess
 
-SITE_URL = "https://omega.example"
 #: Past the "your turn" delay.
 LATER = YOUR_TURN_DELAY.total_seconds() + 1
 
@@ -71,8 +71,10 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def site(db_url: str, sink: SmtpSink, clock: FakeClock) -> Iterator[LiveServer]:
+    # Web Push to loopback endpoints too: the tests' push service is on this machine.
     live = make_server(db_url, bot=None, clock=clock, password_hasher=CHEAP,
-                       mail=MailSettings(smtp_url=sink.url, site_url=SITE_URL))
+                       mail=MailSettings(smtp_url=sink.url, site_url=SITE_URL),
+                       push_options=PushOptions(subject="mailto:admin@omega.example", loopback=True))
     try:
         yield live
     finally:
@@ -194,6 +196,47 @@ def test_your_turn_is_mailed_once_per_turn_and_not_while_the_table_is_open(
     clock.advance(LATER)
     drain(site)
     assert len(ann.mails("Your turn")) == 1 and len(bob.mails("Your turn")) == 1
+
+
+def test_your_turn_reaches_the_players_devices_by_push_as_well_as_by_mail(
+        site: LiveServer, players: Any, clock: FakeClock) -> None:
+    # The whole path of a real turn: the tables' hook, the notifier, a delivery per channel,
+    # the mail through SMTP and the push as a real encrypted, VAPID-signed request to the
+    # device's push service (on loopback), decrypted here as the browser would.
+    service = PushService()
+    try:
+        ann, bob = players("Ann"), players("Bob")
+        phone = DeviceKeys()
+        r = bob.browser.post("/api/push/subscriptions", phone.subscription(service.endpoint("bob-phone")))
+        assert r.status_code == 200, r.text
+        key = bob.browser.get("/api/push/key").json()["public_key"]
+        table_id, tokens = duel(ann, bob)
+        play(site, table_id, tokens[0], random.Random(6))
+        clock.advance(LATER)
+        drain(site)
+        [message] = service.to("bob-phone")
+        assert phone.decrypt(message) == {"title": f"Your turn at table {table_id}", "body": ANY_TEXT,
+                                          "url": f"/t/{table_id}", "tag": ANY_TEXT}
+        assert check_vapid(message, key)["aud"] == service.url
+        assert len(bob.mails("Your turn")) == 1 and ann.mails("Your turn") == []
+        # Once per turn on each channel, however long the turn lasts.
+        clock.advance(3600)
+        drain(site)
+        assert len(service.to("bob-phone")) == 1 and len(bob.mails("Your turn")) == 1
+    finally:
+        service.stop()
+
+
+class _AnyText(str):
+    """Equal to any non-empty string (for the fields whose words another test pins)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and bool(other)
+
+    __hash__ = str.__hash__
+
+
+ANY_TEXT = _AnyText()
 
 
 def test_a_digest_gathers_the_turns_still_waiting_into_one_mail(
@@ -454,7 +497,14 @@ def test_a_worker_killed_while_sending_leaves_the_mail_to_the_next_worker_once(p
         # Once the sweep has found the first worker dead (3 s), its claim is free.
         [mail] = sink.wait_for(1, timeout=60)
         assert mail["Subject"] == "A mail" and mail.recipients == ["ann@example.com"]
-        assert rows(db, "SELECT count(*) FROM outbox WHERE id = :id AND sent_at IS NOT NULL", id=mail_id)[0][0] == 1
+        # The SMTP server has it before the worker's commit marks it sent: wait for that.
+        marked = threading.Event()
+        for _ in range(600):
+            if rows(db, "SELECT count(*) FROM outbox WHERE id = :id AND sent_at IS NOT NULL", id=mail_id)[0][0] == 1:
+                marked.set()
+                break
+            marked.wait(0.05)
+        assert marked.is_set(), "the mail was never marked sent"
         assert rows(db, "SELECT count(*) FROM due WHERE kind = 'mail'")[0][0] == 0
         assert len(sink.mails) == 1
     finally:

@@ -89,7 +89,11 @@ class TableNotices:
         seat = after.to_move_seat()
         if seat is None or after.config.seats[seat].kind != "human" or seat in after.resigned:
             return
-        if (before.to_move_seat(), before.play_version) == (seat, after.play_version):
+        # The first turn begins when its clock starts (the join that completed the table),
+        # not when the table is made: a table for friends has its first player to move from
+        # its creation, with no change of seat or version when the last invite is taken.
+        first_turn = before.turn_since is None and after.turn_since is not None
+        if not first_turn and (before.to_move_seat(), before.play_version) == (seat, after.play_version):
             return  # no new turn (a rename, a hint): the row already there stands
         if seat not in _seat_users(w):
             return  # a guest's seat: nobody to tell
@@ -103,7 +107,10 @@ class TableNotices:
         seat = state.to_move_seat()
         if state.play_version != due.version or seat is None:
             return None
-        users = cached.keys.seat_users
+        # From the database, not the cached keys: a seat bound to an account after the table
+        # was cached (its link opened while logged in) is not in them, nor in another
+        # process's cache.
+        users = await self.core.db(self.core.repo.seat_users, due.table_id)
         user = users[seat] if seat < len(users) else None
         if user is None:
             return None
