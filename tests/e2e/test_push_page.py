@@ -120,10 +120,16 @@ def test_the_site_is_installable_and_its_worker_shows_pushes(server: Server, con
             ({"title": "Elsewhere", "body": "", "url": "https://evil.example/x", "tag": "x"}, server.base + "/")):
         cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base, "registrationId":
                  registration["registrationId"], "data": json.dumps(message)})
-        shown = page.wait_for_function("""async (tag) => {
+        # The worker shows it when its push event has run: the page looks until it is there
+        # (wait_for_function would take the async predicate's promise itself as the answer).
+        shown = page.evaluate("""async (tag) => {
             const r = await navigator.serviceWorker.ready;
-            const [n] = await r.getNotifications({tag});
-            return n ? {title: n.title, body: n.body, url: n.data.url} : null; }""", arg=message["tag"]).json_value()
+            for (let i = 0; i < 300; i++) {
+                const [n] = await r.getNotifications({tag});
+                if (n) return {title: n.title, body: n.body, url: n.data.url};
+                await new Promise((done) => setTimeout(done, 50));
+            }
+            return null; }""", message["tag"])
         assert shown == {"title": message["title"], "body": message["body"], "url": url}
 
     # Off again: the server forgets the device.

@@ -80,7 +80,7 @@ pytestmark = pytest.mark.timeout(int(2 * FUZZ_SECONDS) + 600)
 #: Shrinking replays a failing sequence against the server hundreds of times (minutes): only
 #: when asked for with FUZZ_SHRINK=1.  Unshrunk, the sequence is still printed in full.
 SHRINK = os.environ.get("FUZZ_SHRINK") == "1"
-SHORT = settings(max_examples=18, stateful_step_count=40, deadline=None, print_blob=True,
+SHORT = settings(max_examples=12, stateful_step_count=40, deadline=None, print_blob=True,
                  report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
                  phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, *([Phase.shrink] if SHRINK else [])])
 #: One batch of a long run; batches repeat until the time is up, each with new random choices.
