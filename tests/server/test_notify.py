@@ -255,7 +255,9 @@ def test_a_digest_gathers_the_turns_still_waiting_into_one_mail(
     play(site, played[0], played[1][1], rng)  # Bob answers one on the site meanwhile
     clock.advance(DIGEST_WAIT.total_seconds())
     drain(site)
-    [digest] = bob.mails("Your turn")
+    mails = bob.mails("Your turn")
+    assert len(mails) == 1, [(str(m["Subject"]), str(m["Message-ID"])) for m in mails]
+    [digest] = mails
     assert digest["Subject"] == "Your turn in 2 games"
     body = text_of(digest)
     assert all(f"{SITE_URL}/t/{table_id}" in body for table_id, _ in waiting)
