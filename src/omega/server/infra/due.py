@@ -155,9 +155,15 @@ class DueQueue(Servers):
                   .where(DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free).subquery())
         within = or_(~ranked.c.kind.in_(list(caps)) if caps else literal(True),
                      *[and_(ranked.c.kind == kind, ranked.c.place <= cap) for kind, cap in caps.items()])
+        # The row's own conditions again on the locked row, not only in the ranking: when
+        # another transaction claimed a row and committed while this query waited for its
+        # lock, PostgreSQL re-checks the locked row's latest version against these, but not
+        # against the ranking's snapshot, which still sees it free (two claims of one row:
+        # a mail sent twice).
         query = (select(DueRow.kind, DueRow.table_id, DueRow.version)
                  .join(ranked, and_(ranked.c.kind == DueRow.kind, ranked.c.table_id == DueRow.table_id))
-                 .where(within).order_by(ranked.c.place, DueRow.due_at, DueRow.table_id).limit(limit))
+                 .where(within, DueRow.kind.in_(list(leases)), DueRow.due_at <= now, free)
+                 .order_by(ranked.c.place, DueRow.due_at, DueRow.table_id).limit(limit))
         if self.is_postgres:
             # Lock the due rows only: the ranking's window cannot be locked, nor need be.
             query = query.with_for_update(skip_locked=True, of=DueRow)
