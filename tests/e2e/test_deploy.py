@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,14 +192,11 @@ def test_client_addresses_and_sockets_through_nginx(site: Site) -> None:
     with connect(ws_url, subprotocols=subprotocols(t["spectator_key"]),  # type: ignore[arg-type]
                  source_address=("127.0.0.6", 0), open_timeout=30) as ws:
         assert '"type":"sync"' in str(ws.recv(timeout=30))
-    # The access line is read from the server's output by a thread: give it a moment.
-    logged, pattern = threading.Event(), re.compile(r"127\.0\.0\.6:\d+ - \"WebSocket /ws/tables/")
-    for _ in range(200):
-        if pattern.search("".join(line for s in site.servers for line in s.log)):
-            logged.set()
-            break
-        logged.wait(0.05)
-    assert logged.is_set(), "the socket's address is the client's"
+        # The process holding it logs the socket's address: the client's.
+        holding = [s for s in site.servers
+                   if value(httpx.get(f"{s.url}/metrics", timeout=30).text, "omega_open_sockets") == 1]
+        assert len(holding) == 1
+        holding[0].wait_for_line(re.compile(r"127\.0\.0\.6:\d+ - \"WebSocket /ws/tables/").search)
     # No secret in nginx's log: the request line is logged without its query string.
     access = site.nginx.access_log.read_text()
     assert f"/api/tables/{t['id']}/record.txt" in access

@@ -11,6 +11,7 @@ import pytest
 
 from omega.server.clock import FakeClock
 
+from .mail_helpers import SmtpSink
 from .server_helpers import Api, LiveServer, PgCluster, make_server
 from .site_helpers import CHEAP, ROOMY, Browser, browser_at
 
@@ -56,6 +57,13 @@ def api(server: LiveServer) -> Iterator[Api]:
     client = Api(server.url)
     yield client
     client.close()
+
+
+@pytest.fixture
+def sink() -> Iterator[SmtpSink]:
+    """A real SMTP server on loopback (aiosmtpd) that receives the site's mail."""
+    with SmtpSink() as smtp:
+        yield smtp
 
 
 @pytest.fixture

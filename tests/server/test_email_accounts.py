@@ -37,17 +37,6 @@ from .site_helpers import CHEAP, PASSWORD, Browser
 NEW_PASSWORD = "a new horse battery"
 
 
-@pytest.fixture
-def sink() -> Iterator[SmtpSink]:
-    with SmtpSink() as smtp:
-        yield smtp
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 def start(db_url: str, sink: SmtpSink, clock: FakeClock, limits: Limits | None = None) -> LiveServer:
     return make_server(db_url, bot=None, clock=clock, password_hasher=CHEAP, limits=limits,
                        mail=MailSettings(smtp_url=sink.url, site_url=SITE_URL))
