@@ -49,6 +49,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     # never import FastAPI, SQLAlchemy, NumPy or Numba.
     ("omega.cli", "omega.server.run"): "start-up: `omega serve` / `omega worker` only",
     ("omega.cli", "omega.server.ratings.service"): "start-up: `omega ratings` only",
+    ("omega.cli", "omega.server.accounts.roles"): "start-up: `omega admin` only",
     ("omega.cli", "omega.terminal"): "start-up: `omega play` / `omega show` only",
     ("omega.cli", "omega.bench"): "start-up: `omega bench` only",
     ("omega.cli", "omega.arena"): "start-up: `omega match` only",

@@ -164,6 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     ratings.add_argument("--recompute", action="store_true",
                          help="rebuild every rating from the event log (same values as the live ones)")
     ratings.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
+    admin = sub.add_parser("admin", help="grant, revoke or list the site's roles (admin, moderator)")
+    admin.add_argument("action", choices=("grant", "revoke", "list"), help="what to do")
+    admin.add_argument("username", nargs="?", help="the account (grant and revoke)")
+    admin.add_argument("role", nargs="?", help="admin or moderator (grant and revoke)")
+    admin.add_argument("--db", default=None, help="SQLAlchemy URL (default: OMEGA_DATABASE_URL or SQLite under ./data/)")
     return parser
 
 
@@ -227,6 +232,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.server.ratings.service import recompute_main
 
         return recompute_main(args.db)
+    if args.command == "admin":
+        if args.action != "list" and (args.username is None or args.role is None):
+            raise UsageError(f"omega admin {args.action}: name the account and the role, e.g. "
+                             f"omega admin {args.action} ann moderator")
+        from omega.server.accounts.roles import admin_main
+
+        return admin_main(args.action, args.username, args.role, args.db)
     raise UsageError(f"omega: unknown command {args.command!r}")
 
 

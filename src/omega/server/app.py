@@ -47,6 +47,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import AccountAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.store import Repository
+from omega.server.tournaments import routes as tournaments
 from omega.server.vacation import routes as vacation
 from omega.server.work import hints, reviews
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
@@ -114,9 +115,10 @@ def create_app(
             def resync() -> None:
                 core.hub.resync_all()
                 the_lobby.feed.resync_all()
+                the_tournaments.feed.resync_all()
 
             listener = PgListener(url, core.server_id, core.remote_event, resync, core.remote_presence,
-                                  on_note, topics=the_lobby.topics)
+                                  on_note, topics={**the_lobby.topics, **the_tournaments.topics})
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -162,6 +164,7 @@ def create_app(
         the_notify.notifier.queue(conn, notice, core.clock.now())
 
     vacation.setup(app, core, scheduler, tell)
+    the_tournaments = tournaments.setup(app, core, scheduler, limits, tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -169,6 +172,6 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, notify.router, push.router, vacation.router):
+                   ratings.router, notify.router, push.router, vacation.router, tournaments.router):
         app.include_router(router)
     return app

@@ -42,6 +42,8 @@ class ApiError(Exception):
         # Vacation: started twice, ended while not on one, none left this year, or planned
         # past what is left.
         "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
+        # Tournaments: an account with as many unfinished tournaments made as it may have.
+        "too_many_tournaments": 429,
     }
 
     def __init__(self, code: str, message: str) -> None:

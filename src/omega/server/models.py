@@ -8,7 +8,7 @@ True
 
 from __future__ import annotations
 
-from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
+from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
@@ -26,6 +26,7 @@ from omega.server.ratings.models import (
 )
 from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
+from omega.server.tournaments.models import ByeRow, EntryRow, RoundRow, TournamentGameRow, TournamentRow
 from omega.server.vacation.models import VacationRow
 from omega.server.work.reviews import ReviewRow
 
@@ -34,4 +35,5 @@ __all__ = ["Base", "MODELS"]
 #: The models of every feature.
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
-          OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow)
+          OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
+          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow)

@@ -32,6 +32,7 @@ from omega.server.social.chat_text import CHAT_MAX
 from omega.server.tables.deps import table_core
 from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.timecontrol import time_control_config
+from omega.server.tournaments.schemas import limits_config as tournament_limits
 
 __all__ = ["router", "setup", "web_dir", "index", "site_config", "PROGRAM_PATHS", "ROOT_FILES"]
 
@@ -64,6 +65,7 @@ def site_config() -> dict[str, Any]:
         "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
         "time_controls": time_control_config(),
         "chat_max": CHAT_MAX,
+        "tournaments": tournament_limits(),
     }
 
 
@@ -99,6 +101,8 @@ router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=Fals
 for _path in ROOT_FILES:
     router.add_api_route(_path, root_file, methods=["GET", "HEAD"], include_in_schema=False)
 router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
+for _path in ("/tournaments", "/tournaments/{tournament_id}"):
+    router.add_api_route(_path, index, methods=["GET", "HEAD"], include_in_schema=False)
 
 
 @router.get("/api/health")

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["UserRow", "SessionRow", "PasswordResetRow", "EMAIL_MAX"]
+__all__ = ["UserRow", "SessionRow", "PasswordResetRow", "RoleRow", "EMAIL_MAX"]
 
 #: The longest email address (RFC 5321's path limit, less the angle brackets).
 EMAIL_MAX = 254
@@ -68,3 +68,13 @@ class PasswordResetRow(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class RoleRow(Base):
+    """A role an account holds (``omega.server.accounts.roles``: ``admin``, ``moderator``),
+    granted by ``omega admin grant`` (revision 0019)."""
+
+    __tablename__ = "user_roles"
+    user_id: Mapped[int] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16), primary_key=True)
+    granted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

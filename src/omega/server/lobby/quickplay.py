@@ -53,10 +53,9 @@ from omega.server.lobby.service import MATCH_TOPIC, Lobby
 from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
 from omega.server.tables.core import TableCore
-from omega.server.tables.events import Event, Joined, Renamed
-from omega.server.tables.identity import TableKeys, hash_token, new_token
-from omega.server.tables.state import SeatConfig, TableConfig, TableState
-from omega.server.tables.store import Writer, insert_table
+from omega.server.tables.seated import new_table_id, seat_accounts
+from omega.server.tables.state import SeatConfig, TableConfig
+from omega.server.tables.store import Writer
 from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS, TimeControl, require_clock
 
 __all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN"]
@@ -275,30 +274,19 @@ class QuickPlay:
         order = list(users)
         secrets.SystemRandom().shuffle(order)  # who plays White is luck, not who came first
         names = dict(conn.execute(select(UserRow.id, UserRow.username).where(UserRow.id.in_(order))).all())
-        seats = tuple(SeatConfig("human") for _ in order)
-        # Nobody is given these tokens: the accounts hold the seats.
-        keys = TableKeys(tuple(hash_token(new_token()) for _ in order), hash_token(new_token()), tuple(order))
         require_clock(True, control)  # the queue holds presets only: a rated game always has a clock
-        config = TableConfig(secrets.token_urlsafe(6), players, size, players == 2, stamp(now), seats, control,
-                             rated=True)
-        insert_table(conn, config, keys, owner="quickplay")
-        writer = Writer(conn, config.id, 0, self.core.repo.is_postgres)
+        config = TableConfig(new_table_id(), players, size, players == 2, stamp(now),
+                             tuple(SeatConfig("human") for _ in order), control, rated=True)
         # Every player asked for this game, so each has joined it by being matched: the
         # first clock starts now, and a player who never opens the table loses the game on
         # time (aborted: no first move) instead of holding it unstarted.
-        stored = writer.append([Event(Renamed(i, names[u]), at=now) for i, u in enumerate(order)]
-                               + [Event(Joined(i), at=now) for i in range(len(order))],
-                               status="playing", to_move_seat=0)
-        state = TableState(config)
-        for e in stored:
-            state.apply(e)
-        for kind, version in state.due_work().items():  # the first flag, in the match's commit
-            writer.keep_due(kind, version, state.due_at(kind) or now)
+        postgres = self.core.repo.is_postgres
+        table = seat_accounts(conn, config, order, [names[u] for u in order], "quickplay", now, postgres=postgres)
         seat_of = {u: i for i, u in enumerate(order)}
         for u, i in seat_of.items():
             conn.execute(update(QueueRow).where(QueueRow.user_id == u).values(table_id=config.id, seat=i,
                                                                              joined_at=now))
-        writer.notify(f"{self.core.server_id}:{MATCH_TOPIC}:{config.id}")
+        Writer(conn, config.id, table.version, postgres).notify(f"{self.core.server_id}:{MATCH_TOPIC}:{config.id}")
         log.info("quick play: table %s for %d players", config.id, players)
         return config.id, seat_of
 

@@ -425,7 +425,6 @@ class TableCore:
                     self.on_end(w, after, stored)
                 for hook in self.on_stored:
                     hook(w, state, after, stored)
-                due_before, due = state.due_work(), after.due_work()
                 due_before, due = self._due_work(state), self._due_work(after)
                 for kind in DUE_KINDS:
                     if kind in due:
@@ -472,7 +471,9 @@ class TableCore:
                 cached.delivered(progress.applied)
                 self.hub.deliver(table_id, progress.applied)
         stored = result.decided.events
-        if stored and cached.state.due_work():
+        # Work may be due: a computer to move or a flag, or the end of a game, whose hooks
+        # (``on_end``, ``on_stored``) may have kept a feature's work (a tournament's round).
+        if stored and (cached.state.due_work() or cached.state.over):
             self.on_due()
         last = progress.applied[-1] if progress.applied else None
         shared = last.state if stored and last is not None and last.version == stored[-1].version else None

@@ -45,6 +45,8 @@ class TableRow(Base):
     creator_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     #: Whether a seat's turn-based clock may be paused (``TableConfig.pausable``, revision 0018).
     pausable: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: Anyone may watch it (``TableConfig.watchable``: a tournament's table, revision 0019).
+    watchable: Mapped[bool] = mapped_column(Boolean, default=False)
     __table_args__ = (Index("ix_tables_status_updated_at", "status", "updated_at"),
                       Index("ix_tables_open_status", "open", "status"),
                       Index("ix_tables_owner_status", "owner", "status"))

@@ -110,11 +110,15 @@ class TableConfig:
     #: Whether a seat's turn-based clock may be paused (``pause`` events: a player's vacation);
     #: a table, or later a tournament, may forbid it.  Real-time clocks never pause.
     pausable: bool = True
+    #: Anyone may watch it without a key though it is neither listed nor rated: a
+    #: tournament's table, watched from the tournament's page.
+    watchable: bool = False
 
     @property
     def public(self) -> bool:
-        """Anyone may watch it without a key: it was listed in the lobby, or it is rated."""
-        return self.open or self.rated
+        """Anyone may watch it without a key: it was listed in the lobby, it is rated, or it
+        is watchable (a tournament's)."""
+        return self.open or self.rated or self.watchable
 
 
 @dataclass(frozen=True)

@@ -230,7 +230,7 @@ def insert_table(conn: Connection, config: TableConfig, keys: TableKeys, due: Se
         status="waiting" if config.open else "playing", to_move_seat=None if config.open else 0, owner=owner,
         updated_at=created, open=config.open, rated=config.rated,
         time_control=config.time_control.text if config.time_control.timed else None, hints=config.hints,
-        creator_seat=creator, pausable=config.pausable,
+        creator_seat=creator, pausable=config.pausable, watchable=config.watchable,
     ))
     for i, (seat, h) in enumerate(zip(config.seats, keys.seat_hashes, strict=True)):
         conn.execute(insert(SeatRow).values(
@@ -326,7 +326,7 @@ class Repository(DueQueue):
             created_at=created.isoformat().replace("+00:00", "Z"),
             seats=tuple(SeatConfig(s.kind, s.level) for s in seats),
             time_control=TimeControl.parse(row.time_control), hints=bool(row.hints), open=bool(row.open),
-            rated=bool(row.rated), pausable=bool(row.pausable),
+            rated=bool(row.rated), pausable=bool(row.pausable), watchable=bool(row.watchable),
         )
         keys = TableKeys(tuple(s.token_hash for s in seats), row.spectator_hash, tuple(s.user_id for s in seats))
         return StoredTable(config, keys, [_event_from_row(e) for e in events], presence, row.owner or "",

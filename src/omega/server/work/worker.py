@@ -59,6 +59,7 @@ from omega.server.tables.identity import TokenAuthenticator
 from omega.server.tables.presence import Presence
 from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.store import Repository
+from omega.server.tournaments.routes import install as install_tournaments
 from omega.server.vacation.service import install as install_vacation
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS, ComputerPlayers
 from omega.server.work.hints import Hints
@@ -121,6 +122,8 @@ class Worker:
         # A computer's move here may start a person's turn-based clock: its flag_near work
         # (automatic vacation, run by the servers) is kept due as a server would keep it.
         install_vacation(self.core, self._tell)
+        # ...and end a tournament's game: its place is stored and the tournament's work made due.
+        install_tournaments(self.core, self._tell)
         self.metrics = self.core.metrics
         self.scheduler = Scheduler(self.core, Presence(self.core))
         # A computer's move that leaves another computer to move makes new work: look at once.

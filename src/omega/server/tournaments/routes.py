@@ -1,0 +1,179 @@
+"""The tournaments' routes (``docs/server-api.md``, Tournaments): the list, a tournament's
+page data, making one, joining, withdrawing, an arena's pause, and the tournament socket
+that sends the page the tournament again at each change; and ``setup``, which wires the
+service (its due work, its hook on the games' ends).
+
+>>> sorted(r.path for r in router.routes)  # doctest: +NORMALIZE_WHITESPACE
+['/api/tournaments', '/api/tournaments', '/api/tournaments/{tournament_id}',
+ '/api/tournaments/{tournament_id}/join', '/api/tournaments/{tournament_id}/pause',
+ '/api/tournaments/{tournament_id}/withdraw', '/ws/tournaments/{tournament_id}']
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request, WebSocket
+from starlette.requests import HTTPConnection
+from starlette.websockets import WebSocketDisconnect
+
+from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, same_site, session_id_of, session_user
+from omega.server.errors import ApiError
+from omega.server.infra.limits import Buckets, Limits
+from omega.server.infra.scheduler import Scheduler
+from omega.server.tables.core import TableCore
+from omega.server.tournaments.feed import TournamentFeed
+from omega.server.tournaments.schemas import parse_new, parse_pause
+from omega.server.tournaments.service import Tell, Tournaments
+from omega.server.tournaments.store import KIND, TOPIC
+
+__all__ = ["router", "setup", "TournamentParts", "install"]
+
+router = APIRouter()
+
+
+@dataclass
+class TournamentParts:
+    """What the app keeps of the tournaments: the service, the pages' sockets, the limits."""
+
+    tournaments: Tournaments
+    feed: TournamentFeed
+    limits: Limits
+    connects: Buckets
+
+    @property
+    def topics(self) -> dict[str, Any]:
+        """Notification topics -> handlers (``PgListener(topics=...)``)."""
+        return {TOPIC: self.feed.changed}
+
+
+def install(core: TableCore, tell: Tell | None = None) -> Tournaments:
+    """The tournaments' hook on the games' ends (``TableCore.on_stored``), for every process
+    that stores turns (a server, or a worker whose computer plays on for a resigned seat)."""
+    tournaments = Tournaments(core, tell)
+    core.on_stored.append(tournaments.stored)
+    return tournaments
+
+
+def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, limits: Limits, tell: Tell | None = None) -> TournamentParts:
+    """The tournaments of the app (``app.state.tournaments``): the hook, the ``tournament``
+    due work (one claim at a time per tournament, in whichever process has it), the feed."""
+    tournaments = install(core, tell)
+    feed = TournamentFeed()
+    tournaments.on_change = feed.changed
+    scheduler.handle(KIND, tournaments.run, capacity=16)
+    parts = TournamentParts(tournaments, feed, limits, Buckets(limits.ws_connect_rate, limits.ws_connect_burst))
+    app.state.tournaments = parts
+    return parts
+
+
+def _parts(conn: HTTPConnection) -> TournamentParts:
+    parts: TournamentParts = conn.app.state.tournaments
+    return parts
+
+
+@router.get("/api/tournaments", dependencies=[USER_CHARGED])
+async def list_tournaments(request: Request) -> dict[str, Any]:
+    return await _parts(request).tournaments.listing(await session_user(request))
+
+
+@router.post("/api/tournaments", status_code=201, dependencies=[USER_CHARGED])
+async def create_tournament(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    return await _parts(request).tournaments.create(user, parse_new(raw))
+
+
+@router.get("/api/tournaments/{tournament_id}", dependencies=[USER_CHARGED])
+async def get_tournament(request: Request, tournament_id: str) -> dict[str, Any]:
+    return await _parts(request).tournaments.view(_checked_id(tournament_id), await session_user(request))
+
+
+@router.post("/api/tournaments/{tournament_id}/join", dependencies=[USER_CHARGED])
+async def join_tournament(request: Request, tournament_id: str, user: LoggedIn) -> dict[str, Any]:
+    return await _parts(request).tournaments.join(user, _checked_id(tournament_id))
+
+
+@router.post("/api/tournaments/{tournament_id}/withdraw", dependencies=[USER_CHARGED])
+async def withdraw_from_tournament(request: Request, tournament_id: str, user: LoggedIn) -> dict[str, Any]:
+    return await _parts(request).tournaments.withdraw(user, _checked_id(tournament_id))
+
+
+@router.post("/api/tournaments/{tournament_id}/pause", dependencies=[USER_CHARGED])
+async def pause_in_tournament(request: Request, tournament_id: str, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    return await _parts(request).tournaments.pause(user, _checked_id(tournament_id), parse_pause(raw).paused)
+
+
+def _checked_id(tournament_id: str) -> str:
+    if not (0 < len(tournament_id) <= 16 and tournament_id.isascii()
+            and all(c.isalnum() or c in "-_" for c in tournament_id)):
+        raise ApiError("not_found", "no such tournament")
+    return tournament_id
+
+
+@router.websocket("/ws/tournaments/{tournament_id}")
+async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
+    parts = _parts(websocket)
+    limits = parts.limits
+    clock = websocket.app.state.callers.clock
+    await websocket.accept(subprotocol="omega.v1" if "omega.v1" in websocket.scope.get("subprotocols", []) else None)
+
+    async def refuse(error: ApiError) -> None:
+        with contextlib.suppress(Exception):
+            await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+            await websocket.close(code=4000 + error.status)
+
+    address = websocket.client.host if websocket.client else "?"
+    if not parts.connects.take(address, clock.monotonic()):
+        await refuse(ApiError("rate_limited", "too many new sockets; wait a moment"))
+        return
+    if session_id_of(websocket) is not None and not same_site(websocket):
+        await refuse(ApiError("cross_site", "this socket must come from the site's own page"))
+        return
+    if parts.feed.count() >= limits.lobby_sockets:
+        await refuse(ApiError("busy", "the tournaments are full right now; try again in a minute"))
+        return
+    user = await session_user(websocket)
+    try:
+        first = await parts.tournaments.view(_checked_id(tournament_id), user)
+    except ApiError as e:
+        await refuse(e)
+        return
+    watcher = parts.feed.add(tournament_id)
+
+    async def send(view: dict[str, Any]) -> None:
+        async with asyncio.timeout(limits.ws_send_timeout):
+            await websocket.send_text(json.dumps({"type": "tournament", "tournament": view}, separators=(",", ":")))
+
+    async def pump() -> None:
+        while True:
+            await watcher.dirty.wait()
+            watcher.dirty.clear()
+            await send(await parts.tournaments.view(tournament_id, user))
+
+    writer: asyncio.Task[None] | None = None
+    try:
+        await send(first)
+        writer = asyncio.get_running_loop().create_task(pump())
+        bucket = Buckets(limits.ws_rate, limits.ws_burst, max_keys=1)
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if not bucket.take("", clock.monotonic()):
+                continue  # a flood costs its sender only
+            raw = message.get("text") or ""
+            if len(raw) <= limits.max_message and raw.replace(" ", "") == '{"type":"ping"}':
+                await websocket.send_text('{"type":"pong"}')
+            else:
+                await websocket.send_text(json.dumps({"type": "error", "request_id": None, "error": {
+                    "code": "bad_request", "message": 'bad request: the tournament socket takes {"type": "ping"} only'}}))
+    except (WebSocketDisconnect, TimeoutError, OSError):
+        pass
+    finally:
+        parts.feed.remove(watcher)
+        if writer is not None:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
