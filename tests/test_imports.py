@@ -53,6 +53,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.cli", "omega.terminal"): "start-up: `omega play` / `omega show` only",
     ("omega.cli", "omega.bench"): "start-up: `omega bench` only",
     ("omega.cli", "omega.arena"): "start-up: `omega match` only",
+    ("omega.cli", "omega.tournament"): "start-up: `omega tournament` only",
     ("omega.cli", "omega.analysis"): "start-up: `omega analyze` only",
     ("omega.cli", "omega.engine"): "start-up: `omega engine` only",
     # The server: a worker process loads the review search only when it runs a review or a

@@ -149,6 +149,23 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--json", action="store_true")
     match.add_argument("--record-dir", metavar="DIR", default=None, help="save each game's text record in DIR")
 
+    tournament = sub.add_parser("tournament", help="computer players play a tournament here (docs/tournaments.md)")
+    tournament.add_argument("--format", default="swiss", help="swiss, round-robin or arena (default swiss)")
+    tournament.add_argument("--players", type=_players, default=2, help="seats at each table (default 2)")
+    tournament.add_argument("--entrants", type=_positive_int, default=8, help="computer players (default 8)")
+    tournament.add_argument("--levels", default=None, metavar="LEVELS",
+                            help="levels given out in turn: a range 1-5, one level 3, or a list 1,3,5 "
+                                 "(default: every level)")
+    tournament.add_argument("--rounds", type=_positive_int, default=None,
+                            help="a Swiss's rounds, an arena's waves (a round robin's follow from its field)")
+    tournament.add_argument("--size", type=_size, default=5)
+    tournament.add_argument("--seed", type=int, default=0)
+    tournament.add_argument("--jobs", type=_positive_int, default=None, help="tables played at once (default: one per core)")
+    tournament.add_argument("--seconds", type=_positive_float, default=None,
+                            help="cap each turn's thinking at this many seconds (below the level's own cap)")
+    tournament.add_argument("--pie", action="store_true", help="play with the pie rule (2 players)")
+    tournament.add_argument("--json", action="store_true")
+
     sub.add_parser("engine", help="the line protocol on standard input/output (docs/protocol.md)")
 
     analyze = sub.add_parser("analyze", help="review a recorded game: win chances, best turns, mistakes")
@@ -218,6 +235,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.arena import match_main
 
         return match_main(args)
+    if args.command == "tournament":
+        from omega.tournament import tournament_main
+
+        return tournament_main(args)
     if args.command == "analyze":
         from omega.analysis import analyze_main
 
