@@ -31,12 +31,13 @@ True
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+import contextlib
 import logging
 import re
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response
+from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response, WebSocket
 from starlette.requests import HTTPConnection
 
 from omega.server.accounts.passwords import Passwords
@@ -60,7 +61,7 @@ from omega.server.accounts.service import (
     parse_cursor,
 )
 from omega.server.errors import ApiError
-from omega.server.infra.limits import Limits, client_address, owner_key, read_body
+from omega.server.infra.limits import Buckets, Limits, client_address, owner_key, read_body
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.tables.timecontrol import stamp_ms
@@ -69,6 +70,7 @@ __all__ = [
     "SESSION_COOKIE", "session_id_of", "same_site", "is_https", "current_user", "cookie_writer",
     "logged_in_writer", "logged_in_reader", "site_only", "refuse_cross_site", "session_user", "user_json", "charged",
     "body", "Body", "LoggedIn", "USER_CHARGED", "CookieSessions", "router", "setup", "setup_recovery",
+    "admit_page_socket", "refuse_socket",
 ]
 
 log = logging.getLogger("omega.server")
@@ -165,6 +167,31 @@ def site_only(request: Request) -> None:
     """Dependency: the request must come from the site itself, logged in or not (log-in,
     registration: so that no other site can log a browser into an account)."""
     refuse_cross_site(request)
+
+
+async def refuse_socket(websocket: WebSocket, error: ApiError) -> None:
+    """Send a socket the refusal ``error`` and close it with ``4000 + status``."""
+    with contextlib.suppress(Exception):
+        await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+        await websocket.close(code=4000 + error.status)
+
+
+async def admit_page_socket(websocket: WebSocket, connects: Buckets, full: ApiError | None) -> bool:
+    """Accept a socket of a site page (the lobby's, a tournament's; ``omega.v1`` when asked
+    for) and admit it, or refuse it and say False: the address's budget of new sockets, the
+    cross-site check of a cookie-authenticated socket, and ``full`` (the feature's refusal
+    when it is at capacity, else None)."""
+    await websocket.accept(subprotocol="omega.v1" if "omega.v1" in websocket.scope.get("subprotocols", []) else None)
+    address = websocket.client.host if websocket.client else "?"
+    refusal = full
+    if not connects.take(address, websocket.app.state.callers.clock.monotonic()):
+        refusal = ApiError("rate_limited", "too many new sockets; wait a moment")
+    elif session_id_of(websocket) is not None and not same_site(websocket):
+        refusal = ApiError("cross_site", "this socket must come from the site's own page")
+    if refusal is not None:
+        await refuse_socket(websocket, refusal)
+        return False
+    return True
 
 
 def user_json(user: User | None) -> dict[str, Any] | None:

@@ -12,13 +12,14 @@ omega.server.errors.ApiError: bad request: n: Input should be a valid integer
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from omega.server.errors import ApiError
 
-__all__ = ["Strict", "bad_request", "parse"]
+__all__ = ["Strict", "bad_request", "parse", "utc_time"]
 
 T = TypeVar("T")
 
@@ -45,3 +46,24 @@ def parse(adapter: TypeAdapter[T], raw: bytes | str) -> T:
         raise bad_request(e) from None
 
 
+
+
+def utc_time(value: str, field: str) -> str:
+    """A body's time ``value`` (ISO 8601 with its offset) as UTC ISO text; a time without
+    its offset is refused, naming ``field``: it is ambiguous (the server's zone is not the
+    player's).
+
+    >>> utc_time("2026-12-24T00:00:00+01:00", "until")
+    '2026-12-23T23:00:00+00:00'
+    >>> utc_time("2026-12-24", "until")
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: bad request: until: a time with its offset, such as 2026-12-24T00:00:00Z
+    """
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise ApiError("bad_request", f"bad request: {field}: a time with its offset, such as 2026-12-24T00:00:00Z")
+    return moment.astimezone(UTC).isoformat()

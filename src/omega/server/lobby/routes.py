@@ -33,8 +33,7 @@ from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,
     LoggedIn,
-    same_site,
-    session_id_of,
+    admit_page_socket,
     session_user,
     user_json,
 )
@@ -216,22 +215,9 @@ async def lobby_socket(websocket: WebSocket) -> None:
     parts = _parts(websocket)
     lobby, quickplay, limits = parts.lobby, parts.quickplay, parts.limits
     clock = websocket.app.state.callers.clock
-    await websocket.accept(subprotocol="omega.v1" if "omega.v1" in websocket.scope.get("subprotocols", []) else None)
-
-    async def refuse(error: ApiError) -> None:
-        with contextlib.suppress(Exception):
-            await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
-            await websocket.close(code=4000 + error.status)
-
-    address = websocket.client.host if websocket.client else "?"
-    if not parts.connects.take(address, clock.monotonic()):
-        await refuse(ApiError("rate_limited", "too many new sockets; wait a moment"))
-        return
-    if session_id_of(websocket) is not None and not same_site(websocket):
-        await refuse(ApiError("cross_site", "this socket must come from the site's own page"))
-        return
-    if len(lobby.feed.subscribers) >= limits.lobby_sockets:
-        await refuse(ApiError("busy", "the lobby is full right now; try again in a minute"))
+    full = (ApiError("busy", "the lobby is full right now; try again in a minute")
+            if len(lobby.feed.subscribers) >= limits.lobby_sockets else None)
+    if not await admit_page_socket(websocket, parts.connects, full):
         return
     user = await session_user(websocket)
     sub = lobby.feed.add(user.id if user is not None else None, limits.ws_send_queue)

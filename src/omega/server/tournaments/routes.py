@@ -20,7 +20,14 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from starlette.requests import HTTPConnection
 from starlette.websockets import WebSocketDisconnect
 
-from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, same_site, session_id_of, session_user
+from omega.server.accounts.routes import (
+    USER_CHARGED,
+    Body,
+    LoggedIn,
+    admit_page_socket,
+    refuse_socket,
+    session_user,
+)
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.infra.scheduler import Scheduler
@@ -117,28 +124,15 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
     parts = _parts(websocket)
     limits = parts.limits
     clock = websocket.app.state.callers.clock
-    await websocket.accept(subprotocol="omega.v1" if "omega.v1" in websocket.scope.get("subprotocols", []) else None)
-
-    async def refuse(error: ApiError) -> None:
-        with contextlib.suppress(Exception):
-            await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
-            await websocket.close(code=4000 + error.status)
-
-    address = websocket.client.host if websocket.client else "?"
-    if not parts.connects.take(address, clock.monotonic()):
-        await refuse(ApiError("rate_limited", "too many new sockets; wait a moment"))
-        return
-    if session_id_of(websocket) is not None and not same_site(websocket):
-        await refuse(ApiError("cross_site", "this socket must come from the site's own page"))
-        return
-    if parts.feed.count() >= limits.lobby_sockets:
-        await refuse(ApiError("busy", "the tournaments are full right now; try again in a minute"))
+    full = (ApiError("busy", "the tournaments are full right now; try again in a minute")
+            if parts.feed.count() >= limits.lobby_sockets else None)
+    if not await admit_page_socket(websocket, parts.connects, full):
         return
     user = await session_user(websocket)
     try:
         first = await parts.tournaments.view(_checked_id(tournament_id), user)
     except ApiError as e:
-        await refuse(e)
+        await refuse_socket(websocket, e)
         return
     watcher = parts.feed.add(tournament_id)
 

@@ -13,14 +13,14 @@ omega.server.errors.ApiError: bad request: format: Input should be 'swiss', 'are
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter, field_validator
 
 from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, parse
+from omega.server.infra.bodies import Strict, parse, utc_time
 from omega.server.tables.timecontrol import TimeControl, require_clock
 
 __all__ = ["NewTournament", "PauseBody", "parse_new", "parse_pause", "RANGES", "NAME_MAX", "STARTS_WITHIN_DAYS",
@@ -88,13 +88,7 @@ class NewTournament(Strict):
     @field_validator("starts_at")
     @classmethod
     def _offset_required(cls, value: str) -> str:
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
-            raise ApiError("bad_request", "bad request: starts_at: a time with its offset, such as 2026-12-24T20:00:00Z")
-        return moment.astimezone(UTC).isoformat()
+        return utc_time(value, "starts_at")
 
     @property
     def starts_time(self) -> datetime:

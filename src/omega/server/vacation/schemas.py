@@ -12,13 +12,12 @@ omega.server.errors.ApiError: bad request: until: a time with its offset, such a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated
 
 from pydantic import StringConstraints, TypeAdapter, field_validator
 
-from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, parse
+from omega.server.infra.bodies import Strict, parse, utc_time
 
 __all__ = ["StartVacation", "AutomaticVacation", "parse_start", "parse_automatic"]
 
@@ -31,17 +30,7 @@ class StartVacation(Strict):
     @field_validator("until")
     @classmethod
     def _offset_required(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            moment = None
-        if moment is None or moment.tzinfo is None:
-            # Checked here so the message names the field: a time without its offset is
-            # ambiguous (the server's zone is not the player's).
-            raise ApiError("bad_request", "bad request: until: a time with its offset, such as 2026-12-24T00:00:00Z")
-        return moment.astimezone(UTC).isoformat()
+        return None if value is None else utc_time(value, "until")
 
     @property
     def until_time(self) -> datetime | None:
