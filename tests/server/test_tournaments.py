@@ -324,3 +324,36 @@ def test_a_round_that_fails_half_way_is_stored_whole_or_not_at_all(
     v = until(sock, lambda v: v["round"] == 1)
     assert len(v["games"]) == 2 and tables_stored(db_url) == 2
     assert len(calls) == 4, "the second try stored both tables"
+
+
+def test_a_turn_based_round_ends_at_its_deadline_and_who_still_plays_sits_the_next_one_out(
+        site: LiveServer, people: Callable[..., Browser], clock: FakeClock) -> None:
+    names = [f"player{i}" for i in range(6)]
+    crowd = [people(n) for n in names]
+    by_name = players_by_name(crowd)
+    t = new_tournament(crowd[0], clock, format="swiss", rounds=3, time_control="3d", round_minutes=24 * 60,
+                       vacation=True, rated=False)
+    assert t["round_minutes"] == 24 * 60 and t["gap_seconds"] == 0 and t["vacation"]
+    for b in crowd:
+        join(b, t["id"])
+    sock = watch(site, t["id"])
+    v = start(clock, sock, t)
+    v = until(sock, lambda v: len(open_games(v, 1)) == 3, v)
+    first, second, slow = open_games(v, 1)
+    table = state_of(by_name[slow["players"][0]], slow["table"])
+    assert table["clock"]["pausable"], "a tournament that allows vacation lets its clocks pause"
+    for game in (first, second):
+        resign(by_name[game["players"][1]], game["table"])
+    clock.advance(3600)
+    v = until(sock, lambda v: sum(g["places"] is not None for g in v["games"]) == 2)
+    assert v["round"] == 1, "a round with a deadline waits for it"
+    clock.advance(23 * 3600 + 1)  # the round's day is over: round 2 starts without the slow game's players
+    v = until(sock, lambda v: v["round"] == 2)
+    round_two = [g for g in v["games"] if g["round"] == 2]
+    assert len(round_two) == 2 and not set(slow["players"]) & {p for g in round_two for p in g["players"]}
+    assert not {frozenset(g["players"]) for g in round_two} & {frozenset(first["players"]), frozenset(second["players"])}
+    assert [g["places"] for g in v["games"] if g["table"] == slow["table"]] == [None], "the slow game goes on"
+    resign(by_name[slow["players"][0]], slow["table"])
+    v = until(sock, lambda v: all(g["places"] is not None for g in v["games"] if g["round"] == 1))
+    winner = next(s for s in v["standings"] if s["user"] == slow["players"][1])
+    assert winner["points"] == 1 and winner["games"] == 1, "a game that ended late counts"
