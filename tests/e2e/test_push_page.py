@@ -124,7 +124,7 @@ def test_the_site_is_installable_and_its_worker_shows_pushes(server: Server, con
         # (wait_for_function would take the async predicate's promise itself as the answer).
         shown = page.evaluate("""async (tag) => {
             const r = await navigator.serviceWorker.ready;
-            for (let i = 0; i < 300; i++) {
+            for (let i = 0; i < 900; i++) {  // up to 45 s: a loaded machine starts the worker late
                 const [n] = await r.getNotifications({tag});
                 if (n) return {title: n.title, body: n.body, url: n.data.url};
                 await new Promise((done) => setTimeout(done, 50));

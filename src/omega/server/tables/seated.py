@@ -44,7 +44,10 @@ def seat_accounts(conn: Connection, config: TableConfig, users: Sequence[int], n
     >>> engine = make_engine("sqlite://"); Base.metadata.create_all(engine)
     >>> now = datetime(2026, 1, 1, tzinfo=UTC)
     >>> config = TableConfig("t1", 2, 5, True, "2026-01-01T00:00:00Z", (SeatConfig("human"),) * 2)
+    >>> users = Base.metadata.tables["users"]  # the seats refer to accounts
     >>> with engine.begin() as conn:
+    ...     _ = conn.execute(users.insert(), [{"id": i, "username": n, "username_key": n,
+    ...                      "password_hash": "-", "created_at": now} for i, n in [(1, "ann"), (2, "bob")]])
     ...     table = seat_accounts(conn, config, [2, 1], ["bob", "ann"], "site", now, postgres=False)
     >>> table.names, table.joined, table.status
     (['bob', 'ann'], [True, True], 'playing')

@@ -33,17 +33,20 @@ const FRIENDLY = {
 
 /**
  * A failure as one sentence for a person: the server's message behind a friendly head.
+ * `heads` replaces some heads where another page meets the codes (a tournament is not a table).
  * @example describe(new ApiError("not_your_turn", "seat 1 is to move")) // "It is not your turn: seat 1 is to move"
+ * @example describe(new ApiError("forbidden", "moderators only"), {forbidden: "Not allowed"}) // "Not allowed: moderators only"
  * @param {unknown} err
+ * @param {Record<string, string>} [heads]
  * @returns {string}
  */
-export function describe(err) {
+export function describe(err, heads = {}) {
   if (!(err instanceof ApiError)) {
     const message = err instanceof Error ? err.message : "";
     return String(message || err);
   }
   if (err.code === "network") return err.message;
-  const head = /** @type {Record<string, string | undefined>} */ (FRIENDLY)[err.code];
+  const head = /** @type {Record<string, string | undefined>} */ ({ ...FRIENDLY, ...heads })[err.code];
   return head && head !== err.message ? `${head}: ${err.message}` : err.message;
 }
 

@@ -298,7 +298,8 @@ export function startLobby(root) {
   }
 
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"), accountArea.el),
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
+      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
     h("main", { class: "lobby-grid" },
       openTables.el,
       quickPlay.el,

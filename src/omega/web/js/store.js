@@ -1,7 +1,7 @@
 // @ts-check
 // What the page remembers in localStorage: the tables you created or joined (with their
 // secret links, which only ever live on your device), your name, your settings and your
-// quick-play clock.
+// quick-play clock, and which tournament each game it opened from a tournament's page is of.
 
 /** @typedef {import("./types.js").Cell} Cell */
 /**
@@ -39,6 +39,7 @@ const NAME = "omega.name";
 const PREFS = "omega.prefs";
 const MUTED = "omega.muted";
 const QUICK_CLOCK = "omega.quickclock";
+const TOURNAMENT_TABLES = "omega.tournamenttables";
 
 /**
  * @template T
@@ -171,6 +172,43 @@ export function quickClock() {
 /** @param {string} text a time control's text, as `POST /api/quickplay` takes it */
 export function setQuickClock(text) {
   write(QUICK_CLOCK, text);
+}
+
+/**
+ * The games this device opened from a tournament's page, each with its tournament (a table
+ * does not say which tournament it is of): the table page's way back, and the games the
+ * tournament page need not open again.
+ * @returns {Record<string, {id: string, name: string}>}
+ */
+export function tournamentTables() {
+  /** @type {unknown} */
+  const saved = read(TOURNAMENT_TABLES, null);
+  return saved && typeof saved === "object" && !Array.isArray(saved)
+    ? /** @type {Record<string, {id: string, name: string}>} */ (saved) : {};
+}
+
+/**
+ * The tournament of a game this device opened from its page, if any.
+ * @param {string} tableId
+ * @returns {{id: string, name: string} | null}
+ */
+export function tournamentOf(tableId) {
+  const t = tournamentTables()[tableId];
+  return t && typeof t.id === "string" && typeof t.name === "string" ? t : null;
+}
+
+/**
+ * Remember that `tableId` is a game of `tournament` (the newest 200 are kept).
+ * @param {string} tableId
+ * @param {{id: string, name: string}} tournament
+ */
+export function rememberTournamentTable(tableId, tournament) {
+  const all = tournamentTables();
+  delete all[tableId];
+  all[tableId] = { id: tournament.id, name: tournament.name };
+  const keys = Object.keys(all);
+  for (const key of keys.slice(0, Math.max(0, keys.length - 200))) delete all[key];
+  write(TOURNAMENT_TABLES, all);
 }
 
 /** @type {Prefs} */

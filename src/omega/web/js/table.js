@@ -272,13 +272,10 @@ export function startTable(root, tableId) {
       problem(token ? code : code === "not_found" ? code : "", describe(err));
       return;
     }
-    if (!token && !(state.you && state.you.seat !== null)) {
-      // An open table would be a server without secrets: treat it as needing a link all the same.
-      // (Without a link, only the seat the logged-in account holds opens it: the cookie proves it.)
-      problem("");
-      return;
-    }
-    if (!token) role = "seat";
+    // Without a link the server answers for the seat the logged-in account holds (the cookie
+    // proves it), or to anyone for a table anyone may watch (listed in the lobby, rated, or a
+    // tournament's game, linked from its page); any other table it refuses (401) above.
+    if (!token) role = state.you && state.you.seat !== null ? "seat" : "watch";
     const site = /** @type {SiteConfig | null} */ (await config);
     extras.nameMax = site?.name_max ?? null;
     if (site?.chat_max) page.chat.setLimit(site.chat_max);

@@ -195,6 +195,7 @@
  * @property {{min: number, max: number, rule: string}} [password]
  * @property {TimeControlConfig} [time_controls]
  * @property {number} [chat_max] the most characters of a chat message
+ * @property {import("./tournamenttypes.js").TournamentLimits} [tournaments] a tournament's settings' limits
  */
 
 /** @typedef {{id: number, username: string}} User a logged-in account */

@@ -13,8 +13,11 @@ export class ClockChoice {
   /**
    * @param {string} [id] the field's id, and the prefix of its parts' (one page may hold two)
    * @param {string} [label] its accessible name, told apart from another one's
+   * @param {{timed?: boolean}} [options] timed: no "Untimed" choice (a tournament's games need
+   *   a clock), quick play's default clock first chosen
    */
-  constructor(id = "clock", label = "Clock") {
+  constructor(id = "clock", label = "Clock", { timed = false } = {}) {
+    this.timed = timed;
     this.select = h("select", { id, "aria-label": label });
     this.minutes = h("input", { type: "number", id: `${id}-minutes`, "aria-label": "Minutes per player", value: "5", class: "num" });
     this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": "Seconds added per move", value: "5", class: "num" });
@@ -34,10 +37,11 @@ export class ClockChoice {
       return;
     }
     const choices = controlChoices(config);
+    const chosen = this.timed ? config.quickplay.default : config.default;
     /** @param {string} group @param {string} label */
     const group = (group, label) => h("optgroup", { label },
-      choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === config.default }, c.label)));
-    fill(this.select, choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
+      choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === chosen }, c.label)));
+    fill(this.select, this.timed ? [] : choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
       group("realtime", "Real time (minutes + seconds a move)"), group("turn_based", "Turn-based"));
     const r = config.realtime;
     Object.assign(this.minutes, { min: String(r.base_minutes.min), max: String(r.base_minutes.max) });

@@ -1,8 +1,10 @@
 // @ts-check
-// The top bar (table id, side, players, connection state), the banner across the page
-// while the connection is lost, and the window title that says it is your turn.
+// The top bar (table id, side, players, connection state, the way back to a tournament),
+// the banner across the page while the connection is lost, and the window title that says
+// it is your turn.
 
 import { fill, h, keyed } from "../dom.js";
+import { tournamentOf } from "../store.js";
 import { isLoaded, isMyTurn } from "../tablestate.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
@@ -15,7 +17,12 @@ export class TopBarView {
     this.tableId = tableId;
     this.conn = h("span", { class: "conn", "data-state": "connecting" }, "connecting");
     this.title = h("span", { class: "table-title" }, `Table ${tableId}`);
-    this.el = h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), this.title, this.conn);
+    // A tournament's game opened from the tournament's page on this device links back to it
+    // (the table itself does not say which tournament it is of).
+    const cup = tournamentOf(tableId);
+    const back = cup ? h("a", { href: `/tournaments/${encodeURIComponent(cup.id)}`, class: "nav-link back-link", title: `Back to the tournament ${cup.name}` },
+      `↩ ${cup.name}`) : null;
+    this.el = h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), back, this.title, this.conn);
     this.banner = h("div", { class: "banner", role: "status", hidden: true });
   }
 

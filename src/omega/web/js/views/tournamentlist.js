@@ -1,0 +1,108 @@
+// @ts-check
+// The tournaments page (/tournaments): the public tournaments and the viewer's own private
+// ones, upcoming (soonest first), running and finished, each with its format, tables, board,
+// clock, rated or not, entrants and start in the viewer's own time; and the "New tournament"
+// form for a logged-in player. The list is read again when the account changes (a private
+// tournament shows to its players only).
+
+import * as account from "../account.js";
+import { api } from "../api.js";
+import { fill, h } from "../dom.js";
+import { describe } from "../errors.js";
+import { TOURNAMENT_HEADS, whenText } from "../tournaments.js";
+import { AccountArea } from "./account.js";
+import { NewTournamentForm } from "./tournamentform.js";
+
+/** @typedef {import("../tournamenttypes.js").TournamentSummary} TournamentSummary */
+/** @typedef {import("../tournamenttypes.js").TournamentList} TournamentList */
+/** @typedef {import("../types.js").SiteConfig} SiteConfig */
+
+/** @type {[keyof TournamentList["tournaments"], string, string][]} */
+const SECTIONS = [
+  ["upcoming", "Upcoming", "No tournament is coming up."],
+  ["running", "Running", "No tournament is being played."],
+  ["finished", "Finished", "No tournament has finished yet."],
+];
+
+/**
+ * One tournament of the list.
+ * @param {TournamentSummary} t
+ */
+function row(t) {
+  const entrants = `${t.entrants} player${t.entrants === 1 ? "" : "s"}`;
+  const when = t.status === "upcoming" ? `starts ${whenText(t.starts_at)}`
+    : t.status === "running" ? (t.rounds ? `round ${t.round} of ${t.rounds}` : "playing now")
+      : t.status === "cancelled" ? `cancelled (was to start ${whenText(t.starts_at)})` : `started ${whenText(t.starts_at)}`;
+  return h("li", { class: "tournament-row", "data-tournament": t.id },
+    h("div", { class: "row" },
+      h("a", { href: `/tournaments/${encodeURIComponent(t.id)}`, class: "tournament-name" }, t.name),
+      t.public ? null : h("span", { class: "tag", title: "Not listed for others: joined by its link" }, "private"),
+      t.mine ? h("span", { class: "tag you" }, "yours") : null),
+    h("div", { class: "muted small tournament-facts" },
+      `${t.describe} · ${t.players} per table · side ${t.size} · ${t.time_control} · ${t.rated ? "rated" : "casual"}`),
+    h("div", { class: "small tournament-when" }, `${entrants} · ${when}`));
+}
+
+/**
+ * Draw the tournaments page into `root`.
+ * @param {HTMLElement} root
+ */
+export function startTournaments(root) {
+  document.title = "Tournaments · Omega";
+  const accountArea = new AccountArea();
+  const note = h("p", { class: "muted", role: "status" }, "Loading…");
+  const lists = SECTIONS.map(([key, title]) => ({
+    key, section: h("section", { class: "tournament-section", "data-section": key }, h("h2", {}, title)),
+    list: h("ul", { class: "tournament-list", "aria-label": `${title} tournaments` }),
+  }));
+  for (const l of lists) l.section.append(l.list);
+  const form = new NewTournamentForm({ onCreated: (t) => location.assign(`/tournaments/${encodeURIComponent(t.id)}`) });
+  fill(root, h("div", { class: "lobby" },
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
+      h("a", { href: "/tournaments", class: "nav-link", "aria-current": "page" }, "Tournaments"), accountArea.el),
+    h("main", { class: "lobby-grid tournaments" },
+      h("section", { class: "card tournament-lists" },
+        h("h1", {}, "Tournaments"),
+        h("p", { class: "muted small" }, "Swiss, arena and round robin for 2 to 4 players a table. Times are in your own time zone."),
+        note, lists.map((l) => l.section)),
+      form.el)));
+
+  let asked = 0;
+  async function load() {
+    const mine = ++asked;
+    try {
+      /** @type {TournamentList} */
+      const answer = await api("GET", "/api/tournaments");
+      if (mine !== asked) return; // a later question (another account) answers for the page
+      note.textContent = "";
+      for (const l of lists) {
+        const items = answer.tournaments[l.key];
+        const empty = SECTIONS.find(([key]) => key === l.key)?.[2] || "";
+        fill(l.list, items.length ? items.map(row) : h("li", { class: "muted" }, empty));
+      }
+    } catch (err) {
+      if (mine === asked) note.textContent = describe(err, TOURNAMENT_HEADS);
+    }
+  }
+  /** @type {number | null | undefined} */
+  let listedFor;
+  account.onChange((user) => {
+    const id = user ? user.id : null;
+    if (id !== listedFor) {
+      listedFor = id;
+      load();
+    }
+  });
+  account.current().then((user) => {
+    if (listedFor === undefined) {
+      listedFor = user ? user.id : null;
+      load();
+    }
+  });
+  /** @type {Promise<SiteConfig>} */
+  const config = api("GET", "/api/config");
+  config.then((c) => {
+    accountArea.setConfig(c);
+    form.setConfig(c);
+  }).catch((err) => (note.textContent = describe(err)));
+}
