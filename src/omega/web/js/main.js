@@ -2,16 +2,15 @@
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
 // /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id});
 // any other path the server hands this page gets a "not found" page, never the lobby.
+// The lobby and the table, where nearly every visit starts, load with the page (index.html
+// preloads their modules); the leaderboard, profiles and tournaments load when opened, so
+// that a table's first load does not carry them.
 
 import { applyTheme, fill, h } from "./dom.js";
 import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
 import { startTable } from "./table.js";
 import { openMailedLink } from "./views/email.js";
-import { startLeaderboard } from "./views/leaderboard.js";
-import { startProfile } from "./views/profile.js";
-import { startTournament } from "./views/tournament.js";
-import { startTournaments } from "./views/tournamentlist.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 applyTheme(store.prefs().theme);
@@ -27,18 +26,42 @@ else if (location.pathname === "/") {
   openMailedLink(location.hash);
   addEventListener("hashchange", () => openMailedLink(location.hash));
 }
-else if (board) startLeaderboard(root, Number(board[1] || 2));
-else if (player) startProfile(root, decodeURIComponent(player[1]));
+else if (board) {
+  opened(import("./views/leaderboard.js").then((m) => m.startLeaderboard(root, Number(board[1] || 2))));
+}
+else if (player) {
+  opened(import("./views/profile.js").then((m) => m.startProfile(root, decodeURIComponent(player[1]))));
+}
 else if (tournament) {
-  if (tournament[1]) startTournament(root, tournament[1]);
-  else startTournaments(root);
+  const id = tournament[1];
+  if (id) opened(import("./views/tournament.js").then((m) => m.startTournament(root, id)));
+  else opened(import("./views/tournamentlist.js").then((m) => m.startTournaments(root)));
 }
 else {
   document.title = "Page not found · Omega";
+  problem("no_page", "Page not found", "There is nothing at this address. Table links look like …/t/<id>#seat=…");
+}
+
+/**
+ * A page whose modules could not be fetched (the network dropped) says so, instead of
+ * staying blank.
+ * @param {Promise<unknown>} loading
+ */
+function opened(loading) {
+  loading.catch(() => problem("unreachable", "This page could not be loaded",
+    "The connection to the server dropped while the page was loading. Reload to try again."));
+}
+
+/**
+ * @param {string} code
+ * @param {string} title
+ * @param {string} text
+ */
+function problem(code, title, text) {
   fill(root, h("div", { class: "problem-page" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
-    h("main", { class: "problem card", "data-problem": "no_page" },
-      h("h1", {}, "Page not found"),
-      h("p", {}, "There is nothing at this address. Table links look like …/t/<id>#seat=…"),
+    h("main", { class: "problem card", "data-problem": code },
+      h("h1", {}, title),
+      h("p", {}, text),
       h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
 }
