@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean
+.PHONY: install system-deps kernels run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,14 +53,19 @@ lint: install
 TEST_WORKERS ?= 4
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
+# Numba's compiled search kernels, written to its cache once before the tests' processes
+# start: a fresh clone's workers and servers would otherwise each compile them at once.
+kernels: install
+	$(BIN)/python -c "import omega.ai; omega.ai.load_kernels()"
+
 # Every test, the slow ones included.
-test: install system-deps lint jscheck jstest
+test: install system-deps lint jscheck jstest kernels
 	$(PYTEST)
 
 # For a quicker loop while working: the same checks and tests less those marked slow
 # (`@pytest.mark.slow`: whole games against the computer, the browser's longest stories,
 # the deployment test), which `make test` still runs.
-quick: install system-deps lint jscheck jstest
+quick: install system-deps lint jscheck jstest kernels
 	$(PYTEST) -m "not slow"
 
 # The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.  The
@@ -73,10 +78,10 @@ jstest: system-deps
 	node --test tests/js/*.test.js
 
 # Parts of the suite, for a quicker loop while working.
-unit: install
+unit: install kernels
 	$(PYTEST) --ignore=tests/e2e
 
-e2e: install system-deps $(NODE_STAMP)
+e2e: install system-deps $(NODE_STAMP) kernels
 	$(PYTEST) tests/e2e
 
 bench: install

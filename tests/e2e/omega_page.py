@@ -38,14 +38,19 @@ COLORS = ["White", "Black", "Red", "Blue"]
 # Computer seats think in a worker process; a turn at level 1 takes well under a second,
 # but the first one may wait for the worker to start.
 BOT_WAIT_MS = 60_000
+# One process for computer players: a test's tables take turns, and each worker that starts
+# loads the search kernels (a second of CPU), which four workers per module would repeat.
+SERVE_ARGS = ("--ai-workers", "1")
 
 
 class Server:
     """``omega serve`` in a subprocess; it can be stopped and started again on the same port and db."""
 
     def __init__(self, db_path: Path, port: int | None = None,
-                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli")) -> None:
+                 program: tuple[str, ...] = (sys.executable, "-m", "omega.cli"),
+                 args: tuple[str, ...] = SERVE_ARGS) -> None:
         self.program = program
+        self.args = args
         self.db_path = db_path
         #: None until the first start, which binds a port of the system's choosing.
         self.port = port
@@ -64,7 +69,7 @@ class Server:
     def start(self, timeout: float = 60.0) -> None:
         """Start the server (again on the same port after the first start) and wait for
         uvicorn's start-up line (it listens from then on)."""
-        serve = ServeProcess(f"sqlite:///{self.db_path}", self.port, program=self.program,
+        serve = ServeProcess(f"sqlite:///{self.db_path}", self.port, program=self.program, args=self.args,
                              env={**os.environ, "PYTHONUNBUFFERED": "1"}, log_path=self.log_path)
         self.proc = serve.proc
         try:

@@ -14,8 +14,8 @@ from omega.ai.base import Bot, create, parse_spec, registered
 from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, Level, level
 
 __all__ = [
-    "LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Bot", "Level", "bot_for_level", "level", "make_bot", "parse_spec",
-    "registered",
+    "LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Bot", "Level", "bot_for_level", "level", "load_kernels", "make_bot",
+    "parse_spec", "registered",
 ]
 
 
@@ -49,3 +49,23 @@ def _load_optional_bots() -> None:
         except ModuleNotFoundError as e:
             if e.name != module:
                 raise
+
+
+def load_kernels() -> None:
+    """Compile the search kernels, or load them from Numba's cache where an earlier run left
+    them: a short game of each bot that uses them, for 2 to 4 players, with a search tree
+    kept from one turn to the next.  Run once before starting many processes (the test
+    suite, a site's computer players): processes that start together on a fresh install
+    would otherwise each compile the same kernels (about 15 s of CPU each).
+
+    >>> load_kernels()
+    """
+    from omega.game import Game
+
+    for players in (2, 3, 4):
+        # The pie rule: greedy weighs the swap with its own kernel.
+        game = Game(players=players, size=4, pie_rule=players == 2)
+        searcher, greedy = make_bot("mcts:iterations=400,seed=0"), make_bot("greedy:seed=0")
+        for bot in (searcher, greedy, searcher, searcher):
+            if not game.is_over:
+                game.play(bot.choose(game))
