@@ -111,10 +111,10 @@ def test_a_line_stored_while_a_socket_opens_reaches_it_once(site: LiveServer, cl
     chat_ = site.app.state.social.chat
     read = chat_.history
 
-    async def history_after_a_line(table_id: str) -> Any:
+    async def history_after_a_line(table_id: str, seat: int | None = None) -> Any:
         chat_.history = read
         await chat_.post(table_id, SeatHolder(0), "127.0.0.1", "just in time")  # stored and sent
-        return await read(table_id)
+        return await read(table_id, seat)
 
     chat_.history = history_after_a_line
     sock = Socket(site.ws_url, t["id"], t["invites"]["1"])

@@ -24,6 +24,7 @@ from omega.server import site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import Mailing
+from omega.server.challenges import routes as challenges
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
 from omega.server.infra.compress import CompressPage
@@ -41,6 +42,7 @@ from omega.server.notify.outbox import queue_mail
 from omega.server.push import routes as push
 from omega.server.push.channel import PushOptions
 from omega.server.ratings import routes as ratings
+from omega.server.relations import routes as relations
 from omega.server.social import hooks as social
 from omega.server.tables import routes as tables
 from omega.server.tables.core import TableCore
@@ -118,7 +120,8 @@ def create_app(
                 the_tournaments.feed.resync_all()
 
             listener = PgListener(url, core.server_id, core.remote_event, resync, core.remote_presence,
-                                  on_note, topics={**the_lobby.topics, **the_tournaments.topics})
+                                  on_note, topics={**the_lobby.topics, **the_tournaments.topics,
+                                                   **the_challenges.topics})
             listener.start()
             await listener.wait_ready(30)
         await scheduler.start()
@@ -165,6 +168,12 @@ def create_app(
 
     vacation.setup(app, core, scheduler, tell)
     the_tournaments = tournaments.setup(app, core, scheduler, limits, tell)
+    # Blocks keep two accounts apart in quick play and in a table's chat (asked through a
+    # callable: neither the lobby nor chat knows the feature), and in challenges.
+    the_relations = relations.setup(app, core, the_lobby.feed.users)
+    the_lobby.quickplay.apart = the_relations.blocked_among
+    the_social.chat.apart = the_relations.blocked_among
+    the_challenges = challenges.setup(app, core, scheduler, the_relations, tell, the_lobby.feed.tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -172,6 +181,7 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, notify.router, push.router, vacation.router, tournaments.router):
+                   ratings.router, notify.router, push.router, vacation.router, tournaments.router,
+                   relations.router, challenges.router):
         app.include_router(router)
     return app

@@ -44,6 +44,14 @@ class ApiError(Exception):
         "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
         # Tournaments: an account with as many unfinished tournaments made as it may have.
         "too_many_tournaments": 429,
+        # Follows and blocks: a username no account has; following or blocking oneself; an
+        # account that follows or blocks as many as it may (relations.service.MAX_FOLLOWS,
+        # MAX_BLOCKS); a follow or a challenge between two accounts where one blocked the other.
+        "unknown_player": 404, "not_yourself": 400, "too_many_follows": 409, "too_many_blocks": 409,
+        "blocked": 403,
+        # Challenges: one answered, cancelled or expired already; an account with as many
+        # challenges waiting for an answer as it may send (challenges.service.MAX_PENDING).
+        "challenge_over": 409, "too_many_challenges": 429,
     }
 
     def __init__(self, code: str, message: str) -> None:

@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
+from omega.server.challenges.models import ChallengeRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
@@ -24,6 +25,7 @@ from omega.server.ratings.models import (
           RatingRow,
           UnratedGameRow,
 )
+from omega.server.relations.models import BlockRow, FollowRow
 from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
 from omega.server.tournaments.models import ByeRow, EntryRow, RoundRow, TournamentGameRow, TournamentRow
@@ -36,4 +38,4 @@ __all__ = ["Base", "MODELS"]
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
-          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow)
+          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow)

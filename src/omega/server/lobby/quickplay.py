@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -58,7 +59,8 @@ from omega.server.tables.state import SeatConfig, TableConfig
 from omega.server.tables.store import Writer
 from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS, TimeControl, require_clock
 
-__all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN"]
+__all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN",
+           "Apart"]
 
 log = logging.getLogger("omega.server")
 
@@ -72,6 +74,9 @@ MAX_WAIT = 600.0
 MATCH_SHOWN = 120.0
 #: The advisory lock of the queue's transactions (PostgreSQL).
 _QUEUE_LOCK = 4242005
+#: The pairs of the given accounts that must never be matched (one blocked the other),
+#: asked inside the queue's transaction; set at wiring by the feature that knows (relations).
+Apart = Callable[[Connection, Sequence[int]], set[frozenset[int]]]
 
 
 class QueueRow(Base):
@@ -104,14 +109,18 @@ class Waiting:
         return WINDOW + WINDOW_GROWTH * max(0.0, (now - self.since).total_seconds())
 
 
-def choose(waiting: list[Waiting], players: int, now: datetime) -> list[list[int]]:
+def choose(waiting: list[Waiting], players: int, now: datetime,
+           apart: Collection[frozenset[int]] = frozenset()) -> list[list[int]]:
     """The matches to make among ``waiting`` (one group: same players and size), each a
-    list of user ids, anchor first (see the module's note).
+    list of user ids, anchor first (see the module's note); no two players of a pair in
+    ``apart`` (one blocked the other) are ever at one table.
 
     >>> now = datetime(2027, 1, 1, tzinfo=UTC)
     >>> q = [Waiting(1, 1000, now - timedelta(seconds=30)), Waiting(2, 1390, now)]
     >>> choose(q, 2, now)   # 30 s of waiting widened player 1's window to 400
     [[1, 2]]
+    >>> choose([*q, Waiting(3, 1395, now)], 2, now, apart={frozenset((1, 2))})
+    [[1, 3]]
     """
     line = sorted(waiting, key=lambda w: (w.since, w.user_id))
     used: set[int] = set()
@@ -124,7 +133,14 @@ def choose(waiting: list[Waiting], players: int, now: datetime) -> list[list[int
         if len(near) < players - 1:
             continue
         near.sort(key=lambda w: (abs(w.rating - anchor.rating), w.since, w.user_id))
-        group = [anchor, *near[:players - 1]]
+        group = [anchor]
+        for w in near:
+            if len(group) == players:
+                break
+            if all(frozenset((w.user_id, g.user_id)) not in apart for g in group):
+                group.append(w)
+        if len(group) < players:
+            continue
         used.update(w.user_id for w in group)
         matches.append([w.user_id for w in group])
     return matches
@@ -147,6 +163,8 @@ class QuickPlay:
         self.core = core
         self.lobby = lobby
         self.ratings = ratings
+        #: Who may not be matched together (None: anyone may).
+        self.apart: Apart | None = None
 
     # -- the routes' side -----------------------------------------------------------------------
 
@@ -263,9 +281,10 @@ class QuickPlay:
         for r in rows:
             groups.setdefault((r.players, r.size, r.time_control), []).append(
                 Waiting(int(r.user_id), int(r.rating), _utc(r.joined_at)))
+        apart = self.apart(conn, [int(r.user_id) for r in rows]) if self.apart is not None else set()
         made = []
         for (players, size, control), waiting in sorted(groups.items()):
-            for users in choose(waiting, players, now):
+            for users in choose(waiting, players, now, apart):
                 made.append(self._make_table(conn, users, players, size, TimeControl.parse(control), now))
         return made
 

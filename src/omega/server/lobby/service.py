@@ -244,6 +244,16 @@ class LobbyFeed:
             if sub.user_id is not None and sub.user_id in seats:
                 sub.offer({"type": "matched", "table_id": table_id, "seat": seats[sub.user_id]})
 
+    def tell(self, messages: dict[int, dict[str, Any]]) -> None:
+        """Per account, a message for its sockets here (another feature's news: a challenge)."""
+        for sub in self.subscribers:
+            if sub.user_id is not None and sub.user_id in messages:
+                sub.offer(messages[sub.user_id])
+
+    def users(self) -> set[int]:
+        """The accounts with a lobby socket open here."""
+        return {sub.user_id for sub in self.subscribers if sub.user_id is not None}
+
     def resync_all(self) -> None:
         """Every socket gets a fresh list (after a lost notification link)."""
         for sub in self.subscribers:

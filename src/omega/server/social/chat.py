@@ -12,6 +12,12 @@ A stored message reaches this process's sockets of the table at once, and other 
 through the database (``NOTIFY 'server:table:c<id>'``: they read the message by its id).  A
 socket that opens gets the last :data:`CHAT_HISTORY` messages.
 
+**Kept apart.**  Where two accounts hold seats at the table and one blocked the other
+(:attr:`Chat.apart`, set at wiring by the feature that knows), neither is sent the other's
+messages, live or in the history: the server leaves them out for that seat's sockets, so
+it holds in every browser.  (A spectator's socket and a spectator's message name no account:
+they are not filtered.)
+
 >>> from omega.server.tables.state import SeatConfig, TableConfig
 >>> from omega.server.tables.identity import SeatHolder, Spectator
 >>> config = TableConfig("t", 2, 5, False, "", (SeatConfig("human"), SeatConfig("computer", 1)))
@@ -25,11 +31,13 @@ False
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy.engine import Connection
 
 from omega.server.accounts.models import UserRow
 from omega.server.clock import Clock, stamp
@@ -42,7 +50,8 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Identity, SeatHolder, Spectator
 from omega.server.tables.state import TableConfig
 
-__all__ = ["Chat", "ChatLine", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated", "chat_message"]
+__all__ = ["Chat", "ChatLine", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated", "chat_message",
+           "Apart", "hidden_seats"]
 
 #: Messages a socket gets when it opens (the latest ones).
 CHAT_HISTORY = 100
@@ -50,6 +59,22 @@ CHAT_HISTORY = 100
 CHAT_TAG = "c"
 #: How a spectator's messages are signed.
 SPECTATOR_NAME = "Spectator"
+
+
+#: The pairs of the given accounts kept apart (one blocked the other), asked inside a
+#: transaction of the chat's.
+Apart = Callable[[Connection, Sequence[int]], set[frozenset[int]]]
+
+
+def hidden_seats(seat_users: Sequence[int | None], author: int | None, apart: set[frozenset[int]]) -> frozenset[int]:
+    """The seats whose account must not see ``author``'s messages (nor ``author`` theirs).
+
+    >>> sorted(hidden_seats([7, 8, 9], 7, {frozenset((7, 9))})), hidden_seats([7, None], None, set())
+    ([2], frozenset())
+    """
+    if author is None:
+        return frozenset()
+    return frozenset(i for i, u in enumerate(seat_users) if u is not None and frozenset((u, author)) in apart)
 
 
 def is_rated(config: TableConfig) -> bool:
@@ -113,14 +138,29 @@ class Chat:
         self.core = core
         self.clock = clock
         self.budgets = Buckets(limits.chat_rate, limits.chat_burst)
+        #: Who is kept apart (None: nobody is).
+        self.apart: Apart | None = None
 
-    async def history(self, table_id: str) -> list[ChatLine]:
-        """The table's latest messages, oldest first."""
+    def _apart(self, conn: Connection, seat_users: Sequence[int | None]) -> set[frozenset[int]]:
+        users = [u for u in seat_users if u is not None]
+        return self.apart(conn, users) if self.apart is not None and len(users) > 1 else set()
+
+    async def history(self, table_id: str, seat: int | None = None) -> list[ChatLine]:
+        """The table's latest messages, oldest first, as the player of ``seat`` (None: a
+        spectator) may read them."""
+        users = (await self.core.get(table_id)).keys.seat_users if seat is not None else ()
+
         def read() -> list[ChatLine]:
             with self.core.repo.engine.connect() as conn:
                 rows = conn.execute(_LATEST, {"tid": table_id}).all()
+                apart = self._apart(conn, users) if rows else set()
                 conn.rollback()
-            return [_line(r) for r in reversed(rows)]
+            lines = [_line(r) for r in reversed(rows)]
+            viewer = users[seat] if seat is not None and seat < len(users) else None
+            if not apart or viewer is None:
+                return lines
+            hide = hidden_seats(users, viewer, apart)
+            return [line for line in lines if line.seat is None or line.seat not in hide]
 
         return await self.core.db(read)
 
@@ -143,7 +183,9 @@ class Chat:
         repo = self.core.repo
         server_id = self.core.server_id
 
-        def store() -> ChatLine:
+        seat_users = cached.keys.seat_users
+
+        def store() -> tuple[ChatLine, frozenset[int]]:
             with repo.writing() as conn:
                 username = None if user_id is None else conn.execute(
                     select(UserRow.username).where(UserRow.id == user_id)).scalar_one_or_none()
@@ -153,28 +195,39 @@ class Chat:
                 if repo.is_postgres:
                     conn.execute(text("SELECT pg_notify('omega_events', :p)"),
                                  {"p": f"{server_id}:{table_id}:{CHAT_TAG}{new_id}"})
-            return ChatLine(new_id, stamp(now), seat, name, username, message)
+                hide = hidden_seats(seat_users, user_id, self._apart(conn, seat_users))
+            return ChatLine(new_id, stamp(now), seat, name, username, message), hide
 
-        line = await self.core.db(store)
-        self._deliver(table_id, line)
+        line, hide = await self.core.db(store)
+        self._deliver(table_id, line, hide)
         return line
 
-    def _deliver(self, table_id: str, line: ChatLine) -> None:
+    def _deliver(self, table_id: str, line: ChatLine, hide: frozenset[int] = frozenset()) -> None:
         out = chat_message([line], history=False)
-        self.core.hub.deliver_notice(table_id, Notice(lambda _who: out, chat_line=line.id))
+
+        def render(who: Identity) -> str | None:
+            return None if isinstance(who, SeatHolder) and who.seat in hide else out
+
+        self.core.hub.deliver_notice(table_id, Notice(render, chat_line=line.id))
 
     async def remote(self, table_id: str, message_id: int) -> None:
         """Another process stored message ``message_id``: give it to this process's sockets."""
         if not self.core.hub.has(table_id):
             return
 
-        def read() -> ChatLine | None:
+        seat_users = (await self.core.get(table_id)).keys.seat_users
+
+        def read() -> tuple[ChatLine, frozenset[int]] | None:
             with self.core.repo.engine.connect() as conn:
                 row = conn.execute(select(ChatRow).where(ChatRow.id == message_id,
                                                          ChatRow.table_id == table_id)).one_or_none()
+                author = seat_users[row.seat] if row is not None and row.seat is not None \
+                    and row.seat < len(seat_users) else None
+                hide = hidden_seats(seat_users, author, self._apart(conn, seat_users)) if author is not None \
+                    else frozenset()
                 conn.rollback()
-            return None if row is None else _line(row)
+            return None if row is None else (_line(row), hide)
 
-        line = await self.core.db(read)
-        if line is not None:
-            self._deliver(table_id, line)
+        found = await self.core.db(read)
+        if found is not None:
+            self._deliver(table_id, *found)

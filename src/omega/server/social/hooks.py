@@ -24,7 +24,7 @@ from omega.server.infra.limits import Limits
 from omega.server.social.chat import CHAT_TAG, Chat, chat_message
 from omega.server.social.rematch import REMATCH_TAG, Rematches
 from omega.server.tables.core import TableCore
-from omega.server.tables.identity import Identity
+from omega.server.tables.identity import Identity, SeatHolder
 from omega.server.tables.schemas import ChatMessage, RematchMessage
 
 __all__ = ["Social", "SocialSocket", "parse_tag", "new_social", "setup"]
@@ -69,7 +69,7 @@ class Social:
     async def opened(self, sock: SocialSocket, who: Identity) -> None:
         """A socket opened (and got the table): its chat history and the rematch, if there
         are any (a table without either sends nothing more than before they existed)."""
-        lines = await self.chat.history(sock.table_id)
+        lines = await self.chat.history(sock.table_id, who.seat if isinstance(who, SeatHolder) else None)
         if lines:
             # The socket was subscribed before the history was read (nothing is lost), so a
             # line stored meanwhile may be in both: the socket skips its live copy.

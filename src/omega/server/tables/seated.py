@@ -33,9 +33,10 @@ def new_table_id() -> str:
 def seat_accounts(conn: Connection, config: TableConfig, users: Sequence[int], names: Sequence[str], owner: str,
                   now: datetime, *, postgres: bool) -> TableState:
     """Store ``config``'s table with the accounts ``users`` (their usernames ``names``) in
-    its seats, in that order, every one joined (inside the caller's transaction), and its
-    first flag's due work; returns the table as stored.  Raises ``IntegrityError`` if the id
-    is taken (the caller draws another).
+    its human seats, in that order, every one joined (inside the caller's transaction; its
+    computer seats, if any, play at their level), and its first due work (a flag, or the
+    computer's turn); returns the table as stored.  Raises ``IntegrityError`` if the id is
+    taken (the caller draws another).
 
     >>> from datetime import UTC
     >>> from omega.server.infra.db import make_engine
@@ -52,13 +53,16 @@ def seat_accounts(conn: Connection, config: TableConfig, users: Sequence[int], n
     >>> table.names, table.joined, table.status
     (['bob', 'ann'], [True, True], 'playing')
     """
-    if len(users) != config.players or len(set(users)) != len(users) or len(names) != len(users):
-        raise ValueError(f"a table of {config.players} players needs as many different accounts, got {list(users)}")
-    keys = TableKeys(tuple(hash_token(new_token()) for _ in users), hash_token(new_token()), tuple(users))
+    humans = [i for i, seat in enumerate(config.seats) if seat.kind == "human"]
+    if len(users) != len(humans) or len(set(users)) != len(users) or len(names) != len(users):
+        raise ValueError(f"a table of {len(humans)} people needs as many different accounts, got {list(users)}")
+    held = dict(zip(humans, users, strict=True))
+    keys = TableKeys(tuple(hash_token(new_token()) if i in held else None for i in range(config.players)),
+                     hash_token(new_token()), tuple(held.get(i) for i in range(config.players)))
     insert_table(conn, config, keys, owner=owner)
     writer = Writer(conn, config.id, 0, postgres)
-    stored = writer.append([Event(Renamed(i, name), at=now) for i, name in enumerate(names)]
-                           + [Event(Joined(i), at=now) for i in range(len(users))],
+    stored = writer.append([Event(Renamed(i, name), at=now) for i, name in zip(humans, names, strict=True)]
+                           + [Event(Joined(i), at=now) for i in humans],
                            status="playing", to_move_seat=0)
     state = TableState(config)
     for e in stored:

@@ -327,4 +327,6 @@ export function startLobby(root) {
         h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
   drawTables();
   loadConfig();
+  // Friends and challenges load after the lobby (not preloaded: the first load's budget).
+  import("./views/friends.js").then((m) => accountLists.el.before(new m.FriendsCard().el)).catch(() => {});
 }

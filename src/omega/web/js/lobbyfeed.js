@@ -1,6 +1,6 @@
 // @ts-check
 // The lobby's live socket (/ws/lobby, docs/server-api.md): the list of open tables as it
-// changes, and a quick-play match for this browser's account. Reconnects by itself; each
+// changes, and a quick-play match and the challenges of this browser's account. Reconnects by itself; each
 // (re)connection starts with the whole list, so nothing is missed while it was away.
 
 /** @typedef {import("./lobbytypes.js").ListedTable} ListedTable */
@@ -10,6 +10,7 @@
  *   | {type: "table", table: ListedTable}
  *   | {type: "removed", id: string, status: string}
  *   | {type: "matched", table_id: string, seat: number}
+ *   | {type: "challenge", challenge: import("./relations.js").Challenge}
  *   | {type: "pong"} | {type: "error", error: {code: string, message: string}}} LobbyMessage
  */
 

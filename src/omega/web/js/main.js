@@ -1,9 +1,10 @@
 // @ts-check
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
-// /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id});
+// /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
+// /challenges/{id} = a challenge's link);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
-// preloads their modules); the leaderboard, profiles and tournaments load when opened, so
+// preloads their modules); the leaderboard, profiles, tournaments and challenges load when opened, so
 // that a table's first load does not carry them.
 
 import { applyTheme, fill, h } from "./dom.js";
@@ -18,6 +19,7 @@ const match = /^\/t\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
 const board = /^\/leaderboard(?:\/([2-4]))?\/?$/.exec(location.pathname);
 const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 const tournament = /^\/tournaments(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
+const challenge = /^\/challenges\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
 else if (location.pathname === "/") {
   startLobby(root);
@@ -36,6 +38,9 @@ else if (tournament) {
   const id = tournament[1];
   if (id) opened(import("./views/tournament.js").then((m) => m.startTournament(root, id)));
   else opened(import("./views/tournamentlist.js").then((m) => m.startTournaments(root)));
+}
+else if (challenge) {
+  opened(import("./views/challenge.js").then((m) => m.startChallenge(root, challenge[1])));
 }
 else {
   document.title = "Page not found · Omega";

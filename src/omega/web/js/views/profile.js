@@ -1,12 +1,14 @@
 // @ts-check
 // A player's profile page (/u/{username}): games played and won, the ratings per player
-// count with their history as an SVG chart, and the recent games with links to their replays.
+// count with their history as an SVG chart, and the recent games with links to their replays;
+// for a logged-in viewer, Follow, Block and Challenge (views/relationbar.js).
 
 import { api } from "../api.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { changeText, chartGeometry, ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
+import { RelationBar } from "./relationbar.js";
 
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
 /** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
@@ -70,6 +72,7 @@ export function startProfile(root, username) {
       const counts = Object.keys(r.ratings).sort();
       fill(main,
         h("h1", {}, p.username),
+        new RelationBar(p.username).el,
         h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
         h("h2", {}, "Ratings"),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
