@@ -137,7 +137,7 @@ class Challenges:
             store.notify(conn, self.core.server_id, challenge_id)
             return challenge_id
 
-        challenge_id = await self.core.db(self._writing, run)
+        challenge_id = await self.core.db(self.core.repo.write, run)
         log.info("challenge %s sent by user %d", challenge_id, user.id)
         self.core.on_due()  # its expiry, and its notice's deliveries
         await self.announce(challenge_id)
@@ -169,7 +169,7 @@ class Challenges:
             store.notify(conn, self.core.server_id, challenge_id)
             log.info("challenge %s accepted: table %s", challenge_id, config.id)
 
-        await self.core.db(self._writing, run)
+        await self.core.db(self.core.repo.write, run)
         self.core.on_due()  # the new table's first clock (or computer) is due work
         await self.announce(challenge_id)
         return await self.view(user, challenge_id)
@@ -206,7 +206,7 @@ class Challenges:
                 raise _not_found()
             return self._view(c, store.names_of(conn, [c.from_id, c.to_id, c.accepted_by]), viewer_id, now)
 
-        return await self.core.db(self._reading, read)
+        return await self.core.db(self.core.repo.read, read)
 
     async def listing(self, user: User) -> dict[str, Any]:
         """``user``'s challenges waiting, and those answered lately: ``sent`` and ``received``."""
@@ -218,7 +218,7 @@ class Challenges:
             views = [self._view(c, names, user.id, now) for c in rows]
             return {"sent": [v for v in views if v["mine"]], "received": [v for v in views if not v["mine"]]}
 
-        return await self.core.db(self._reading, read)
+        return await self.core.db(self.core.repo.read, read)
 
     # -- due work, and telling the pages --------------------------------------------------
 
@@ -237,7 +237,7 @@ class Challenges:
             store.notify(conn, self.core.server_id, challenge_id)
             return None
 
-        again: datetime | None = await self.core.db(self._writing, run)
+        again: datetime | None = await self.core.db(self.core.repo.write, run)
         if again is None:
             await self.announce(challenge_id)
         return again
@@ -259,7 +259,7 @@ class Challenges:
             return {u: {"type": "challenge", "challenge": self._view(c, names, u, now)} for u in users}
 
         try:
-            self.on_change(await self.core.db(self._reading, read))
+            self.on_change(await self.core.db(self.core.repo.read, read))
         except Exception:
             log.exception("could not tell the players of challenge %s", challenge_id)
 
@@ -300,14 +300,6 @@ class Challenges:
             drop_due_row(conn, store.KIND, challenge_id)
             store.notify(conn, self.core.server_id, challenge_id)
 
-        await self.core.db(self._writing, run)
+        await self.core.db(self.core.repo.write, run)
         await self.announce(challenge_id)
         return await self.view(user, challenge_id)
-
-    def _writing(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.writing() as conn:
-            return fn(conn)
-
-    def _reading(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.engine.connect() as conn, conn.begin():
-            return fn(conn)

@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -98,6 +98,9 @@ def make_engine(url: str, sqlite_synchronous: str = "FULL") -> Engine:
     return engine
 
 
+T = TypeVar("T")
+
+
 def utc(moment: datetime) -> datetime:
     """A time read back from the database, in UTC (SQLite gives back naive datetimes; every
     time the server stores is UTC).
@@ -126,6 +129,17 @@ class Database:
         lock = self._sqlite_writer if not self.is_postgres else contextlib.nullcontext()
         with lock, self.engine.connect().execution_options(sqlite_immediate=True) as conn, conn.begin():
             yield conn
+
+    def write(self, fn: Callable[[Connection], T]) -> T:
+        """``fn`` in a write transaction (:meth:`writing`), its result given back: the
+        blocking half of a feature's change, run as ``await core.db(repo.write, change)``."""
+        with self.writing() as conn:
+            return fn(conn)
+
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        """``fn`` in a read transaction (one snapshot on PostgreSQL), its result given back."""
+        with self.engine.connect() as conn, conn.begin():
+            return fn(conn)
 
     def checkpoint(self) -> None:
         """Copy what the SQLite write-ahead log holds into the database file (PASSIVE: it

@@ -155,16 +155,16 @@ class Relations:
             return {"friends": [{**_listed(f), "online": f.id in online, "playing": playing.get(f.id)}
                                 for f in followed]}
 
-        return await self.core.db(self._reading, read)
+        return await self.core.db(self.core.repo.read, read)
 
     async def blocks(self, user: User) -> dict[str, Any]:
         """The accounts ``user`` blocks."""
-        return await self.core.db(self._reading, lambda conn: {
+        return await self.core.db(self.core.repo.read, lambda conn: {
             "blocks": [_listed(b) for b in store.blocks_of(conn, user.id)]})
 
     async def relation(self, user: User, username: str) -> dict[str, Any]:
         """Where ``user`` stands with ``username`` (``unknown_player`` if no such account)."""
-        return await self.core.db(self._reading, lambda conn: self._relation(conn, user, self.account(conn, username)))
+        return await self.core.db(self.core.repo.read, lambda conn: self._relation(conn, user, self.account(conn, username)))
 
     # -- inside --------------------------------------------------------------------------------------
 
@@ -186,12 +186,4 @@ class Relations:
             change(conn, other, now)
             return self._relation(conn, user, other)
 
-        return await self.core.db(self._writing, run)
-
-    def _writing(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.writing() as conn:
-            return fn(conn)
-
-    def _reading(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.engine.connect() as conn, conn.begin():
-            return fn(conn)
+        return await self.core.db(self.core.repo.write, run)

@@ -122,7 +122,7 @@ class Tournaments:
             store.keep_start(conn, tournament_id, starts)
             return tournament_id
 
-        tournament_id = await self.core.db(self._writing, run)
+        tournament_id = await self.core.db(self.core.repo.write, run)
         log.info("tournament %s made by user %d (%s)", tournament_id, user.id, new.format)
         self.core.on_due()
         return await self.view(tournament_id, user)
@@ -208,7 +208,7 @@ class Tournaments:
                 raise ApiError("not_found", "no such tournament")
             return self._view(conn, snap, viewer)
 
-        return await self.core.db(self._reading, read)
+        return await self.core.db(self.core.repo.read, read)
 
     async def listing(self, viewer: User | None) -> dict[str, Any]:
         """Public tournaments (upcoming, running, the last finished), and the viewer's own."""
@@ -230,7 +230,7 @@ class Tournaments:
             out["upcoming"].reverse()  # the soonest first
             return {"tournaments": out}
 
-        return await self.core.db(self._reading, read)
+        return await self.core.db(self.core.repo.read, read)
 
     # -- due work and the games' ends ------------------------------------------------------
 
@@ -245,7 +245,7 @@ class Tournaments:
             store.notify(conn, self.core.server_id, tournament_id)
             return again
 
-        again: datetime | None = await self.core.db(self._writing, run)
+        again: datetime | None = await self.core.db(self.core.repo.write, run)
         self.on_change(tournament_id)
         if started.tables:
             self.core.on_due()  # the new tables' clocks run: their flags are due work
@@ -458,21 +458,13 @@ class Tournaments:
 
     # -- transactions -------------------------------------------------------------------------
 
-    def _writing(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.writing() as conn:
-            return fn(conn)
-
-    def _reading(self, fn: Callable[[Connection], T]) -> T:
-        with self.core.repo.engine.connect() as conn, conn.begin():
-            return fn(conn)
-
     async def _change(self, tournament_id: str, fn: Callable[[Connection], None]) -> None:
         def run(conn: Connection) -> None:
             fn(conn)
             store.notify(conn, self.core.server_id, tournament_id)
 
         try:
-            await self.core.db(self._writing, run)
+            await self.core.db(self.core.repo.write, run)
         except IntegrityError:
             raise ApiError("conflict", "that changed meanwhile; try again") from None
         self.on_change(tournament_id)
