@@ -34,6 +34,7 @@ from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
+from omega.server.moderation import routes as moderation
 from omega.server.notify import routes as notify
 from omega.server.notify.mailer import MailSettings, mail_directory
 from omega.server.notify.notices import Notice
@@ -165,6 +166,7 @@ def create_app(
 
     vacation.setup(app, core, scheduler, tell)
     the_tournaments = tournaments.setup(app, core, scheduler, limits, tell)
+    moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -172,6 +174,7 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, notify.router, push.router, vacation.router, tournaments.router):
+                   ratings.router, notify.router, push.router, vacation.router, tournaments.router,
+                   moderation.router):
         app.include_router(router)
     return app

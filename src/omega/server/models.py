@@ -14,6 +14,7 @@ from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
+from omega.server.moderation.models import ActionRow, ReportRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
 from omega.server.notify.outbox import OutboxRow
 from omega.server.push.models import SubscriptionRow, VapidKeyRow
@@ -21,6 +22,7 @@ from omega.server.ratings.models import (
           FairPlayFlagRow,
           RatedGameRow,
           RatingChangeRow,
+          RatingRevertRow,
           RatingRow,
           UnratedGameRow,
 )
@@ -36,4 +38,4 @@ __all__ = ["Base", "MODELS"]
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
-          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow)
+          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, ReportRow, ActionRow, RatingRevertRow)
