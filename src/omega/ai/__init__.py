@@ -12,6 +12,7 @@ from omega.ai import levels
 from omega.ai import random_bot as _random_bot  # noqa: F401  (registers "random")
 from omega.ai.base import Bot, create, parse_spec, registered
 from omega.ai.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, Level, level
+from omega.game import Game
 
 __all__ = [
     "LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Bot", "Level", "bot_for_level", "level", "load_kernels", "make_bot",
@@ -60,8 +61,6 @@ def load_kernels() -> None:
 
     >>> load_kernels()
     """
-    from omega.game import Game
-
     for players in (2, 3, 4):
         # The pie rule: greedy weighs the swap with its own kernel.
         game = Game(players=players, size=4, pie_rule=players == 2)

@@ -35,6 +35,7 @@ from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby import routes as lobby
+from omega.server.moderation import routes as moderation
 from omega.server.notify import routes as notify
 from omega.server.notify.mailer import MailSettings, mail_directory
 from omega.server.notify.notices import Notice
@@ -174,6 +175,7 @@ def create_app(
     the_lobby.quickplay.apart = the_relations.blocked_among
     the_social.chat.apart = the_relations.blocked_among
     the_challenges = challenges.setup(app, core, scheduler, the_relations, tell, the_lobby.feed.tell)
+    moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -182,6 +184,6 @@ def create_app(
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
-                   relations.router, challenges.router):
+                   relations.router, challenges.router, moderation.router):
         app.include_router(router)
     return app

@@ -52,13 +52,19 @@ class ApiError(Exception):
         # Challenges: one answered, cancelled or expired already; an account with as many
         # challenges waiting for an answer as it may send (challenges.service.MAX_PENDING).
         "challenge_over": 409, "too_many_challenges": 429,
+        # Moderation: a muted account's chat message (the message says until when); an
+        # account barred from rated play asking for a rated table; a reporter with as many
+        # open reports as they may have (``Limits.reports_open_per_reporter``).
+        "muted": 403, "rated_banned": 403, "too_many_reports": 429,
     }
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
         assert code in self.STATUS, code
         super().__init__(message)
         self.code = code
         self.message = message
+        #: Facts a client may read beside the message (a mute's ``until``), in the error's body.
+        self.details = details or {}
 
     @property
     def status(self) -> int:
@@ -66,5 +72,9 @@ class ApiError(Exception):
         return self.STATUS[self.code]
 
     def as_json(self) -> dict[str, Any]:
-        """The error body every refused request gets."""
-        return {"error": {"code": self.code, "message": self.message}}
+        """The error body every refused request gets (with its details, if it has any).
+
+        >>> ApiError("muted", "you are muted", {"until": "2027-01-01T10:00:00Z"}).as_json()["error"]["until"]
+        '2027-01-01T10:00:00Z'
+        """
+        return {"error": {**self.details, "code": self.code, "message": self.message}}

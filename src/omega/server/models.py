@@ -15,6 +15,7 @@ from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
+from omega.server.moderation.models import ActionRow, ReportRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
 from omega.server.notify.outbox import OutboxRow
 from omega.server.push.models import SubscriptionRow, VapidKeyRow
@@ -22,6 +23,7 @@ from omega.server.ratings.models import (
           FairPlayFlagRow,
           RatedGameRow,
           RatingChangeRow,
+          RatingRevertRow,
           RatingRow,
           UnratedGameRow,
 )
@@ -38,4 +40,5 @@ __all__ = ["Base", "MODELS"]
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
-          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow)
+          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow,
+          ReportRow, ActionRow, RatingRevertRow)

@@ -28,6 +28,7 @@ from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.metrics import MetricsAccess
+from omega.server.moderation.schemas import limits_config as moderation_limits
 from omega.server.social.chat_text import CHAT_MAX
 from omega.server.tables.deps import table_core
 from omega.server.tables.state import COMPUTER_TURN
@@ -66,6 +67,7 @@ def site_config() -> dict[str, Any]:
         "time_controls": time_control_config(),
         "chat_max": CHAT_MAX,
         "tournaments": tournament_limits(),
+        "moderation": moderation_limits(),
     }
 
 
@@ -101,7 +103,7 @@ router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=Fals
 for _path in ROOT_FILES:
     router.add_api_route(_path, root_file, methods=["GET", "HEAD"], include_in_schema=False)
 router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
-for _path in ("/tournaments", "/tournaments/{tournament_id}", "/challenges/{challenge_id}"):
+for _path in ("/tournaments", "/tournaments/{tournament_id}", "/challenges/{challenge_id}", "/mod"):
     router.add_api_route(_path, index, methods=["GET", "HEAD"], include_in_schema=False)
 
 

@@ -285,9 +285,12 @@ USER_CHARGED = Depends(charged)
 @router.get("/api/account", dependencies=[USER_CHARGED])
 async def whoami(request: Request, response: Response) -> dict[str, Any]:
     user = await session_user(request)
-    if user is None and request.cookies.get(SESSION_COOKIE) is not None:
-        _clear_session(response, request)  # expired or ended elsewhere: forget it
-    return {"user": user_json(user)}
+    if user is None:
+        if request.cookies.get(SESSION_COOKIE) is not None:
+            _clear_session(response, request)  # expired or ended elsewhere: forget it
+        return {"user": None}
+    # The roles beside the user: the page shows a moderator the way to the console.
+    return {"user": user_json(user), "roles": await _accounts(request).roles(user)}
 
 
 @router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])

@@ -25,6 +25,7 @@ from typing import Any
 
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
+from omega.server.accounts.roles import ROLES, roles_of
 from omega.server.accounts.store import AccountStore, HistoryCursor, User
 from omega.server.config import Settings
 from omega.server.errors import ApiError
@@ -231,6 +232,24 @@ class Accounts:
         """A page of the account's finished games, newest first, and the next page's cursor."""
         games, after = await self.core.db(self.store.history, user.id, before, limit)
         return {"games": games, "next": cursor_text(after) if after is not None else None}
+
+    async def find(self, username: str) -> tuple[User, datetime] | None:
+        """The account named ``username`` (by its key: any case) and since when it exists;
+        None: nobody has that name."""
+        if len(username) > 64:
+            return None
+        return await self.core.db(self.store.user_by_key, username_key(username))
+
+    async def roles(self, user: User) -> list[str]:
+        """The roles ``user`` holds (``accounts.roles.ROLES``), highest first."""
+        def read() -> frozenset[str]:
+            with self.core.repo.engine.connect() as conn:
+                held = roles_of(conn, user.id)
+                conn.rollback()
+            return held
+
+        held = await self.core.db(read)
+        return [r for r in ROLES if r in held]
 
     async def profile(self, username: str) -> dict[str, Any]:
         """What anyone may see of an account: its name, since when, games played and won."""

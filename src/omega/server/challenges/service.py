@@ -118,6 +118,8 @@ class Challenges:
                     raise not_yourself("challenge")
                 if self.relations.blocked_between(conn, user.id, to.id):
                     raise blocked_pair(to.username, "challenge")
+            if new.rated:  # a player barred from rated play (moderation) cannot ask for it
+                self.core.refuse_rated(conn, [user.id], now)
             if store.count_pending(conn, user.id, now) >= MAX_PENDING:
                 raise ApiError("too_many_challenges", f"you have {MAX_PENDING} challenges waiting for an answer, "
                                                       "the most one account may: cancel one, or wait for answers")
@@ -155,6 +157,8 @@ class Challenges:
                 raise ApiError("forbidden", "this challenge is for another player")
             if self.relations.blocked_between(conn, c.from_id, user.id):
                 raise blocked_pair(store.names_of(conn, [c.from_id]).get(c.from_id, "?"), "accept a challenge of")
+            if c.rated:  # either barred from rated play since: no rated table
+                self.core.refuse_rated(conn, [int(c.from_id), user.id], now)
             people = [int(c.from_id), user.id]
             secrets.SystemRandom().shuffle(people)  # who moves first is luck, not who asked
             names = store.names_of(conn, people)

@@ -58,6 +58,10 @@ class Limits:
     #: address, not to one, so a flooder could otherwise multiply the account's cap.  Twenty
     #: leaves room for a family, a club or a school behind one address.
     lobby_open_per_address: int = 20
+    #: Reports one account may have open (not yet resolved by a moderator) at once; past it
+    #: a new one is refused (``too_many_reports``).  Enough to report everyone at a 4-player
+    #: table for each reason that applies; a flood of reports waits on the moderators.
+    reports_open_per_reporter: int = 10
     #: Computer turns waiting or thinking, site-wide, past which a new table with computer
     #: seats is refused (``busy``).
     computer_queue: int = 64

@@ -178,6 +178,7 @@ class QuickPlay:
         now = self.core.clock.now()
 
         def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:
+            self.core.refuse_rated(conn, [user.id], now)  # quick play is rated
             rating = display(*_skill(conn, user.id, players))
             conn.execute(delete(QueueRow).where(QueueRow.user_id == user.id))
             conn.execute(insert(QueueRow).values(user_id=user.id, players=players, size=size, rating=rating,
@@ -277,6 +278,11 @@ class QuickPlay:
 
     def _match(self, conn: Connection, now: datetime) -> list[tuple[str, dict[int, int]]]:
         rows = conn.execute(select(QueueRow).where(QueueRow.table_id.is_(None))).all()
+        # An account barred from rated play since it joined the queue leaves it unmatched.
+        barred = self.core.barred_from_rated(conn, [int(r.user_id) for r in rows], now)
+        if barred:
+            conn.execute(delete(QueueRow).where(QueueRow.user_id.in_(barred), QueueRow.table_id.is_(None)))
+            rows = [r for r in rows if int(r.user_id) not in barred]
         groups: dict[tuple[int, int, str], list[Waiting]] = {}
         for r in rows:
             groups.setdefault((r.players, r.size, r.time_control), []).append(

@@ -327,6 +327,8 @@ class Lobby:
             raise ApiError("bad_request", "bad request: a rated table has no computer seats")
         if all(s.kind == "computer" for i, s in enumerate(new.seats) if i != new.creator_seat):
             raise ApiError("bad_request", "bad request: an open table needs at least one free seat for a person")
+        if new.rated:
+            await self.core.check_rated([user.id])
         async with self._opening:
             mine, here = await self.core.db(self._open_counts, user.id, address)
             if mine >= self.limits.lobby_open_per_account:
@@ -375,6 +377,8 @@ class Lobby:
                 raise ApiError("conflict", "every seat is taken: the game has started")
             if _seat_of(w.conn, table_id, user.id) is not None:
                 raise ApiError("conflict", "you already have a seat at this table")
+            if c.rated:
+                self.core.refuse_rated(w.conn, [user.id], now)
             free = [i for i, s in enumerate(c.seats) if s.kind == "human" and not state.joined[i]]
             chosen = free[0] if seat is None else seat
             if chosen not in free:

@@ -25,6 +25,7 @@ KINDS: dict[str, str] = {
     "challenge": "A player challenges you",
     "tournament_start": "A tournament you joined is about to start",
     "vacation_started": "Your vacation started by itself to save a game from its clock",
+    "moderation": "A moderator acted on your account (a warning, a mute, a ban, a removed message)",
 }
 
 

@@ -26,6 +26,7 @@ _BODIES: dict[str, tuple[str, ...]] = {
     "challenge": ("$text", "Answer it: $link"),
     "tournament_start": ("$text", "Go to the tournament: $link"),
     "vacation_started": ("$text", "Your games: $link"),
+    "moderation": ("$text", "Your account's standing: $link"),
 }
 #: Under every notice mail: why it came and the one-click way to stop it.
 _FOOTER = (

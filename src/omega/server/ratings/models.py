@@ -1,6 +1,7 @@
 """The ratings' rows: each account's rating per player count, the rated games in the order
 they were rated, what each game did to each player's rating, the rated tables whose game did
-not count (and why), and the fair-play flags a moderator reads."""
+not count (and why), the fair-play flags a moderator reads, and the games whose change a
+moderator reverted."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["RatingRow", "RatedGameRow", "RatingChangeRow", "UnratedGameRow", "FairPlayFlagRow"]
+__all__ = ["RatingRow", "RatedGameRow", "RatingChangeRow", "UnratedGameRow", "FairPlayFlagRow", "RatingRevertRow"]
 
 
 class RatingRow(Base):
@@ -82,3 +83,20 @@ class FairPlayFlagRow(Base):
     __table_args__ = (UniqueConstraint("table_id", "user_id", "other_id", "reason", name="uq_fair_play_flags"),
                       Index("ix_fair_play_flags_at", "at"), Index("ix_fair_play_flags_user", "user_id"),
                       Index("ix_fair_play_flags_other", "other_id"))
+
+
+class RatingRevertRow(Base):
+    """A moderator took back what one rated game did to one player's rating (a farmed
+    game): the opposite of its change was applied at ``at``, after the game ``after_table``
+    had been rated (the latest then), which :func:`~omega.server.ratings.service.recompute`
+    replays at the same place (revision 0021).  ``action_id``: the moderation action."""
+
+    __tablename__ = "rating_reverts"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    players: Mapped[int] = mapped_column(Integer)
+    mu_delta: Mapped[float] = mapped_column(Float)
+    sigma_delta: Mapped[float] = mapped_column(Float)
+    after_table: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    action_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -40,6 +40,7 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -53,6 +54,7 @@ from omega.server.ratings.models import (
     FairPlayFlagRow,
     RatedGameRow,
     RatingChangeRow,
+    RatingRevertRow,
     RatingRow,
     UnratedGameRow,
 )
@@ -68,7 +70,7 @@ __all__ = [
     "PAIR_DAILY_GAMES", "PAIR_WINDOW", "ORIGIN_WINDOW", "UNRATED_REASONS", "FLAG_REASONS",
     "RatingRow", "RatedGameRow", "RatingChangeRow", "UnratedGameRow", "FairPlayFlagRow", "display", "rating_json",
     "updated", "ranked_seats", "rate_game", "rate_on_end", "install", "rated_users", "unrated_reason", "pair_games",
-    "shared_origins", "recompute", "recompute_main", "RatingStore",
+    "shared_origins", "recompute", "recompute_main", "RatingStore", "RatingRevertRow", "revert_gains", "SIGMA_FLOOR",
 ]
 
 log = logging.getLogger("omega.server")
@@ -105,6 +107,8 @@ UNRATED_REASONS = ("aborted", "too_short", "pair_limit")
 #: from one origin within :data:`ORIGIN_WINDOW`, or both logged in from one origin (a
 #: live session each) when their game ended.
 FLAG_REASONS = ("made_together", "same_address")
+#: The least uncertainty a revert leaves (a rating's sigma stays positive whatever is taken back).
+SIGMA_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -302,6 +306,51 @@ def rate_on_end(w: Writer, state: TableState, events: list[Event]) -> None:
         rate_game(w.conn, w.table_id, users, ranked_seats(state), at)
 
 
+def _apply_revert(conn: Connection, user_id: int, players: int, mu_delta: float, sigma_delta: float,
+                  now: datetime) -> None:
+    """Take ``(mu_delta, sigma_delta)`` back from the player's rating at ``players``."""
+    query = select(RatingRow.mu, RatingRow.sigma).where(RatingRow.user_id == user_id, RatingRow.players == players)
+    if conn.dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = conn.execute(query).one_or_none()
+    if row is None:
+        return
+    conn.execute(update(RatingRow).where(RatingRow.user_id == user_id, RatingRow.players == players).values(
+        mu=row.mu - mu_delta, sigma=max(SIGMA_FLOOR, row.sigma - sigma_delta), updated_at=now))
+
+
+def revert_gains(conn: Connection, user_id: int, table_ids: list[str] | None, now: datetime,
+                 action_id: int | None = None) -> list[dict[str, Any]]:
+    """Take back, inside the caller's transaction, what the rated games ``table_ids`` (None:
+    every game the account was flagged at, ``fair_play_flags``) gained the account: each
+    change that raised its skill and was not reverted before gets the opposite change
+    applied to the rating as it is now, and a ``rating_reverts`` row that says so.  A loss
+    is left alone (taking it back would reward a farmer).  Returns what was reverted, by
+    game: ``{"table_id", "players", "before", "after"}`` (display ratings of the game's change)."""
+    done = select(RatingRevertRow.table_id).where(RatingRevertRow.user_id == user_id)
+    query = select(RatingChangeRow).where(RatingChangeRow.user_id == user_id, RatingChangeRow.mu > RatingChangeRow.mu_before,
+                                          RatingChangeRow.table_id.not_in(done))
+    if table_ids is None:
+        query = query.where(RatingChangeRow.table_id.in_(select(FairPlayFlagRow.table_id).where(
+            or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))))
+    else:
+        query = query.where(RatingChangeRow.table_id.in_(table_ids))
+    changes = conn.execute(query.order_by(RatingChangeRow.seq)).all()
+    if not changes:
+        return []
+    latest = conn.execute(select(RatedGameRow.table_id).order_by(RatedGameRow.seq.desc()).limit(1)).scalar_one_or_none()
+    out = []
+    for c in changes:
+        mu_delta, sigma_delta = c.mu - c.mu_before, c.sigma - c.sigma_before
+        _apply_revert(conn, user_id, c.players, mu_delta, sigma_delta, now)
+        conn.execute(insert(RatingRevertRow).values(table_id=c.table_id, user_id=user_id, players=c.players,
+                                                    mu_delta=mu_delta, sigma_delta=sigma_delta, after_table=latest,
+                                                    action_id=action_id, at=now))
+        out.append({"table_id": c.table_id, "players": c.players, "before": display(c.mu_before, c.sigma_before),
+                    "after": display(c.mu, c.sigma)})
+    return out
+
+
 def install(core: TableCore) -> None:
     """Rate each rated game in the transaction that stores its end (``TableCore.on_end``),
     in whichever process stores it: a server, or a worker whose computer plays on for a
@@ -339,12 +388,33 @@ def recompute(repo: Repository) -> int:
             continue
         games.append((table_id, users, ranked_seats(state), _utc(ended_at)))
     with repo.writing() as conn:
+        # A moderator's reverts are replayed where they were made (after the game that was
+        # the latest rated then), each taking back the game's change as rated again.
+        reverts: dict[str | None, list[Any]] = {}
+        for r in conn.execute(select(RatingRevertRow).order_by(RatingRevertRow.at)):
+            reverts.setdefault(r.after_table, []).append(r)
         conn.execute(delete(RatingChangeRow))
         conn.execute(delete(RatingRow))
         conn.execute(delete(RatedGameRow))
+        rated = {table_id for table_id, *_ in games}
         for table_id, users, ranked, ended_at in games:
             rate_game(conn, table_id, users, ranked, ended_at)
+            _replay_reverts(conn, reverts.pop(table_id, []))
+        _replay_reverts(conn, [r for after, rs in reverts.items() if after not in rated for r in rs])
     return len(games)
+
+
+def _replay_reverts(conn: Connection, reverts: list[Any]) -> None:
+    for r in reverts:
+        change = conn.execute(select(RatingChangeRow).where(RatingChangeRow.table_id == r.table_id,
+                                                            RatingChangeRow.user_id == r.user_id)).one_or_none()
+        if change is None:
+            continue  # the game is no longer rated: nothing of it to take back
+        mu_delta, sigma_delta = change.mu - change.mu_before, change.sigma - change.sigma_before
+        _apply_revert(conn, r.user_id, r.players, mu_delta, sigma_delta, _utc(r.at))
+        conn.execute(update(RatingRevertRow).where(RatingRevertRow.table_id == r.table_id,
+                                                   RatingRevertRow.user_id == r.user_id)
+                     .values(mu_delta=mu_delta, sigma_delta=sigma_delta))
 
 
 def recompute_main(url: str | None) -> int:
@@ -463,6 +533,29 @@ class RatingStore:
             conn.rollback()
         return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
                  "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+
+    def flags_of(self, user_id: int, limit: int) -> list[dict[str, Any]]:
+        """The newest fair-play flags that name ``user_id`` (either side), as :meth:`flags`."""
+        other = aliased(UserRow)
+        query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
+                        UserRow.username, other.username.label("other"))
+                 .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
+                 .where(or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))
+                 .order_by(FairPlayFlagRow.id.desc()).limit(limit))
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+            conn.rollback()
+        return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
+                 "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+
+    def reverts_of(self, user_id: int, limit: int) -> list[dict[str, Any]]:
+        """The account's reverted games, newest first: which table, the skill taken back, when."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(RatingRevertRow).where(RatingRevertRow.user_id == user_id)
+                                .order_by(RatingRevertRow.at.desc()).limit(limit)).all()
+            conn.rollback()
+        return [{"table_id": r.table_id, "players": r.players, "mu": -r.mu_delta, "sigma": -r.sigma_delta,
+                 "action_id": r.action_id, "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
 
     def not_counted(self, table_id: str) -> str | None:
         """Why the rated table's game did not count (None: it counted, or is not over)."""

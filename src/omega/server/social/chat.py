@@ -12,6 +12,11 @@ A stored message reaches this process's sockets of the table at once, and other 
 through the database (``NOTIFY 'server:table:c<id>'``: they read the message by its id).  A
 socket that opens gets the last :data:`CHAT_HISTORY` messages.
 
+An account may be refused the chat by :attr:`Chat.gate` (set at wiring: the moderation
+feature's mute), asked with the writer's account (a seat's, or a logged-in spectator's).
+A message a moderator removes (:meth:`Chat.hide`) is hidden for everyone: left out of the
+history, and every socket of the table is told (``chat_removed``); its row is kept.
+
 **Kept apart.**  Where two accounts hold seats at the table and one blocked the other
 (:attr:`Chat.apart`, set at wiring by the feature that knows), neither is sent the other's
 messages, live or in the history: the server leaves them out for that seat's sockets, so
@@ -31,12 +36,12 @@ False
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.engine import Connection
 
 from omega.server.accounts.models import UserRow
@@ -50,8 +55,8 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Identity, SeatHolder, Spectator
 from omega.server.tables.state import TableConfig
 
-__all__ = ["Chat", "ChatLine", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated", "chat_message",
-           "Apart", "hidden_seats"]
+__all__ = ["Chat", "ChatLine", "ChatRef", "ChatGate", "CHAT_HISTORY", "CHAT_TAG", "SPECTATOR_NAME", "may_chat", "is_rated",
+           "chat_message", "removed_message", "Apart", "hidden_seats"]
 
 #: Messages a socket gets when it opens (the latest ones).
 CHAT_HISTORY = 100
@@ -122,13 +127,51 @@ def chat_message(lines: list[ChatLine], *, history: bool) -> str:
                       separators=(",", ":"))
 
 
+def removed_message(message_id: int) -> str:
+    """The socket message that says a moderator removed message ``message_id``.
+
+    >>> removed_message(7)
+    '{"type":"chat_removed","id":7}'
+    """
+    return json.dumps({"type": "chat_removed", "id": message_id}, separators=(",", ":"))
+
+
+#: Asked before an account's message is stored: raises ``ApiError`` to refuse it.
+ChatGate = Callable[[int], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class ChatRef:
+    """A stored message with its table, and whether a moderator removed it (for evidence).
+
+    >>> ChatRef("t1", ChatLine(7, "2027-01-01T00:00:00Z", 0, "Ann", "ann", "hi"), False).json()["table_id"]
+    't1'
+    """
+
+    table_id: str
+    line: ChatLine
+    hidden: bool
+
+    def json(self) -> dict[str, Any]:
+        """The message as evidence and a moderator's lists show it."""
+        return {**self.line.json(), "table_id": self.table_id, "removed": self.hidden}
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
 def _line(row: Any) -> ChatLine:
-    at = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
-    return ChatLine(row.id, stamp(at), row.seat, row.name, row.username, row.text)
+    return ChatLine(row.id, stamp(_utc(row.created_at)), row.seat, row.name, row.username, row.text)
+
+
+def _ref(row: Any) -> ChatRef:
+    return ChatRef(row.table_id, _line(row), row.hidden_at is not None)
 
 
 #: A table's latest lines, newest first: built once (every socket that opens reads them).
-_LATEST = select(ChatRow).where(ChatRow.table_id == bindparam("tid")).order_by(ChatRow.id.desc()).limit(CHAT_HISTORY)
+_LATEST = (select(ChatRow).where(ChatRow.table_id == bindparam("tid"), ChatRow.hidden_at.is_(None))
+           .order_by(ChatRow.id.desc()).limit(CHAT_HISTORY))
 
 
 class Chat:
@@ -138,6 +181,8 @@ class Chat:
         self.core = core
         self.clock = clock
         self.budgets = Buckets(limits.chat_rate, limits.chat_burst)
+        #: Asked with the writer's account before a message is stored (None: anyone may).
+        self.gate: ChatGate | None = None
         #: Who is kept apart (None: nobody is).
         self.apart: Apart | None = None
 
@@ -164,9 +209,11 @@ class Chat:
 
         return await self.core.db(read)
 
-    async def post(self, table_id: str, who: Identity, address: str, raw_text: str) -> ChatLine:
-        """Store a message by ``who`` (from ``address``) and send it to the table's sockets.
-        Refused (and nothing stored) with ``forbidden``, ``bad_request`` or ``rate_limited``."""
+    async def post(self, table_id: str, who: Identity, address: str, raw_text: str,
+                   account: int | None = None) -> ChatLine:
+        """Store a message by ``who`` (from ``address``; ``account``: a spectator's logged-in
+        account) and send it to the table's sockets.  Refused (and nothing stored) with
+        ``forbidden``, ``bad_request``, ``rate_limited`` or what :attr:`gate` says."""
         cached = await self.core.get(table_id)
         config = cached.state.config
         if not may_chat(config, who):
@@ -174,6 +221,9 @@ class Chat:
                            if isinstance(who, Spectator) else "this seat cannot write in the chat")
         message = check_chat_text(raw_text)
         seat = who.seat if isinstance(who, SeatHolder) else None
+        writer = cached.keys.seat_users[seat] if seat is not None and seat < len(cached.keys.seat_users) else account
+        if self.gate is not None and writer is not None:
+            await self.gate(writer)
         key = f"{table_id}:{seat}" if seat is not None else f"{table_id}:watch:{address}"
         if not self.budgets.take(key, self.clock.monotonic()):
             raise ApiError("rate_limited", "you are writing too fast; wait a few seconds")
@@ -210,14 +260,18 @@ class Chat:
 
         self.core.hub.deliver_notice(table_id, Notice(render, chat_line=line.id))
 
+    def _deliver_removal(self, table_id: str, message_id: int) -> None:
+        out = removed_message(message_id)
+        self.core.hub.deliver_notice(table_id, Notice(lambda _who: out))
+
     async def remote(self, table_id: str, message_id: int) -> None:
-        """Another process stored message ``message_id``: give it to this process's sockets."""
+        """Another process stored (or removed) message ``message_id``: tell this process's sockets."""
         if not self.core.hub.has(table_id):
             return
 
         seat_users = (await self.core.get(table_id)).keys.seat_users
 
-        def read() -> tuple[ChatLine, frozenset[int]] | None:
+        def read() -> tuple[ChatRef, frozenset[int]] | None:
             with self.core.repo.engine.connect() as conn:
                 row = conn.execute(select(ChatRow).where(ChatRow.id == message_id,
                                                          ChatRow.table_id == table_id)).one_or_none()
@@ -226,8 +280,48 @@ class Chat:
                 hide = hidden_seats(seat_users, author, self._apart(conn, seat_users)) if author is not None \
                     else frozenset()
                 conn.rollback()
-            return None if row is None else (_line(row), hide)
+            return None if row is None else (_ref(row), hide)
 
         found = await self.core.db(read)
-        if found is not None:
-            self._deliver(table_id, *found)
+        if found is not None and found[0].hidden:
+            self._deliver_removal(table_id, message_id)
+        elif found is not None:
+            self._deliver(table_id, found[0].line, found[1])
+
+    # -- what moderators read and do ----------------------------------------------------------
+
+    def _read(self, query: Any) -> list[ChatRef]:
+        with self.core.repo.engine.connect() as conn:
+            rows = conn.execute(query).all()
+            conn.rollback()
+        return [_ref(r) for r in rows]
+
+    async def message(self, message_id: int) -> ChatRef | None:
+        """Message ``message_id`` with its table (None: no such message)."""
+        found = await self.core.db(self._read, select(ChatRow).where(ChatRow.id == message_id))
+        return found[0] if found else None
+
+    async def written_by(self, username: str, limit: int, table_id: str | None = None) -> list[ChatRef]:
+        """The latest messages the account ``username`` wrote (at ``table_id`` only, when
+        given), newest first, removed ones included."""
+        query = select(ChatRow).where(ChatRow.username == username)
+        if table_id is not None:
+            query = query.where(ChatRow.table_id == table_id)
+        return await self.core.db(self._read, query.order_by(ChatRow.id.desc()).limit(limit))
+
+    @staticmethod
+    def hide(conn: Connection, message_id: int, now: datetime) -> ChatRef | None:
+        """Remove message ``message_id`` for everyone, inside the caller's transaction (its
+        row stays, marked); the message as it was, or None if there is none.  Tell the
+        table's sockets with :meth:`removed` once committed."""
+        row = conn.execute(select(ChatRow).where(ChatRow.id == message_id)).one_or_none()
+        if row is None:
+            return None
+        conn.execute(update(ChatRow).where(ChatRow.id == message_id, ChatRow.hidden_at.is_(None)).values(hidden_at=now))
+        return _ref(row)
+
+    async def removed(self, table_id: str, message_id: int) -> None:
+        """Message ``message_id`` was removed: tell this process's sockets of the table, and
+        the other processes (``c<id>``: they read it again and find it removed)."""
+        self._deliver_removal(table_id, message_id)
+        await self.core.note(table_id, f"{CHAT_TAG}{message_id}")

@@ -24,7 +24,7 @@ from omega.server.infra.limits import Limits
 from omega.server.social.chat import CHAT_TAG, Chat, chat_message
 from omega.server.social.rematch import REMATCH_TAG, Rematches
 from omega.server.tables.core import TableCore
-from omega.server.tables.identity import Identity, SeatHolder
+from omega.server.tables.identity import Identity, SeatHolder, Spectator
 from omega.server.tables.schemas import ChatMessage, RematchMessage
 
 __all__ = ["Social", "SocialSocket", "parse_tag", "new_social", "setup"]
@@ -46,6 +46,10 @@ class SocialSocket(Protocol):
 
     async def send_text(self, text: str) -> None:
         """Send one message already encoded."""
+        ...
+
+    async def account_id(self) -> int | None:
+        """The account logged in on the socket's page (None: nobody)."""
         ...
 
 
@@ -80,7 +84,9 @@ class Social:
     async def handle(self, sock: SocialSocket, who: Identity, msg: ChatMessage | RematchMessage) -> None:
         """A chat or rematch message from the socket's client (ApiError when refused)."""
         if isinstance(msg, ChatMessage):
-            await self.chat.post(sock.table_id, who, sock.address, msg.text)
+            # A spectator writes as whoever is logged in on the page (a seat, as its account).
+            account = await sock.account_id() if isinstance(who, Spectator) else None
+            await self.chat.post(sock.table_id, who, sock.address, msg.text, account)
             return
         rematch, changed = await self.rematches.answer(sock.table_id, who, msg.op)
         if not changed:  # everyone else already knows; the asker is told where it stands

@@ -24,6 +24,9 @@ class ChatRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     username: Mapped[str | None] = mapped_column(String(32), nullable=True)
     text: Mapped[str] = mapped_column(Text)
+    #: When a moderator removed it (None: shown): hidden for everyone from then on, its text
+    #: kept for the report that holds it as evidence (revision 0021).
+    hidden_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     __table_args__ = (Index("ix_chat_table_id", "table_id", "id"),)
 
 

@@ -205,6 +205,9 @@ class Rematches:
             raise ApiError("conflict", "a rematch can be proposed once the game is over")
         seat = who.seat
         humans = frozenset(i for i, s in enumerate(state.config.seats) if s.kind == "human")
+        asker = cached.keys.seat_users[seat] if seat < len(cached.keys.seat_users) else None
+        if op != "decline" and asker is not None and _rated_rematch(state.config):
+            await self.core.check_rated([asker])  # a rated rematch is a rated table
 
         def change(before: Rematch | None) -> Rematch | None:
             if op == "propose" and (before is None or before.status in ("declined", "cancelled")):
@@ -279,6 +282,8 @@ class Rematches:
                     return before, None, None
                 start = None
                 if after.status == "proposed" and humans <= set(after.accepted):
+                    if _rated_rematch(config):  # barred from rated play since proposing or accepting
+                        self.core.refuse_rated(conn, [u for u in cached.keys.seat_users if u is not None], now)
                     start = self._start(conn, config, cached.keys, names, cached.owner, now)
                     after = replace(after, status="started", new_table_id=start.config.id)
                 values = {"status": after.status, "proposer": after.proposer,
@@ -350,6 +355,10 @@ class Rematches:
         rematch = await self.current(table_id)
         if rematch is not None:
             self._deliver(table_id, (await self.core.get(table_id)).state.config, rematch)
+
+
+def _rated_rematch(config: TableConfig) -> bool:
+    return rematch_config(config, "", "").rated
 
 
 def _connected(conn: Connection, table_id: str, seat: int) -> bool:

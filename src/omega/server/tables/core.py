@@ -37,6 +37,7 @@ from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from omega.server.clock import Clock, stamp
@@ -79,7 +80,7 @@ from omega.server.tables.store import Repository, Writer
 from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "FlagPolicy"]
+__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "FlagPolicy", "RatedGate", "RATED_BANNED"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -93,6 +94,14 @@ EndHook = Callable[[Writer, TableState, list[Event]], None]
 #: Told inside the transaction of every write that stores events: the writer, the table
 #: before and after them, and the events (features that react to a turn hook here: notify).
 StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
+#: Asked inside a transaction that would seat accounts at a rated table (a rated lobby table
+#: opened or taken, the quick-play queue and its matches, a rated tournament joined): which
+#: of the accounts may not play rated at ``now``.  The moderation feature sets it
+#: (``TableCore.rated_gate``); without one every account may.
+RatedGate = Callable[[Connection, Sequence[int], datetime], frozenset[int]]
+#: What an account barred from rated play is told (``rated_banned``).
+RATED_BANNED = ("your account may not play rated games now (a moderator's decision: your account page "
+                "shows until when); casual tables are open to you")
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,34 @@ class TableCore:
         #: Asked before a pausable clock's flag falls (see :class:`FlagPolicy`); None: flags
         #: simply fall, and no ``flag_near`` work is kept.
         self.flag_policy: FlagPolicy | None = None
+        #: Asked before accounts are seated at a rated table (see :data:`RatedGate`).
+        self.rated_gate: RatedGate | None = None
+
+    def barred_from_rated(self, conn: Connection, users: Sequence[int], now: datetime) -> frozenset[int]:
+        """Which of ``users`` may not play rated at ``now`` (the :data:`RatedGate`'s answer,
+        inside the caller's transaction; none without a gate)."""
+        if self.rated_gate is None or not users:
+            return frozenset()
+        return self.rated_gate(conn, users, now)
+
+    def refuse_rated(self, conn: Connection, users: Sequence[int], now: datetime) -> None:
+        """``rated_banned`` if any of ``users`` may not play rated at ``now``."""
+        if self.barred_from_rated(conn, users, now):
+            raise ApiError("rated_banned", RATED_BANNED)
+
+    async def check_rated(self, users: Sequence[int]) -> None:
+        """:meth:`refuse_rated` in a read of its own, at the clock's time."""
+        if self.rated_gate is None:
+            return
+
+        def read() -> None:
+            with self.repo.engine.connect() as conn:
+                try:
+                    self.refuse_rated(conn, users, self.clock.now())
+                finally:
+                    conn.rollback()
+
+        await self.db(read)
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""

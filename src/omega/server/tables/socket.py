@@ -138,6 +138,11 @@ class TableSocket:
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_text(json.dumps(message, separators=(",", ":")))
 
+    async def account_id(self) -> int | None:
+        """The account logged in on the page that opened this socket (None: nobody, or a
+        server without accounts)."""
+        return await self.account(self.ws) if self.account is not None else None
+
     async def send_text(self, text: str) -> None:
         async with self.send_lock:
             if self.closing is not None:

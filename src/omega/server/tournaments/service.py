@@ -140,6 +140,8 @@ class Tournaments:
                                                         EntryRow.user_id == user.id)).one_or_none()
             if entry is not None and not entry.withdrawn:
                 return
+            if t.rated:  # its games are rated tables
+                self.core.refuse_rated(conn, [user.id], self.core.clock.now())
             if entry is not None:
                 if entry.missed >= t.max_missed:
                     raise ApiError("conflict", "you were withdrawn for missing games; you cannot rejoin")

@@ -1,10 +1,10 @@
 // @ts-check
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
 // /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
-// /challenges/{id} = a challenge's link);
+// /challenges/{id} = a challenge's link, /mod = the moderators' console);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
-// preloads their modules); the leaderboard, profiles, tournaments and challenges load when opened, so
+// preloads their modules); the other pages load their modules when opened, so
 // that a table's first load does not carry them.
 
 import { applyTheme, fill, h } from "./dom.js";
@@ -41,6 +41,9 @@ else if (tournament) {
 }
 else if (challenge) {
   opened(import("./views/challenge.js").then((m) => m.startChallenge(root, challenge[1])));
+}
+else if (/^\/mod\/?$/.test(location.pathname)) {
+  opened(import("./views/moderation.js").then((m) => m.startModeration(root)));
 }
 else {
   document.title = "Page not found · Omega";

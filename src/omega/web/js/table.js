@@ -16,6 +16,7 @@ import { tableActions } from "./tableactions.js";
 import { TablePage, showProblem } from "./tablepage.js";
 import * as T from "./tablestate.js";
 import { claimWait } from "./views/claim.js";
+import { mutedText } from "./views/chat.js";
 import { askToNotify, chime } from "./views/notify.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
@@ -231,7 +232,10 @@ export function startTable(root, tableId) {
       else if (msg.type === "review") actions.reviewNotice(msg);
       else if (msg.type === "chat") page.chat.add(msg.messages);
       else if (msg.type === "rematch") actions.rematchArrived(msg.rematch);
-      else if (msg.type === "error" && msg.request_id && msg.request_id.startsWith("chat-")) page.chat.refused(msg.error.message);
+      else if (msg.type === "chat_removed") page.chat.remove(msg.id);
+      else if (msg.type === "error" && msg.request_id && msg.request_id.startsWith("chat-")) {
+        page.chat.refused(msg.error.code === "muted" && msg.error.until ? mutedText(msg.error.until) : msg.error.message);
+      }
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {

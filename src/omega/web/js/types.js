@@ -115,7 +115,7 @@
  * @property {TableState} state
  */
 
-/** @typedef {{code: string, message: string}} ErrorDetail */
+/** @typedef {{code: string, message: string, until?: string}} ErrorDetail `until`: a mute's end (`muted`) */
 /** @typedef {{error: ErrorDetail}} ErrorBody the body of every non-2xx answer */
 
 /**
@@ -153,6 +153,7 @@
  * @typedef {{id: number, at: string, seat: number | null, name: string, user: string | null, text: string}} ChatLine
  */
 /** @typedef {{type: "chat", history: boolean, messages: ChatLine[]}} ChatMessage */
+/** @typedef {{type: "chat_removed", id: number}} ChatRemovedMessage a moderator removed a message */
 /**
  * Where the table's rematch stands; `table` once it started (my seat there, null for a spectator).
  * @typedef {object} Rematch
@@ -167,7 +168,7 @@
 /**
  * What the table's socket says.
  * @typedef {SyncMessage | EventMessage | AckMessage | ErrorMessage | PongMessage | PresenceMessage | ReviewMessage
- *   | ChatMessage | RematchMessage} ServerMessage
+ *   | ChatMessage | ChatRemovedMessage | RematchMessage} ServerMessage
  */
 /**
  * @typedef {{type: "action", request_id: string, action: Action, version?: number} | {type: "ping"}
@@ -196,6 +197,8 @@
  * @property {TimeControlConfig} [time_controls]
  * @property {number} [chat_max] the most characters of a chat message
  * @property {import("./tournamenttypes.js").TournamentLimits} [tournaments] a tournament's settings' limits
+ * @property {{reasons: Record<string, string>, actions: Record<string, string>, text_max: number,
+ *   mute_minutes: number[], ban_minutes: number[]}} [moderation] what a report and an action may say
  */
 
 /** @typedef {{id: number, username: string}} User a logged-in account */

@@ -1,7 +1,8 @@
 // @ts-check
 // The table's chat: the messages (plain text, never HTML), a line to write one (at most the
-// server's `chat_max` characters, read from /api/config), and a mute per person, kept in
-// this browser, that hides what they write.
+// server's `chat_max` characters, read from /api/config), a mute per person, kept in
+// this browser, that hides what they write, and a Report of an account's message to the
+// moderators (views/report.js); a message a moderator removed goes from the list.
 
 import { fill, h } from "../dom.js";
 
@@ -23,6 +24,15 @@ import { fill, h } from "../dom.js";
 export function muteKey(line, tableId) {
   if (line.user) return `user:${line.user}`;
   return line.seat === null ? `spectators:${tableId}` : `seat:${tableId}:${line.seat}`;
+}
+
+/**
+ * A "muted until" line from a chat refusal's end time, in the reader's own time.
+ * @example mutedText("2027-01-01T10:00:00Z").startsWith("You are muted until ") // true
+ * @param {string} until
+ */
+export function mutedText(until) {
+  return `You are muted until ${new Date(until).toLocaleString()}.`;
 }
 
 export class ChatView {
@@ -48,6 +58,7 @@ export class ChatView {
     });
     this.count = h("span", { class: "chat-count muted", "aria-live": "off" });
     this.problem = h("p", { class: "chat-error", role: "alert", hidden: true });
+    this.reportSlot = h("div", { class: "chat-report" });
     this.input.addEventListener("input", () => this.counted());
     const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
@@ -55,7 +66,7 @@ export class ChatView {
     } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"), this.count);
     this.form = form;
     this.el = h("section", { class: "chat", "aria-label": "Chat" },
-      h("h2", {}, "Chat"), this.list, this.mutedEl, form, this.problem);
+      h("h2", {}, "Chat"), this.list, this.mutedEl, this.reportSlot, form, this.problem);
     this.counted();
   }
 
@@ -78,6 +89,29 @@ export class ChatView {
     this.me = mySeat;
     this.form.hidden = notAllowed !== null;
     if (notAllowed !== null) this.showProblem(notAllowed);
+  }
+
+  /**
+   * Open the form that reports `line` (an account's message) to the moderators.
+   * @param {ChatLine} line
+   */
+  report(line) {
+    const username = line.user;
+    if (!username) return;
+    // Loaded when first asked for: the table's first load does not carry it.
+    import("./report.js")
+      .then((m) => fill(this.reportSlot, m.reportForm({ username, message_id: line.id },
+        () => fill(this.reportSlot), `Report ${line.name}'s message`)))
+      .catch(() => this.showProblem("The report form could not be loaded; reload to try again."));
+  }
+
+  /**
+   * A moderator removed message `id`: it is shown no more.
+   * @param {number} id
+   */
+  remove(id) {
+    this.lines.delete(id);
+    this.draw();
   }
 
   counted() {
@@ -154,7 +188,9 @@ export class ChatView {
         h("span", { class: "chat-name" }, line.name), " ",
         h("span", { class: "chat-text" }, line.text),
         mine ? null : h("button", { type: "button", class: "link chat-mute", title: `Hide what ${who} writes, on this browser`,
-          onclick: () => this.mute(key, true) }, "Mute")));
+          onclick: () => this.mute(key, true) }, "Mute"),
+        mine || !line.user ? null : h("button", { type: "button", class: "link chat-report-open",
+          title: "Report this message to the moderators", onclick: () => this.report(line) }, "Report")));
     }
     fill(this.list, items.length ? items : h("li", { class: "muted empty" }, "No messages yet."));
     this.mutedEl.hidden = hidden.size === 0;

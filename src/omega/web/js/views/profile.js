@@ -3,12 +3,14 @@
 // count with their history as an SVG chart, and the recent games with links to their replays;
 // for a logged-in viewer, Follow, Block and Challenge (views/relationbar.js).
 
+import * as account from "../account.js";
 import { api } from "../api.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { changeText, chartGeometry, ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
 import { RelationBar } from "./relationbar.js";
+import { reportForm } from "./report.js";
 
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
 /** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
@@ -74,6 +76,7 @@ export function startProfile(root, username) {
         h("h1", {}, p.username),
         new RelationBar(p.username).el,
         h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
+        reportArea(p.username),
         h("h2", {}, "Ratings"),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
           h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
@@ -89,4 +92,19 @@ export function startProfile(root, username) {
           : h("li", { class: "muted" }, "No finished game yet.")));
     })
     .catch((err) => fill(main, h("h1", {}, username), h("p", { class: "problem", "data-problem": "no_player" }, describe(err))));
+}
+
+/**
+ * A Report button for a logged-in visitor of someone else's profile, which opens the form.
+ * @param {string} username
+ */
+function reportArea(username) {
+  const area = h("div", { class: "profile-report" });
+  const open = () => fill(area, reportForm({ username }, closed));
+  const closed = () => fill(area, h("button", { type: "button", class: "btn small ghost profile-report-open", onclick: open },
+    "Report"));
+  account.current().then((me) => {
+    if (me && me.username.toLowerCase() !== username.toLowerCase()) closed();
+  });
+  return area;
 }

@@ -1,0 +1,127 @@
+"""The moderation's routes (``docs/server-api.md``, Moderation): a player's report and
+standing; the moderators' console (the report queue, the fair-play flags, a player's
+history, the log) and actions; an admin's role changes; and ``setup``, which wires the
+service and its hooks.  Every ``/api/moderation`` route refuses an account that is not a
+moderator with ``forbidden`` (the role changes: not an admin) before it reads anything.
+
+>>> sorted({r.path for r in router.routes})[:3]
+['/api/account/standing', '/api/moderation/actions', '/api/moderation/flags']
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, Request
+
+from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
+from omega.server.accounts.service import Accounts, User
+from omega.server.errors import ApiError
+from omega.server.infra.limits import Limits
+from omega.server.moderation.schemas import parse_action, parse_dismissal, parse_report
+from omega.server.moderation.service import Moderation, Tell, install
+from omega.server.ratings.service import RatingStore
+from omega.server.social.hooks import Social
+from omega.server.tables.core import TableCore
+
+__all__ = ["router", "setup", "ModReader", "ModWriter"]
+
+router = APIRouter()
+
+
+def setup(app: FastAPI, core: TableCore, accounts: Accounts, social: Social, ratings: RatingStore, limits: Limits,
+          tell: Tell | None = None) -> Moderation:
+    """The moderation of the app (``app.state.moderation``): the chat's mute and the
+    tables' rated ban are asked of it.  ``tell``: where notices go (None: the log)."""
+    moderation = Moderation(core, accounts, social.chat, ratings, limits, tell)
+    install(core, social.chat, moderation)
+    app.state.moderation = moderation
+    return moderation
+
+
+def _moderation(request: Request) -> Moderation:
+    moderation: Moderation = request.app.state.moderation
+    return moderation
+
+
+async def moderator_reading(request: Request, user: Reader) -> User:
+    """Dependency of a console read: a logged-in moderator (``forbidden`` otherwise)."""
+    await _moderation(request).require_moderator(user)
+    return user
+
+
+async def moderator_writing(request: Request, user: LoggedIn) -> User:
+    """Dependency of a console write: a logged-in moderator, from the site's own page."""
+    await _moderation(request).require_moderator(user)
+    return user
+
+
+#: A moderator reading the console, and one acting (the cookie's CSRF check made).
+ModReader = Annotated[User, Depends(moderator_reading)]
+ModWriter = Annotated[User, Depends(moderator_writing)]
+
+
+def _id(text: str, what: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) < 16):
+        raise ApiError("not_found", f"there is no such {what}")
+    return int(text)
+
+
+# -- players --------------------------------------------------------------------------------------
+
+
+@router.post("/api/reports", status_code=201, dependencies=[USER_CHARGED])
+async def post_report(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    return await _moderation(request).report(user, parse_report(raw))
+
+
+@router.get("/api/account/standing", dependencies=[USER_CHARGED])
+async def standing(request: Request, user: Reader) -> dict[str, Any]:
+    return await _moderation(request).standing(user)
+
+
+# -- the console ------------------------------------------------------------------------------------
+
+
+@router.get("/api/moderation/reports", dependencies=[USER_CHARGED])
+async def report_queue(request: Request, user: ModReader) -> dict[str, Any]:
+    return {"reports": await _moderation(request).queue()}
+
+
+@router.post("/api/moderation/reports/{report_id}/dismiss", dependencies=[USER_CHARGED])
+async def dismiss(request: Request, report_id: str, user: ModWriter, raw: Body) -> dict[str, Any]:
+    reason = parse_dismissal(raw).reason
+    return await _moderation(request).dismiss(user, _id(report_id, "report"), reason)
+
+
+@router.get("/api/moderation/flags", dependencies=[USER_CHARGED])
+async def flags(request: Request, user: ModReader) -> dict[str, Any]:
+    before = request.query_params.get("before")
+    return {"flags": await _moderation(request).flags(_id(before, "flag") if before is not None else None)}
+
+
+@router.get("/api/moderation/players/{username}", dependencies=[USER_CHARGED])
+async def player(request: Request, username: str, user: ModReader) -> dict[str, Any]:
+    return await _moderation(request).player(username)
+
+
+@router.get("/api/moderation/actions", dependencies=[USER_CHARGED])
+async def action_log(request: Request, user: ModReader) -> dict[str, Any]:
+    return {"actions": await _moderation(request).log()}
+
+
+@router.post("/api/moderation/actions", status_code=201, dependencies=[USER_CHARGED])
+async def act(request: Request, user: ModWriter, raw: Body) -> dict[str, Any]:
+    return await _moderation(request).act(user, parse_action(raw))
+
+
+# -- roles (admins) -----------------------------------------------------------------------------------
+
+
+@router.post("/api/moderation/roles/{username}/{role}", dependencies=[USER_CHARGED])
+async def grant_role(request: Request, username: str, role: str, user: LoggedIn) -> dict[str, Any]:
+    return await _moderation(request).set_role(user, username, role, True)
+
+
+@router.delete("/api/moderation/roles/{username}/{role}", dependencies=[USER_CHARGED])
+async def revoke_role(request: Request, username: str, role: str, user: LoggedIn) -> dict[str, Any]:
+    return await _moderation(request).set_role(user, username, role, False)
