@@ -33,6 +33,7 @@ from omega.server.infra.limits import Limits
 from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
+from omega.server.leaving import routes as leaving
 from omega.server.lobby import routes as lobby
 from omega.server.notify import routes as notify
 from omega.server.notify.mailer import MailSettings, mail_directory
@@ -49,6 +50,7 @@ from omega.server.tables.presence import Presence
 from omega.server.tables.store import Repository
 from omega.server.tournaments import routes as tournaments
 from omega.server.vacation import routes as vacation
+from omega.server.watch import routes as watch
 from omega.server.work import hints, reviews
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.work.reviews import ReviewBudget
@@ -165,6 +167,8 @@ def create_app(
 
     vacation.setup(app, core, scheduler, tell)
     the_tournaments = tournaments.setup(app, core, scheduler, limits, tell)
+    watch.setup(app, core, the_ratings)
+    leaving.setup(app, core, scheduler, the_accounts, the_ratings)
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -172,6 +176,7 @@ def create_app(
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
-                   ratings.router, notify.router, push.router, vacation.router, tournaments.router):
+                   ratings.router, notify.router, push.router, vacation.router, tournaments.router, watch.router,
+                   leaving.router):
         app.include_router(router)
     return app

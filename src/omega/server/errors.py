@@ -4,6 +4,8 @@
 {'error': {'code': 'not_found', 'message': 'no such table'}}
 >>> ApiError("game_over", "the game is over").status
 409
+>>> ApiError("account_closed", "closed", reopen_until=None).as_json()["error"]["reopen_until"] is None
+True
 """
 
 from __future__ import annotations
@@ -44,13 +46,20 @@ class ApiError(Exception):
         "on_vacation": 409, "not_on_vacation": 409, "no_vacation_left": 409, "vacation_too_long": 400,
         # Tournaments: an account with as many unfinished tournaments made as it may have.
         "too_many_tournaments": 429,
+        # Leaving: a log-in of an account its owner (or a moderator) closed (the error says
+        # until when it may be reopened, ``reopen_until``; null once its data is removed);
+        # a reopening of an account that is not closed, or whose data is already removed.
+        "account_closed": 403, "not_closed": 409, "account_removed": 410,
     }
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **details: Any) -> None:
         assert code in self.STATUS, code
         super().__init__(message)
         self.code = code
         self.message = message
+        #: What a client needs besides the code (``account_closed``: ``reopen_until``), in
+        #: the error's JSON beside ``code`` and ``message``.
+        self.details = details
 
     @property
     def status(self) -> int:
@@ -59,4 +68,4 @@ class ApiError(Exception):
 
     def as_json(self) -> dict[str, Any]:
         """The error body every refused request gets."""
-        return {"error": {"code": self.code, "message": self.message}}
+        return {"error": {"code": self.code, "message": self.message, **self.details}}

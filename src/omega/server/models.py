@@ -12,6 +12,7 @@ from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, 
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
+from omega.server.leaving.models import ClosureRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
@@ -28,6 +29,7 @@ from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
 from omega.server.tournaments.models import ByeRow, EntryRow, RoundRow, TournamentGameRow, TournamentRow
 from omega.server.vacation.models import VacationRow
+from omega.server.watch.models import WatchSettingRow
 from omega.server.work.reviews import ReviewRow
 
 __all__ = ["Base", "MODELS"]
@@ -36,4 +38,4 @@ __all__ = ["Base", "MODELS"]
 MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, PasswordResetRow, ServerRow, DueRow, ReviewRow, ChatRow,
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
-          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow)
+          RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, WatchSettingRow, ClosureRow)
