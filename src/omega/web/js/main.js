@@ -1,9 +1,10 @@
 // @ts-check
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
-// /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id});
+// /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
+// /watch = the live list);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
-// preloads their modules); the leaderboard, profiles and tournaments load when opened, so
+// preloads their modules); the leaderboard, profiles, tournaments and the live list load when opened, so
 // that a table's first load does not carry them.
 
 import { applyTheme, fill, h } from "./dom.js";
@@ -36,6 +37,9 @@ else if (tournament) {
   const id = tournament[1];
   if (id) opened(import("./views/tournament.js").then((m) => m.startTournament(root, id)));
   else opened(import("./views/tournamentlist.js").then((m) => m.startTournaments(root)));
+}
+else if (/^\/watch\/?$/.test(location.pathname)) {
+  opened(import("./views/watch.js").then((m) => m.startWatch(root)));
 }
 else {
   document.title = "Page not found · Omega";
