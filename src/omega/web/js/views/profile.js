@@ -12,7 +12,7 @@ import { AccountArea } from "./account.js";
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
 /** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
 /** @typedef {import("../lobbytypes.js").Opponent} Opponent */
-/** @typedef {import("./watch.js").LiveGame} LiveGame */
+/** @typedef {import("../live.js").LiveGame} LiveGame */
 
 const SVG = "http://www.w3.org/2000/svg";
 

@@ -6,34 +6,13 @@
 import { api } from "../api.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
+import { liveQuery, seatText } from "../live.js";
 import { AccountArea } from "./account.js";
 
-/** @typedef {{index: number, kind: string, level: number | null, username: string | null, rating: number | null}} LiveSeat */
-/** @typedef {{id: string, players: number, size: number, rated: boolean, time_control: {text: string, kind: string},
- *   to_move_seat: number | null, updated_at: string | null, seats: LiveSeat[], rating: number | null, path: string}} LiveGame */
+/** @typedef {import("../live.js").LiveGame} LiveGame */
 
 /** How often the list is read again, in milliseconds. */
 export const POLL_MS = 4000;
-
-/**
- * A seat as the list names it.
- * @param {LiveSeat} s
- */
-export function seatText(s) {
-  if (s.kind === "computer") return `computer level ${s.level}`;
-  return s.username ? `${s.username}${s.rating !== null ? ` (${s.rating})` : ""}` : "guest";
-}
-
-/**
- * The list's query string from the filters' values (empty ones left out).
- * @param {Record<string, string>} values
- */
-export function liveQuery(values) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(values)) if (v.trim()) q.set(k, v.trim());
-  const text = q.toString();
-  return text ? `?${text}` : "";
-}
 
 /**
  * A select of the filters.
