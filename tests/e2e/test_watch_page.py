@@ -75,7 +75,7 @@ def test_the_account_panel_downloads_the_data_and_closes_the_account(server: Ser
         data_part.get_by_role("link", name="Download my data").click()
     path = download.value.path()
     assert download.value.suggested_filename.startswith("omega-account-")
-    exported = json.loads(open(path, encoding="utf-8").read())
+    exported = json.loads(path.read_text(encoding="utf-8"))
     assert exported["account"]["username"] == "Cyd_leave" and exported["games"] == []
 
     data_part.locator("details.close-account > summary").click()
