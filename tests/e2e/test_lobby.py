@@ -100,8 +100,12 @@ def test_two_players_meet_in_the_lobby_play_rated_and_see_their_ratings(server: 
     expect(ann_page.locator(".profile-record")).to_contain_text("1 game played, ")
     expect(ann_page.locator('svg.rating-chart[data-chart-players="2"] polyline')).to_have_attribute(
         "points", re.compile(r"^\S+ \S+$"))
-    link = ann_page.locator(f'.recent-games li[data-game="{table_id}"] a')
-    expect(ann_page.locator(f'.recent-games li[data-game="{table_id}"]')).to_contain_text("1000 → ")
+    link = ann_page.locator(f'.recent-games li[data-game="{table_id}"] a[href="/t/{table_id}"]')
+    game = ann_page.locator(f'.recent-games li[data-game="{table_id}"]')
+    expect(game).to_contain_text("1000 → ")
+    # The opponent, linked to their profile, and the result in the one form lists use.
+    expect(game.locator("a.opponent")).to_have_text("Bob_lobby")
+    expect(game.locator(".result")).to_have_text("won" if winner == "White" else "lost")
     assert severe_violations(ann_page) == []
     shot(ann_page, "lobby-profile")
     link.click()

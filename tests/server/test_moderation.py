@@ -387,3 +387,20 @@ def test_actions_are_logged_shown_to_the_player_and_admins_change_roles(
     refused(carol.get("/api/moderation/reports"), 403, "forbidden")
     assert [a["action"] for a in ok(admin.get("/api/moderation/actions"))["actions"][:2]] == \
         ["revoke_role", "grant_role"]
+
+
+def test_a_moderator_closes_an_account_which_its_owner_may_reopen(
+        site: LiveServer, people: Callable[..., Browser], db_url: str) -> None:
+    mod, bob = people("Mod"), people("Bob")
+    give_role(db_url, "Mod", "moderator")
+    closed = act(mod, username="Bob", action="close_account", reason="threats in chat")
+    assert closed["action"] == "close_account" and closed["detail"]["reopen_until"]
+    assert bob.user() is None  # logged out at once
+    told = rows(db_url, "SELECT d.subject FROM notify_deliveries d JOIN users u ON u.id = d.user_id "
+                        "WHERE u.username = 'Bob' AND d.kind = 'moderation'")
+    assert told and all(s == "Your account was closed" for (s,) in told)
+    again = Browser(site)
+    r = again.login("Bob")
+    assert r.status_code == 403 and r.json()["error"]["code"] == "account_closed"
+    assert r.json()["error"]["reopen_until"] == closed["detail"]["reopen_until"]
+    assert rows(db_url, "SELECT by FROM account_closures") == [("moderator:Mod",)]

@@ -34,6 +34,8 @@ from omega.server.infra.limits import Limits
 from omega.server.infra.metrics import DEFAULT_METRICS_FROM, RequestMetrics
 from omega.server.infra.pubsub import PgListener
 from omega.server.infra.scheduler import Scheduler
+from omega.server.leaving import routes as leaving
+from omega.server.leaving.service import close_account
 from omega.server.lobby import routes as lobby
 from omega.server.moderation import routes as moderation
 from omega.server.notify import routes as notify
@@ -52,6 +54,7 @@ from omega.server.tables.presence import Presence
 from omega.server.tables.store import Repository
 from omega.server.tournaments import routes as tournaments
 from omega.server.vacation import routes as vacation
+from omega.server.watch import routes as watch
 from omega.server.work import hints, reviews
 from omega.server.work.computers import DEFAULT_DEADLINE, DEFAULT_WORKERS
 from omega.server.work.reviews import ReviewBudget
@@ -175,7 +178,12 @@ def create_app(
     the_lobby.quickplay.apart = the_relations.blocked_among
     the_social.chat.apart = the_relations.blocked_among
     the_challenges = challenges.setup(app, core, scheduler, the_relations, tell, the_lobby.feed.tell)
-    moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
+    the_moderation = moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
+    watch.setup(app, core, the_ratings)
+    leaving.setup(app, core, scheduler, the_accounts, the_ratings)
+    # A moderator's "close account" is the leaving feature's closing (moderation sits below it).
+    the_moderation.closer = lambda conn, user_id, now, by: close_account(conn, user_id, now, by).remove_at
+    the_moderation.wake = scheduler.wake
 
     def on_note(table_id: str, tag: str) -> None:
         """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
@@ -184,6 +192,6 @@ def create_app(
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
-                   relations.router, challenges.router, moderation.router):
+                   relations.router, challenges.router, moderation.router, watch.router, leaving.router):
         app.include_router(router)
     return app

@@ -4,6 +4,8 @@
 {'error': {'code': 'not_found', 'message': 'no such table'}}
 >>> ApiError("game_over", "the game is over").status
 409
+>>> ApiError("account_closed", "closed", reopen_until=None).as_json()["error"]["reopen_until"] is None
+True
 """
 
 from __future__ import annotations
@@ -56,15 +58,20 @@ class ApiError(Exception):
         # account barred from rated play asking for a rated table; a reporter with as many
         # open reports as they may have (``Limits.reports_open_per_reporter``).
         "muted": 403, "rated_banned": 403, "too_many_reports": 429,
+        # Leaving: a log-in of an account its owner (or a moderator) closed (the error says
+        # until when it may be reopened, ``reopen_until``; null once its data is removed);
+        # a reopening of an account that is not closed, or whose data is already removed.
+        "account_closed": 403, "not_closed": 409, "account_removed": 410,
     }
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(self, code: str, message: str, **details: Any) -> None:
         assert code in self.STATUS, code
         super().__init__(message)
         self.code = code
         self.message = message
-        #: Facts a client may read beside the message (a mute's ``until``), in the error's body.
-        self.details = details or {}
+        #: What a client needs besides the code and the message (``muted``: ``until``;
+        #: ``account_closed``: ``reopen_until``), in the error's JSON beside them.
+        self.details = details
 
     @property
     def status(self) -> int:
@@ -74,7 +81,7 @@ class ApiError(Exception):
     def as_json(self) -> dict[str, Any]:
         """The error body every refused request gets (with its details, if it has any).
 
-        >>> ApiError("muted", "you are muted", {"until": "2027-01-01T10:00:00Z"}).as_json()["error"]["until"]
+        >>> ApiError("muted", "you are muted", until="2027-01-01T10:00:00Z").as_json()["error"]["until"]
         '2027-01-01T10:00:00Z'
         """
         return {"error": {**self.details, "code": self.code, "message": self.message}}

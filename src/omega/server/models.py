@@ -13,6 +13,7 @@ from omega.server.challenges.models import ChallengeRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
 from omega.server.infra.servers import ServerRow
+from omega.server.leaving.models import ClosureRow
 from omega.server.lobby.models import OpeningRow
 from omega.server.lobby.quickplay import QueueRow
 from omega.server.moderation.models import ActionRow, ReportRow
@@ -32,6 +33,7 @@ from omega.server.social.models import ChatRow, RematchRow
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
 from omega.server.tournaments.models import ByeRow, EntryRow, RoundRow, TournamentGameRow, TournamentRow
 from omega.server.vacation.models import VacationRow
+from omega.server.watch.models import WatchSettingRow
 from omega.server.work.reviews import ReviewRow
 
 __all__ = ["Base", "MODELS"]
@@ -41,4 +43,4 @@ MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, Passwor
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
           RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow,
-          ReportRow, ActionRow, RatingRevertRow)
+          ReportRow, ActionRow, RatingRevertRow, WatchSettingRow, ClosureRow)

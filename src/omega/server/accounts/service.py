@@ -14,6 +14,9 @@ user's tables and games.  The rules live here; HTTP (cookies, the CSRF check, ro
   address and per username asked for (``limits.Limits``).
 - A seat is bound to an account by showing its seat token while logged in (:meth:`Accounts.claim`):
   bound once, never unbound; an account holds at most one seat of a table.
+- An account may be closed (the ``leaving`` feature): the app sets :attr:`Accounts.closures`,
+  which refuses every new session of a closed account (``account_closed``) and hides its
+  profile; this module knows nothing more of closing.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
@@ -35,7 +38,7 @@ from omega.server.tables.identity import Credentials, SeatHolder, hash_token
 
 __all__ = [
     "Accounts", "User", "Session", "CLAIM_MAX", "HISTORY_PAGE", "HISTORY_PAGE_MAX", "MY_TABLES_MAX",
-    "LOGIN_FAILED", "NAME_TAKEN", "new_session_id", "parse_cursor", "cursor_text",
+    "LOGIN_FAILED", "NAME_TAKEN", "new_session_id", "parse_cursor", "cursor_text", "Closures",
 ]
 
 #: Seat links one claim may carry (a browser remembers at most 50 tables).
@@ -86,6 +89,21 @@ def parse_cursor(text: str) -> HistoryCursor:
     return at, table_id
 
 
+class Closures(Protocol):
+    """What the accounts ask of closed accounts (the ``leaving`` feature, set at wiring as
+    :attr:`Accounts.closures`)."""
+
+    async def refuse_session(self, user: User, password_ok: bool) -> None:
+        """Raise ``account_closed`` if ``user``'s account is closed: before any session of
+        it starts (``password_ok``: True), and at a log-in with a wrong password (False:
+        only an account whose data is removed says so then)."""
+        ...
+
+    async def hidden(self, user_id: int) -> bool:
+        """Whether the account is closed, so its profile is shown to nobody."""
+        ...
+
+
 @dataclass(frozen=True)
 class Session:
     """A new log-in: the account, and the session id for the browser's cookie."""
@@ -109,6 +127,8 @@ class Accounts:
         self.register_by_name = Buckets(limits.register_user_rate, limits.register_user_burst)
         #: Requests to the account routes that read lists or claim seats, per user (or address).
         self.requests = Buckets(limits.http_rate, limits.http_burst)
+        #: Closed accounts (set at wiring by the ``leaving`` feature; None: none can close).
+        self.closures: Closures | None = None
 
     def _charge(self, by_address: Buckets, by_name: Buckets, address: str, key: str) -> None:
         now = self.clock.monotonic()
@@ -117,6 +137,8 @@ class Accounts:
             raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
 
     async def _new_session(self, user: User, replaces: str | None, address: str) -> Session:
+        if self.closures is not None:
+            await self.closures.refuse_session(user, True)
         session_id = new_session_id()
         now = self.clock.now()
         await self.core.db(self.store.new_session, user.id, hash_token(session_id), now,
@@ -151,18 +173,28 @@ class Accounts:
             raise ApiError("name_taken", NAME_TAKEN.format(name=name))
         return await self._new_session(user, replaces, address)
 
-    async def login(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
-        """A new session for the account, if the password is its own (``login_failed`` if
-        not, the same answer for a username nobody has)."""
+    async def authenticate(self, username: str, password: str, address: str) -> User:
+        """The account ``username`` names, if ``password`` is its own (``login_failed`` if
+        not, the same answer for a username nobody has), charged to the log-in budgets of
+        the address and the username.  Starts no session: a log-in, or a closed account's
+        reopening (``leaving``), does what follows."""
         key = username_key(username)
         self._charge(self.login_by_address, self.login_by_name, address, key)
         record = await self.core.db(self.store.login_record, key)
         checked = await self.passwords.verify(record[1] if record is not None else None, password)
+        if record is not None and not checked.ok and self.closures is not None:
+            await self.closures.refuse_session(record[0], False)
         if record is None or not checked.ok:
             raise ApiError("login_failed", LOGIN_FAILED)
         user = record[0]
         if checked.rehashed is not None:  # the hashing parameters changed since this hash was made
             await self.core.db(self.store.set_password_hash, user.id, checked.rehashed)
+        return user
+
+    async def login(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
+        """A new session for the account, if the password is its own (``login_failed`` if
+        not, the same answer for a username nobody has; ``account_closed`` for a closed one)."""
+        user = await self.authenticate(username, password, address)
         return await self._new_session(user, replaces, address)
 
     async def user_of(self, session_id: str) -> User | None:
@@ -254,7 +286,7 @@ class Accounts:
     async def profile(self, username: str) -> dict[str, Any]:
         """What anyone may see of an account: its name, since when, games played and won."""
         found = await self.core.db(self.store.user_by_key, username_key(username)) if len(username) <= 64 else None
-        if found is None:
+        if found is None or (self.closures is not None and await self.closures.hidden(found[0].id)):
             raise ApiError("not_found", "there is no such player")
         user, created = found
         played, won = await self.core.db(self.store.record_of, user.id)

@@ -40,7 +40,7 @@ from omega.server.tables.state import TIMEOUT
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
-__all__ = ["User", "AccountStore", "Bound", "HistoryCursor", "origin_digest", "Verified"]
+__all__ = ["User", "AccountStore", "Bound", "HistoryCursor", "origin_digest", "Verified", "game_results", "seat_color"]
 
 #: What binding a seat to an account gave: bound now, bound to this account already, held
 #: by another account, or refused because this account holds another seat of the table.
@@ -392,9 +392,23 @@ class AccountStore:
         return len(rows), won
 
 
-def _color_of(seat: int, swapped: bool) -> str:
+def seat_color(seat: int, swapped: bool) -> str:
+    """The colour ``seat`` played at the end (``swapped``: the pie swap was taken).
+
+    >>> seat_color(0, False), seat_color(0, True), seat_color(2, True)
+    ('White', 'Black', 'Red')
+    """
     # The pie swap (two players only) is the one way a seat changes colour.
     return Color(1 - seat if swapped and seat <= 1 else seat).label
+
+
+_color_of = seat_color
+
+
+def game_results(conn: Any, table_ids: list[str]) -> dict[str, tuple[str | None, list[str], bool]]:
+    """Per finished table of ``table_ids``: how it ended, its final ranking (colours) and
+    whether the colours were swapped (for :func:`seat_color`), read from the log."""
+    return _results(conn, table_ids)
 
 
 def _results(conn: Any, table_ids: list[str]) -> dict[str, tuple[str | None, list[str], bool]]:

@@ -44,6 +44,8 @@ ACTIONS: dict[str, str] = {
     "remove_message": "a chat message hidden for everyone (kept in the evidence)",
     "revert_ratings": "the rating gained from farmed games taken back",
     "lift": "the account's mutes and rated bans ended now",
+    "close_account": "the account closed: its owner may reopen it during the grace period, then its personal "
+                     "data is removed",
 }
 #: The actions that last (until their end, or until lifted).
 SANCTIONS = ("mute", "rated_ban")
@@ -79,7 +81,7 @@ class NewAction(Strict):
     closes, and the games a revert takes back (none: every game the account was flagged at)."""
 
     username: _Name
-    action: Literal["warn", "mute", "rated_ban", "remove_message", "revert_ratings", "lift"]
+    action: Literal["warn", "mute", "rated_ban", "remove_message", "revert_ratings", "lift", "close_account"]
     reason: _Text
     minutes: Annotated[int, Field(ge=1, le=BAN_MINUTES[1])] | None = None
     message_id: Annotated[int, Field(ge=1, le=2**53)] | None = None

@@ -42,13 +42,16 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Spectator
 from omega.server.tables.records import Records
 
-__all__ = ["Moderation", "Tell", "describe_until", "install", "EVIDENCE_MESSAGES", "QUEUE_OPEN", "QUEUE_CLOSED",
+__all__ = ["Moderation", "Tell", "Closer", "describe_until", "install", "EVIDENCE_MESSAGES", "QUEUE_OPEN", "QUEUE_CLOSED",
            "HISTORY", "STANDING"]
 
 log = logging.getLogger("omega.server")
 
 #: Where notices go: queued in the caller's transaction (the app wires the notify service).
 Tell = Callable[[Connection, Notice], None]
+#: Closes account ``user_id`` at ``now`` for ``by`` inside the caller's transaction; when its
+#: owner's grace period to reopen it ends.
+Closer = Callable[[Connection, int, datetime, str], datetime]
 #: The reported account's messages at the table a report copies (the latest).
 EVIDENCE_MESSAGES = 30
 #: Reports the queue lists: every open one up to this many, and the latest closed ones.
@@ -89,6 +92,12 @@ class Moderation:
         self.records = Records(core)
         self.limits = limits
         self.tell = tell or _log_notice
+        #: Closes an account inside the caller's transaction, for the ``close_account``
+        #: action: the leaving feature's, set at wiring (this feature sits below it); its
+        #: answer is when the owner's grace period to reopen it ends.
+        self.closer: Closer | None = None
+        #: Called after an action's commit that made work due (a closed account's removal).
+        self.wake: Callable[[], None] = lambda: None
 
     # -- the database ---------------------------------------------------------------------------
 
@@ -99,17 +108,13 @@ class Moderation:
             finally:
                 conn.rollback()
 
-    def _writing(self, fn: Callable[[Connection], Any]) -> Any:
-        with self.core.repo.writing() as conn:
-            return fn(conn)
-
     async def read(self, fn: Callable[[Connection], Any]) -> Any:
         """``fn(conn)`` in a read of its own."""
         return await self.core.db(self._reading, fn)
 
     async def write(self, fn: Callable[[Connection], Any]) -> Any:
         """``fn(conn)`` in a write transaction of its own."""
-        return await self.core.db(self._writing, fn)
+        return await self.core.db(self.core.repo.write, fn)
 
     # -- who may -------------------------------------------------------------------------------
 
@@ -150,7 +155,7 @@ class Moderation:
         if mutes:
             until = mutes[-1].until
             raise ApiError("muted", f"you are muted {describe_until(until)} (a moderator's decision: your account "
-                                    "page says why)", {"until": store.iso(until)})
+                                    "page says why)", until=store.iso(until))
 
     # -- reports ----------------------------------------------------------------------------------
 
@@ -260,7 +265,7 @@ class Moderation:
                 conn, moderator_id=moderator.id, moderator_name=moderator.username, user_id=user.id,
                 username=user.username, action=req.action, reason=req.reason, created_at=now,
                 until=until if req.action in SANCTIONS else None, message_id=req.message_id, report_id=req.report_id)
-            detail = self._do(conn, req, user, action_id, now, removed)
+            detail = self._do(conn, req, user, action_id, now, removed, moderator.username)
             if detail:
                 store.set_detail(conn, action_id, detail)
             if report is not None:
@@ -272,11 +277,13 @@ class Moderation:
         done: dict[str, Any] = await self.write(write)
         for ref in removed:
             await self.chat.removed(ref.table_id, ref.line.id)
+        if req.action == "close_account":
+            self.wake()
         log.info("moderation: %s by user %d on user %d (action %d)", req.action, moderator.id, user.id, done["id"])
         return done
 
     def _do(self, conn: Connection, req: NewAction, user: User, action_id: int, now: datetime,
-            removed: list[ChatRef]) -> dict[str, Any]:
+            removed: list[ChatRef], moderator: str) -> dict[str, Any]:
         """What the action does beside its log row, inside its transaction; its detail."""
         if req.action == "remove_message":
             assert req.message_id is not None
@@ -296,6 +303,10 @@ class Moderation:
                 raise ApiError("conflict", "no rated game of these gained this account rating that was not "
                                            "reverted already")
             return {"games": games}
+        if req.action == "close_account":
+            if self.closer is None:  # a site wired without the leaving feature
+                raise ApiError("bad_request", "bad request: accounts cannot be closed on this site")
+            return {"reopen_until": store.iso(self.closer(conn, user.id, now, f"moderator:{moderator}"))}
         if req.action == "lift":
             lifted = store.lift(conn, user.id, now)
             if not lifted:
@@ -401,6 +412,9 @@ def _notice(action_id: int, user_id: int, action: str, reason: str, until: datet
                            f"A moderator took back what {len(detail.get('games', []))} rated game(s) gained your "
                            f"rating: {reason}"),
         "lift": ("Your restrictions were lifted", f"A moderator ended your mute or rated ban: {reason}"),
+        "close_account": ("Your account was closed",
+                          f"A moderator closed your account: {reason}. You may reopen it by logging in until "
+                          f"{detail.get('reopen_until')}; after that its personal data is removed."),
         "grant_role": ("You are a moderator now", "An admin made you a moderator: the console is at /mod."),
         "revoke_role": ("You are no longer a moderator", "An admin took the moderator role from you."),
     }

@@ -28,7 +28,6 @@ arrives at the same numbers.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -50,6 +49,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import aliased
 
 from omega.server.accounts.models import SessionRow, UserRow
+from omega.server.accounts.store import game_results, seat_color
 from omega.server.ratings.models import (
     FairPlayFlagRow,
     RatedGameRow,
@@ -60,7 +60,7 @@ from omega.server.ratings.models import (
 )
 from omega.server.tables.core import TableCore
 from omega.server.tables.events import Event, GameEnded
-from omega.server.tables.models import EventRow, SeatRow, TableRow
+from omega.server.tables.models import SeatRow, TableRow
 from omega.server.tables.state import TableState
 from omega.server.tables.store import Repository, Writer
 from omega.server.tables.views import final_ranking
@@ -71,6 +71,7 @@ __all__ = [
     "RatingRow", "RatedGameRow", "RatingChangeRow", "UnratedGameRow", "FairPlayFlagRow", "display", "rating_json",
     "updated", "ranked_seats", "rate_game", "rate_on_end", "install", "rated_users", "unrated_reason", "pair_games",
     "shared_origins", "recompute", "recompute_main", "RatingStore", "RatingRevertRow", "revert_gains", "SIGMA_FLOOR",
+    "result_text",
 ]
 
 log = logging.getLogger("omega.server")
@@ -505,18 +506,29 @@ class RatingStore:
                 .where(SeatRow.user_id == user_id, TableRow.status == "over")
                 .order_by(TableRow.updated_at.desc(), TableRow.id.desc()).limit(limit)).all()
             ids = [r.id for r in rows]
-            overs = {t: d for t, d in conn.execute(select(EventRow.table_id, EventRow.data).where(
-                EventRow.table_id.in_(ids), EventRow.kind == GameEnded.kind))} if ids else {}
+            results = game_results(conn, ids) if ids else {}
+            seats = _seats_of(conn, ids) if ids else {}
             conn.rollback()
-        return [{
-            "id": r.id, "players": r.players, "size": r.size, "rated": bool(r.rated), "seat": r.idx,
-            "finished_at": _utc(r.updated_at).isoformat().replace("+00:00", "Z") if r.updated_at else None,
-            "reason": _reason_of(overs.get(r.id)),
-            "place": r.place,
-            "rating": None if r.mu is None else {"before": display(r.mu_before, r.sigma_before),
-                                                 "after": display(r.mu, r.sigma)},
-            "unrated": r.unrated,
-        } for r in rows]
+        games = []
+        for r in rows:
+            result = results.get(r.id)
+            reason = result[0] if result is not None else None
+            # A rated game's place is the one it was rated by; any other's is read from the log.
+            place = r.place if r.place is not None else _place(r.idx, result)
+            games.append({
+                "id": r.id, "players": r.players, "size": r.size, "rated": bool(r.rated), "seat": r.idx,
+                "finished_at": _utc(r.updated_at).isoformat().replace("+00:00", "Z") if r.updated_at else None,
+                "reason": reason,
+                "place": None if reason in NOT_RATED else place,
+                "result": result_text(place, r.players, reason),
+                # Who else sat there: an account's username (None: a guest's or a computer's seat).
+                "opponents": [{"index": s.idx, "kind": s.kind, "level": s.level, "username": s.username,
+                               "place": _place(s.idx, result)} for s in seats[r.id] if s.idx != r.idx],
+                "rating": None if r.mu is None else {"before": display(r.mu_before, r.sigma_before),
+                                                     "after": display(r.mu, r.sigma)},
+                "unrated": r.unrated,
+            })
+        return games
 
     def flags(self, limit: int, before: int | None = None) -> list[dict[str, Any]]:
         """The newest fair-play flags (before flag id ``before``), for a moderator: which
@@ -566,5 +578,42 @@ class RatingStore:
         return found
 
 
-def _reason_of(data: str | None) -> str | None:
-    return None if data is None else json.loads(data).get("reason")
+def result_text(place: int | None, players: int, reason: str | None) -> str:
+    """A finished game's result for one player, in the one form lists show: ``won``,
+    ``lost`` (last of two), ``2nd of 3``; ``aborted`` (nobody placed); ``finished`` when the
+    log does not say.
+
+    >>> [result_text(1, 2, "score"), result_text(2, 2, "resign"), result_text(2, 3, None), result_text(3, 3, None)]
+    ['won', 'lost', '2nd of 3', '3rd of 3']
+    >>> result_text(1, 2, "aborted"), result_text(None, 4, None)
+    ('aborted', 'finished')
+    """
+    if reason in NOT_RATED:
+        return "aborted"
+    if place is None:
+        return "finished"
+    if place == 1:
+        return "won"
+    if players == 2:
+        return "lost"
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20 else place % 10, "th")
+    return f"{place}{suffix} of {players}"
+
+
+def _seats_of(conn: Connection, table_ids: list[str]) -> dict[str, list[Any]]:
+    rows = conn.execute(select(SeatRow.table_id, SeatRow.idx, SeatRow.kind, SeatRow.level, UserRow.username)
+                        .outerjoin(UserRow, UserRow.id == SeatRow.user_id)
+                        .where(SeatRow.table_id.in_(table_ids)).order_by(SeatRow.table_id, SeatRow.idx))
+    out: dict[str, list[Any]] = {t: [] for t in table_ids}
+    for r in rows:
+        out[r.table_id].append(r)
+    return out
+
+
+def _place(seat: int, results: tuple[str | None, list[str], bool] | None) -> int | None:
+    if results is None:
+        return None
+    _, ranking, swapped = results
+    color = seat_color(seat, swapped)
+    return ranking.index(color) + 1 if color in ranking else None
+

@@ -46,7 +46,7 @@ from omega.server.tournaments import store
 from omega.server.tournaments.models import EntryRow, RoundRow, TournamentGameRow, TournamentRow
 from omega.server.tournaments.schemas import STARTS_WITHIN_DAYS, NewTournament
 
-__all__ = ["Tournaments", "ARENA_PAIR_EVERY", "MAX_CREATED", "STATUSES", "describe_format", "Tell"]
+__all__ = ["Tournaments", "ARENA_PAIR_EVERY", "MAX_CREATED", "STATUSES", "describe_format", "Tell", "private_tables"]
 
 log = logging.getLogger("omega.server")
 
@@ -74,6 +74,17 @@ def describe_format(fmt: str, players: int, rounds: int | None, minutes: int | N
     if minutes is not None:
         text += f", {minutes} minutes"
     return text
+
+
+def private_tables(conn: Connection, table_ids: list[str]) -> set[str]:
+    """Which of ``table_ids`` are games of a private tournament: watched from that
+    tournament's page by whoever has its link, never listed for everyone (``watch``)."""
+    if not table_ids:
+        return set()
+    return set(conn.execute(select(TournamentGameRow.table_id)
+                            .join(TournamentRow, TournamentRow.id == TournamentGameRow.tournament_id)
+                            .where(TournamentGameRow.table_id.in_(table_ids), TournamentRow.public.is_(False))
+                            ).scalars())
 
 
 @dataclass

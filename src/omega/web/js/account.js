@@ -206,3 +206,27 @@ export function endVacation() {
 export function setAutomaticVacation(automatic) {
   return api("POST", "/api/account/vacation/settings", { body: { automatic } });
 }
+
+/**
+ * Close the logged-in account, its password asked again (docs/server-api.md, Leaving): the
+ * server logs it out everywhere; so does this page.
+ * @param {string} password
+ * @returns {Promise<{closed_at: string, reopen_until: string}>}
+ */
+export async function closeAccount(password) {
+  /** @type {{closed_at: string, reopen_until: string}} */
+  const answer = await api("POST", "/api/account/close", { body: { password } });
+  asking = Promise.resolve(null);
+  setUser(null);
+  return answer;
+}
+
+/**
+ * Reopen a closed account before its data is removed, then log in to it.
+ * @param {string} username
+ * @param {string} password
+ */
+export async function reopenAccount(username, password) {
+  await api("POST", "/api/account/reopen", { body: { username, password } });
+  return login(username, password);
+}

@@ -299,6 +299,7 @@ export function startLobby(root) {
 
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
+      h("a", { href: "/watch", class: "nav-link" }, "Watch"),
       h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
     h("main", { class: "lobby-grid" },
       openTables.el,

@@ -71,7 +71,18 @@ export {};
  * @property {string | null} finished_at
  * @property {string | null} reason
  * @property {number | null} place
+ * @property {string} result the result in the one form lists show: "won", "lost", "2nd of 3", "aborted"
+ * @property {Opponent[]} opponents the other seats
  * @property {{before: number, after: number} | null} rating
+ */
+
+/**
+ * @typedef {object} Opponent
+ * @property {number} index
+ * @property {string} kind "human" or "computer"
+ * @property {number | null} level
+ * @property {string | null} username null: a guest's or a computer's seat
+ * @property {number | null} place
  */
 
 /**

@@ -1,7 +1,7 @@
 // @ts-check
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
 // /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
-// /challenges/{id} = a challenge's link, /mod = the moderators' console);
+// /challenges/{id} = a challenge's link, /mod = the moderators' console, /watch = the live list);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
 // preloads their modules); the other pages load their modules when opened, so
@@ -44,6 +44,9 @@ else if (challenge) {
 }
 else if (/^\/mod\/?$/.test(location.pathname)) {
   opened(import("./views/moderation.js").then((m) => m.startModeration(root)));
+}
+else if (/^\/watch\/?$/.test(location.pathname)) {
+  opened(import("./views/watch.js").then((m) => m.startWatch(root)));
 }
 else {
   document.title = "Page not found · Omega";

@@ -5,7 +5,7 @@
 
 import * as account from "../account.js";
 import { fill, h } from "../dom.js";
-import { describe } from "../errors.js";
+import { ApiError, describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
@@ -127,17 +127,42 @@ export class AccountArea {
       const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       const vacation = new VacationSection();
+      // The live list's setting, the download and closing: loaded when the panel first opens.
+      const leaving = h("div", { class: "leaving-slot" });
       const menu = this.menu("Account", "account", h("div", { class: "account-panel" },
-        emailSection(), notificationsSection(), change, pushToggle(), vacation.el, everywhere));
+        emailSection(), notificationsSection(), change, pushToggle(), vacation.el, everywhere, leaving));
       // Asked each time the panel opens: a vacation may have started or ended by itself.
-      menu.addEventListener("toggle", () => { if (menu.open) vacation.refresh(); });
+      menu.addEventListener("toggle", () => {
+        if (!menu.open) return;
+        vacation.refresh();
+        if (!leaving.firstChild) {
+          import("./leaving.js").then((m) => fill(leaving, m.leavingSection()))
+            .catch(() => fill(leaving, h("p", { class: "account-note is-error" }, "This part could not be loaded; reopen the panel.")));
+        }
+      });
       fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
       return;
     }
     const loginName = field("Username", { type: "text", autocomplete: "username", name: "username" });
     const loginPassword = field("Password", { type: "password", autocomplete: "current-password", name: "password" });
+    // A closed account's log-in is told until when it may be reopened, and offered to.
+    const reopen = h("button", { type: "button", class: "btn small confirm", hidden: true, "data-action": "reopen" },
+      "Reopen my account");
     const login = accountForm("login", [loginName, loginPassword], "Log in",
-      () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}));
+      () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}, (err) => {
+        reopen.hidden = !(err instanceof ApiError && err.code === "account_closed" && !/removed/.test(err.message));
+        throw err;
+      }));
+    reopen.addEventListener("click", () => {
+      reopen.disabled = true;
+      account.reopenAccount(loginName.input.value.trim(), loginPassword.input.value)
+        .catch((err) => {
+          const note = login.querySelector(".account-note");
+          if (note) { note.className = "account-note is-error"; note.textContent = describe(err); }
+        })
+        .finally(() => { reopen.disabled = false; });
+    });
+    login.append(reopen);
     const newName = field("Username", { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
     const newPassword = field("Password", { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
     const register = accountForm("register", [newName, newPassword], "Register",

@@ -1,7 +1,8 @@
 // @ts-check
-// A player's profile page (/u/{username}): games played and won, the ratings per player
-// count with their history as an SVG chart, and the recent games with links to their replays;
-// for a logged-in viewer, Follow, Block and Challenge (views/relationbar.js).
+// A player's profile page (/u/{username}): games played and won, the game they play now with a
+// Watch button (unless a player keeps it off the live list), the ratings per player count with
+// their history as an SVG chart, and the recent games with their opponents, results and replays;
+// for a logged-in viewer, Follow, Block and Challenge (views/relationbar.js) and Report.
 
 import * as account from "../account.js";
 import { api } from "../api.js";
@@ -14,6 +15,8 @@ import { reportForm } from "./report.js";
 
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
 /** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
+/** @typedef {import("../lobbytypes.js").Opponent} Opponent */
+/** @typedef {import("../live.js").LiveGame} LiveGame */
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -55,6 +58,39 @@ function chart(history, players) {
 }
 
 /**
+ * An opponent of a recent game: a linked username, else what the seat was.
+ * @param {Opponent} o
+ */
+function opponent(o) {
+  if (o.username && o.kind === "human") return h("a", { href: `/u/${encodeURIComponent(o.username)}`, class: "opponent" }, o.username);
+  return h("span", { class: "opponent" }, o.kind === "computer" ? `computer level ${o.level}` : "guest");
+}
+
+/**
+ * The opponents of a recent game, as "vs A, B".
+ * @param {Opponent[]} list
+ */
+function opponents(list) {
+  /** @type {(Node | string)[]} */
+  const out = list.length ? [" vs "] : [];
+  list.forEach((o, i) => out.push(...(i ? [", ", opponent(o)] : [opponent(o)])));
+  return out;
+}
+
+/**
+ * The game the player plays now, with its Watch button (nothing when none is listed).
+ * @param {LiveGame | null} game
+ * @param {string} username
+ */
+function nowPlaying(game, username) {
+  if (!game) return h("p", { class: "muted profile-live", "data-live": "" }, "Not playing a game others may watch right now.");
+  const others = game.seats.filter((s) => s.username !== username).map((s) => s.username || (s.kind === "computer" ? `computer level ${s.level}` : "guest"));
+  return h("p", { class: "profile-live", "data-live": game.id },
+    `Playing now: ${game.players} players · side ${game.size} · ${game.rated ? "rated" : "casual"}${others.length ? ` vs ${others.join(", ")}` : ""} `,
+    h("a", { href: game.path, class: "btn small confirm", "data-action": "watch" }, "Watch"));
+}
+
+/**
  * Draw `username`'s profile into `root`.
  * @param {HTMLElement} root
  * @param {string} username
@@ -69,14 +105,18 @@ export function startProfile(root, username) {
   const profile = api("GET", `/api/users/${name}`);
   /** @type {Promise<UserRatings>} */
   const ratings = api("GET", `/api/users/${name}/ratings`);
-  Promise.all([profile, ratings])
-    .then(([p, r]) => {
+  /** @type {Promise<{game: LiveGame | null}>} */
+  const asked = api("GET", `/api/users/${name}/live`);
+  const live = asked.catch(() => ({ game: null })); // the profile shows without it
+  Promise.all([profile, ratings, live])
+    .then(([p, r, l]) => {
       const counts = Object.keys(r.ratings).sort();
       fill(main,
         h("h1", {}, p.username),
         new RelationBar(p.username).el,
         h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
         reportArea(p.username),
+        nowPlaying(l.game, p.username),
         h("h2", {}, "Ratings"),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
           h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
@@ -86,8 +126,9 @@ export function startProfile(root, username) {
         h("h2", {}, "Recent games"),
         h("ul", { class: "account-list recent-games" }, r.games.length ? r.games.map((g) => h("li", { "data-game": g.id },
           h("a", { href: `/t/${g.id}`, title: "The game and its replay" }, `Table ${g.id}`),
-          h("span", { class: "muted" }, ` ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
-          g.reason === "aborted" ? h("span", {}, "aborted") : g.place !== null ? h("span", {}, g.place === 1 ? "won" : `place ${g.place}`) : "",
+          ...opponents(g.opponents),
+          h("span", { class: "muted" }, ` · ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
+          h("span", { class: "result" }, g.result),
           g.rating ? h("span", { class: "rating-change" }, ` · ${changeText(g.rating.before, g.rating.after)}`) : ""))
           : h("li", { class: "muted" }, "No finished game yet.")));
     })
