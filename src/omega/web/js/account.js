@@ -27,6 +27,40 @@ function setUser(next) {
   for (const listener of listeners) listener(user);
 }
 
+// The other tabs of this browser share its session cookie: a log-in or log-out in one is
+// told to the others (BroadcastChannel), which ask the server who they are now.
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("omega.account") : null;
+if (tabs) tabs.onmessage = () => recheck();
+// A session can also end on another device (Log out everywhere, a new password): a tab
+// shown again asks.
+if (typeof document !== "undefined") {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && asking) recheck();
+  });
+}
+
+/** Tell this browser's other tabs that who is logged in changed. */
+function tellTabs() {
+  if (tabs) tabs.postMessage("changed");
+}
+
+/**
+ * Ask the server again who is logged in (the session may have ended elsewhere); the
+ * listeners hear of it only if the account changed.
+ * @returns {Promise<User | null>}
+ */
+export async function recheck() {
+  try {
+    /** @type {{user: User | null}} */
+    const answer = await api("GET", "/api/account");
+    asking = Promise.resolve(answer.user);
+    if ((answer.user ? answer.user.id : null) !== (user ? user.id : null)) setUser(answer.user);
+  } catch {
+    // Unreachable: keep what was known; the next look will tell.
+  }
+  return user;
+}
+
 /**
  * Be told whenever who is logged in changes; returns the way to stop.
  * @param {(user: User | null) => void} listener
@@ -68,6 +102,7 @@ export async function register(username, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -82,6 +117,7 @@ export async function login(username, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -97,6 +133,7 @@ export async function resetPassword(token, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -105,6 +142,7 @@ export async function logout() {
   await api("POST", "/api/account/logout");
   asking = Promise.resolve(null);
   setUser(null);
+  tellTabs();
 }
 
 /** Log out on every device. */
@@ -112,6 +150,7 @@ export async function logoutEverywhere() {
   await api("POST", "/api/account/logout-everywhere");
   asking = Promise.resolve(null);
   setUser(null);
+  tellTabs();
 }
 
 /**

@@ -4,7 +4,7 @@
 // draw each change; tableactions.js sends what the player asks, api.js's LiveFeed is the socket.
 
 import * as account from "./account.js";
-import { LiveFeed, api, randomId } from "./api.js";
+import { LiveFeed, randomId, siteConfig } from "./api.js";
 import { measuredOffset } from "./clocks.js";
 import { applyTheme } from "./dom.js";
 import { codeOf, describe } from "./errors.js";
@@ -32,10 +32,8 @@ import { askToNotify, chime } from "./views/notify.js";
  * @returns {{role: "seat" | "watch" | null, token: string | null}}
  */
 function linkFor(tableId) {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const seat = fragment.get("seat");
-  const watch = fragment.get("watch");
-  if (seat || watch) return { role: seat ? "seat" : "watch", token: seat || watch };
+  const given = fragmentLink();
+  if (given.token) return given;
   const known = store.tables().find((t) => t.id === tableId);
   if (!known) return { role: null, token: null };
   const role = known.token ? "seat" : "watch";
@@ -45,12 +43,47 @@ function linkFor(tableId) {
 }
 
 /**
+ * The seat token or spectator key in the address's fragment, if any.
+ * @returns {{role: "seat" | "watch" | null, token: string | null}}
+ */
+function fragmentLink() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const seat = fragment.get("seat");
+  const watch = fragment.get("watch");
+  return seat || watch ? { role: seat ? "seat" : "watch", token: seat || watch } : { role: null, token: null };
+}
+
+/**
  * Open the table `tableId` in `root` with the link in the page's fragment (or one this
- * device remembers).
+ * device remembers), and open it again when what proves the page's place changes:
+ * another link pasted into the address (only the fragment changes, so the browser loads
+ * nothing: `hashchange`), or the end of the session that held the seat (a log-out in this
+ * tab or another): the page then shows what a visitor without that seat sees.
  * @param {HTMLElement} root
  * @param {string} tableId
  */
 export function startTable(root, tableId) {
+  let shown = openTable(root, tableId);
+  addEventListener("hashchange", () => {
+    const next = fragmentLink();
+    if (!next.token || next.token === shown.secret) return;
+    shown.stop();
+    shown = openTable(root, tableId);
+  });
+  account.onChange((user) => {
+    if (user || shown.secret) return; // a link keeps proving its seat; only the session's goes
+    shown.stop();
+    shown = openTable(root, tableId);
+  });
+}
+
+/**
+ * One opening of the table: returns the secret it opened with and how to stop it.
+ * @param {HTMLElement} root
+ * @param {string} tableId
+ * @returns {{secret: string, stop: () => void}}
+ */
+function openTable(root, tableId) {
   const { token, role: linkRole } = linkFor(tableId);
   let role = linkRole; // a seat or a watch once the table says which
   const secret = token || "";
@@ -207,9 +240,11 @@ export function startTable(root, tableId) {
 
   document.addEventListener("keydown", onKey);
   // A tap anywhere off the board ends a long-press preview.
-  document.addEventListener("pointerdown", (e) => {
+  /** @param {PointerEvent} e */
+  const onPointer = (e) => {
     if (e.pointerType === "touch" && M.hover && !page.boardWrap.contains(/** @type {Node} */ (e.target))) set(T.clearHover(M));
-  });
+  };
+  document.addEventListener("pointerdown", onPointer);
 
   const feed = new LiveFeed({
     tableId,
@@ -235,6 +270,9 @@ export function startTable(root, tableId) {
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
+      // A socket the session opened and refused (the session ended elsewhere): ask who is
+      // logged in, which opens the table again as a visitor if nobody is.
+      if (status === "refused" && !secret) account.recheck();
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
       if (status === "live") root.dataset.serverClock = "measuring";
@@ -249,24 +287,33 @@ export function startTable(root, tableId) {
    * @param {string} [detail]
    */
   function problem(code, detail) {
+    stop();
+    showProblem(root, code, role, tableId, detail);
+  }
+
+  /** This opening ends: no socket, keys, timers or drawing from it any more. */
+  function stop() {
     stopped = true;
     feed.stop();
     document.removeEventListener("keydown", onKey);
-    showProblem(root, code, role, tableId, detail);
+    document.removeEventListener("pointerdown", onPointer);
+    if (claimTimer !== null) clearTimeout(claimTimer);
+    page.stop();
   }
 
   async function load() {
     /** @type {TableState} */
     let state;
     // The limits only shape the rename field: the table does not wait for them if they fail.
-    const config = api("GET", "/api/config").catch(() => null);
+    const config = siteConfig().catch(() => null);
     try {
       state = await actions.fetchTable();
     } catch (err) {
       const code = codeOf(err);
+      if (stopped) return;
       if (code === "network") {
         set(T.noteError(M, err));
-        setTimeout(load, 2000);
+        setTimeout(() => stopped || load(), 2000);
         return;
       }
       problem(token ? code : code === "not_found" ? code : "", describe(err));
@@ -275,8 +322,10 @@ export function startTable(root, tableId) {
     // Without a link the server answers for the seat the logged-in account holds (the cookie
     // proves it), or to anyone for a table anyone may watch (listed in the lobby, rated, or a
     // tournament's game, linked from its page); any other table it refuses (401) above.
+    if (stopped) return;
     if (!token) role = state.you && state.you.seat !== null ? "seat" : "watch";
     const site = /** @type {SiteConfig | null} */ (await config);
+    if (stopped) return;
     extras.nameMax = site?.name_max ?? null;
     if (site?.chat_max) page.chat.setLimit(site.chat_max);
     const seat = state.you ? state.you.seat : null;
@@ -290,6 +339,7 @@ export function startTable(root, tableId) {
     remember();
     feed.start();
     const user = await account.current();
+    if (stopped) return;
     // A seat link opened while logged in binds the seat to the account (docs/server-api.md);
     // a seat another account holds stays theirs, and this page plays it by its link only.
     let bound = true;
@@ -338,4 +388,5 @@ export function startTable(root, tableId) {
   }
 
   load();
+  return { secret, stop };
 }

@@ -5,7 +5,9 @@
 
 import * as account from "../account.js";
 import { fill, h } from "../dom.js";
+import { siteConfig } from "../api.js";
 import { describe } from "../errors.js";
+import { lengthProblem, ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
@@ -20,14 +22,20 @@ import { VacationSection } from "./vacation.js";
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 
 /**
- * A labelled input of an account form.
+ * A labelled input of an account form; one with a served rule (`data-limit`: username or
+ * password) has the rule in words under it, filled from `/api/config`.
  * @param {string} label
  * @param {Record<string, unknown>} attrs
  */
 function field(label, attrs) {
   const input = h("input", { class: "account-input", required: true, ...attrs });
-  return { input, row: h("label", { class: "account-field" }, h("span", {}, label), input) };
+  const limit = attrs["data-limit"];
+  const rule = typeof limit === "string"
+    ? h("span", { class: "account-rule muted small", "data-rule": limit, id: `rule-${limit}-${++ruleIds}` }) : null;
+  if (rule) input.setAttribute("aria-describedby", rule.id);
+  return { input, row: h("label", { class: "account-field" }, h("span", {}, label), input, rule) };
 }
+let ruleIds = 0;
 
 /**
  * A form of the account area: its fields, a submit button and a line for the answer.
@@ -76,6 +84,8 @@ export class AccountArea {
     account.onChange((user) => this.draw(user));
     this.draw(account.known());
     account.current();
+    // Every page's area says the rules, the lobby's as well as a table's (one request a page).
+    siteConfig().then((c) => this.config || this.setConfig(c)).catch(() => {});
   }
 
   /**
@@ -87,19 +97,36 @@ export class AccountArea {
     this.applyLimits();
   }
 
-  /** Give the forms' fields the site's limits (GET /api/config), without redrawing them. */
+  /**
+   * Give the forms' fields the site's rules (GET /api/config) in words, without redrawing
+   * them. No minlength or maxlength: the browser would say its own words (or cut a pasted
+   * password silently); the page checks the length on sending and says the rule.
+   */
   applyLimits() {
     const config = this.config;
     if (!config) return;
-    for (const input of this.el.querySelectorAll("input[data-limit]")) {
-      const limit = input.getAttribute("data-limit") === "username" ? config.username : config.password;
-      if (!limit) continue;
-      input.setAttribute("minlength", String(limit.min));
-      input.setAttribute("maxlength", String(limit.max));
-      input.setAttribute("title", limit.rule);
+    for (const rule of this.el.querySelectorAll("[data-rule]")) {
+      const limit = rule.getAttribute("data-rule") === "username" ? config.username : config.password;
+      if (limit) rule.textContent = ruleSentence(limit.rule);
     }
-    const rule = this.el.querySelector(".account-rule");
-    if (rule && config.username) rule.textContent = `${config.username.rule[0].toUpperCase()}${config.username.rule.slice(1)}.`;
+  }
+
+  /**
+   * The served rule a field of a form breaks by its length, if any (said before asking).
+   * @param {...{input: HTMLInputElement}} fields
+   */
+  broken(...fields) {
+    const config = this.config;
+    for (const f of fields) {
+      const kind = f.input.getAttribute("data-limit");
+      const limit = !config ? undefined : kind === "username" ? config.username : kind === "password" ? config.password : undefined;
+      const problem = lengthProblem(kind === "username" ? f.input.value.trim() : f.input.value, limit, kind === "username");
+      if (problem) {
+        f.input.focus();
+        return problem;
+      }
+    }
+    return null;
   }
 
   /** @param {User | null} user */
@@ -117,6 +144,8 @@ export class AccountArea {
       const current = field("Current password", { type: "password", autocomplete: "current-password", name: "current" });
       const next = field("New password", { type: "password", autocomplete: "new-password", name: "new", "data-limit": "password" });
       const change = accountForm("password", [current, next], "Change password", async () => {
+        const problem = this.broken(next);
+        if (problem) throw new Error(problem);
         await account.changePassword(current.input.value, next.input.value);
         current.input.value = "";
         next.input.value = "";
@@ -140,12 +169,14 @@ export class AccountArea {
       () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}));
     const newName = field("Username", { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
     const newPassword = field("Password", { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
-    const register = accountForm("register", [newName, newPassword], "Register",
-      () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
+    const register = accountForm("register", [newName, newPassword], "Register", async () => {
+      const problem = this.broken(newName, newPassword);
+      if (problem) throw new Error(problem);
+      await account.register(newName.input.value.trim(), newPassword.input.value);
+    });
     fill(this.el,
       this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
-      this.menu("Register", "register", h("div", { class: "account-panel" },
-        register, h("p", { class: "muted account-rule" }))));
+      this.menu("Register", "register", h("div", { class: "account-panel" }, register)));
   }
 
   /**
@@ -173,7 +204,7 @@ export class AccountArea {
  */
 function others(seats, mine) {
   const names = seats.filter((s) => s.index !== mine)
-    .map((s) => (s.kind === "computer" ? `computer level ${s.level}` : s.user || "guest"));
+    .map((s) => (s.kind === "computer" ? s.name || `computer level ${s.level}` : s.user || "guest"));
   return names.length ? `with ${names.join(", ")}` : "";
 }
 

@@ -1,7 +1,8 @@
 // @ts-check
-// The table's chat: the messages (plain text, never HTML), a line to write one (at most the
-// server's `chat_max` characters, read from /api/config), and a mute per person, kept in
-// this browser, that hides what they write.
+// The table's chat: the messages (plain text, never HTML), a line to write one with a
+// counter of the characters left against the server's `chat_max` (read from /api/config; a
+// longer message is refused in words, never cut), and a mute per person, kept in this
+// browser, that hides what they write.
 
 import { fill, h } from "../dom.js";
 
@@ -25,6 +26,23 @@ export function muteKey(line, tableId) {
   return line.seat === null ? `spectators:${tableId}` : `seat:${tableId}:${line.seat}`;
 }
 
+/**
+ * What the chat's counter says of a message being written: the characters left against the
+ * server's limit (counted as the server counts them, by code point), or how many too many.
+ * @example chatCount("hi", 300) // {text: "298 characters left", over: false, length: 2}
+ * @example chatCount("x".repeat(302), 300) // {text: "2 characters too many (at most 300)", over: true, length: 302}
+ * @param {string} text
+ * @param {number | null} max null until the server's limit is known
+ * @returns {{text: string, over: boolean, length: number}}
+ */
+export function chatCount(text, max) {
+  const length = [...text.trim()].length;
+  if (max === null) return { text: "", over: false, length };
+  const left = max - length;
+  if (left >= 0) return { text: `${left} character${left === 1 ? "" : "s"} left`, over: false, length };
+  return { text: `${-left} character${left === -1 ? "" : "s"} too many (at most ${max})`, over: true, length };
+}
+
 export class ChatView {
   /**
    * @param {string} tableId
@@ -39,14 +57,17 @@ export class ChatView {
     this.lines = new Map();
     /** @type {number | null} my seat (null: a spectator) */
     this.me = null;
-    this.max = 300;
+    /** @type {number | null} the server's limit (`/api/config`'s chat_max), once known */
+    this.max = null;
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": "Messages" });
     this.mutedEl = h("p", { class: "chat-muted muted", hidden: true });
     this.input = h("input", {
       type: "text", class: "chat-input", "aria-label": "Message", placeholder: "Write a message",
-      maxlength: this.max, autocomplete: "off",
+      autocomplete: "off", "aria-describedby": `chat-count-${tableId}`,
     });
-    this.count = h("span", { class: "chat-count muted", "aria-live": "off" });
+    // No maxlength on the line: the browser would cut a pasted message silently (and counts
+    // UTF-16 units, not the characters the server counts). The counter says where it stands.
+    this.count = h("span", { class: "chat-count muted", id: `chat-count-${tableId}`, "aria-live": "polite" });
     this.problem = h("p", { class: "chat-error", role: "alert", hidden: true });
     this.input.addEventListener("input", () => this.counted());
     const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
@@ -65,7 +86,6 @@ export class ChatView {
    */
   setLimit(max) {
     this.max = max;
-    this.input.maxLength = max;
     this.counted();
   }
 
@@ -81,15 +101,19 @@ export class ChatView {
   }
 
   counted() {
-    const n = [...this.input.value].length;
-    this.count.textContent = n > this.max - 50 ? `${n}/${this.max}` : "";
+    const said = chatCount(this.input.value, this.max);
+    this.count.textContent = said.text;
+    this.count.classList.toggle("is-error", said.over);
+    this.input.setAttribute("aria-invalid", String(said.over));
   }
 
   send() {
     const text = this.input.value.trim();
     if (!text) return;
-    if ([...text].length > this.max) {
-      this.showProblem(`A message has at most ${this.max} characters.`);
+    const said = chatCount(text, this.max);
+    if (said.over) {
+      // Refused in words, the message kept as written: nothing is cut.
+      this.showProblem(`A message has at most ${this.max} characters; this one has ${said.length}. Shorten it to send it.`);
       return;
     }
     this.sent = this.input.value;
