@@ -33,7 +33,9 @@ function field(label, attrs) {
   const rule = typeof limit === "string"
     ? h("span", { class: "account-rule muted small", "data-rule": limit, id: `rule-${limit}-${++ruleIds}` }) : null;
   if (rule) input.setAttribute("aria-describedby", rule.id);
-  return { input, row: h("label", { class: "account-field" }, h("span", {}, label), input, rule) };
+  const labelled = h("label", { class: "account-field" }, h("span", {}, label), input);
+  // Beside the label, not in it: the field's name stays its name; the rule describes it.
+  return { input, row: rule ? h("div", { class: "account-field-ruled" }, labelled, rule) : labelled };
 }
 let ruleIds = 0;
 

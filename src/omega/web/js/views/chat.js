@@ -73,10 +73,11 @@ export class ChatView {
     const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       this.send();
-    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"), this.count);
-    this.form = form;
+    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"));
+    // The counter on its own line under the field: beside it, it would squeeze a phone's field.
+    this.form = h("div", { class: "chat-write" }, form, this.count);
     this.el = h("section", { class: "chat", "aria-label": "Chat" },
-      h("h2", {}, "Chat"), this.list, this.mutedEl, form, this.problem);
+      h("h2", {}, "Chat"), this.list, this.mutedEl, this.form, this.problem);
     this.counted();
   }
 
