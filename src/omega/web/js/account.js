@@ -27,12 +27,10 @@ function setUser(next) {
   for (const listener of listeners) listener(user);
 }
 
-// The other tabs of this browser share its session cookie: a log-in or log-out in one is
-// told to the others (BroadcastChannel), which ask the server who they are now.
+// A log-in or log-out is told to this browser's other tabs, which ask who they are now.
 const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("omega.account") : null;
 if (tabs) tabs.onmessage = () => recheck();
-// A session can also end on another device (Log out everywhere, a new password): a tab
-// shown again asks.
+// A session may end on another device: a tab shown again asks.
 if (typeof document !== "undefined") {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && asking) recheck();
@@ -45,8 +43,7 @@ function tellTabs() {
 }
 
 /**
- * Ask the server again who is logged in (the session may have ended elsewhere); the
- * listeners hear of it only if the account changed.
+ * Ask again who is logged in; the listeners hear only of a change.
  * @returns {Promise<User | null>}
  */
 export async function recheck() {
@@ -56,7 +53,6 @@ export async function recheck() {
     asking = Promise.resolve(answer.user);
     if ((answer.user ? answer.user.id : null) !== (user ? user.id : null)) setUser(answer.user);
   } catch {
-    // Unreachable: keep what was known; the next look will tell.
   }
   return user;
 }

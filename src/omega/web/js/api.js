@@ -87,8 +87,7 @@ export async function download(path, token, filename) {
 let configAsked = null;
 
 /**
- * The server's limits (`GET /api/config`), asked once per page however many parts need
- * them (a failure is asked again next time).
+ * `GET /api/config`, asked once per page (again after a failure).
  * @returns {Promise<import("./types.js").SiteConfig>}
  */
 export function siteConfig() {

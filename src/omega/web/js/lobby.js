@@ -240,8 +240,6 @@ export function startLobby(root) {
   }
 
   const list = h("ul", { class: "my-tables", "aria-label": "Your tables on this device" });
-  // Logged in, the account's tables are under My tables (whatever device opened them);
-  // this list holds the links this device keeps, so an empty one says where the others are.
   account.onChange(() => store.tables().length || drawTables());
   async function drawTables() {
     const known = store.tables();
@@ -310,8 +308,7 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
       h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
-    // A returning player's own tables (their turn first) and history come first, before
-    // the lists of others' tables and the long New table form.
+    // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,
       openTables.el,

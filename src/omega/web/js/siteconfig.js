@@ -67,27 +67,10 @@ export function quickClock(quickplay, remembered) {
 }
 
 /**
- * A served rule ("a username is 3 to 20 characters: …") as a sentence to show.
+ * A served rule as a sentence.
  * @example ruleSentence("a password is 8 to 256 characters") // "A password is 8 to 256 characters."
  * @param {string} rule
  */
 export function ruleSentence(rule) {
   return rule ? `${rule[0].toUpperCase()}${rule.slice(1)}.` : "";
-}
-
-/**
- * Whether `text` breaks a served length rule, counted as the server counts it (characters,
- * that is code points; a username after NFKC, as it is stored): the rule's sentence if it
- * does, else null. The server checks the rest of the rule itself and says it in the same words.
- * @example lengthProblem("ab", {min: 3, max: 20, rule: "a username is 3 to 20 characters"}, true) // "A username is 3 to 20 characters."
- * @example lengthProblem("abc", {min: 3, max: 20, rule: "a username is 3 to 20 characters"}, true) // null
- * @param {string} text
- * @param {{min: number, max: number, rule: string} | undefined} limit
- * @param {boolean} normalized whether the server counts the NFKC form (usernames)
- * @returns {string | null}
- */
-export function lengthProblem(text, limit, normalized) {
-  if (!limit) return null;
-  const n = [...(normalized ? text.normalize("NFKC") : text)].length;
-  return n < limit.min || n > limit.max ? ruleSentence(limit.rule) : null;
 }

@@ -176,9 +176,7 @@ export function setQuickClock(text) {
 }
 
 /**
- * The quick-play matches this device has followed to their table (the newest 20): the
- * server reports a match for a while after it is made, and the lobby opened again in that
- * while must show the lobby, not send the player back to the table.
+ * The quick-play matches this device followed to their table (the newest 20): not again.
  * @returns {string[]}
  */
 export function followedMatches() {

@@ -54,11 +54,9 @@ function fragmentLink() {
 }
 
 /**
- * Open the table `tableId` in `root` with the link in the page's fragment (or one this
- * device remembers), and open it again when what proves the page's place changes:
- * another link pasted into the address (only the fragment changes, so the browser loads
- * nothing: `hashchange`), or the end of the session that held the seat (a log-out in this
- * tab or another): the page then shows what a visitor without that seat sees.
+ * Open the table `tableId` in `root` with the link in the fragment (or one this device
+ * remembers); again on another link pasted (`hashchange`: the browser loads nothing), or
+ * when the session that held the seat ends (then as a visitor without it).
  * @param {HTMLElement} root
  * @param {string} tableId
  */
@@ -71,7 +69,7 @@ export function startTable(root, tableId) {
     shown = openTable(root, tableId);
   });
   account.onChange((user) => {
-    if (user || shown.secret) return; // a link keeps proving its seat; only the session's goes
+    if (user || shown.secret) return; // a link still proves its seat
     shown.stop();
     shown = openTable(root, tableId);
   });
@@ -270,8 +268,7 @@ function openTable(root, tableId) {
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
-      // A socket the session opened and refused (the session ended elsewhere): ask who is
-      // logged in, which opens the table again as a visitor if nobody is.
+      // Refused: the session may have ended elsewhere.
       if (status === "refused" && !secret) account.recheck();
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
@@ -291,7 +288,7 @@ function openTable(root, tableId) {
     showProblem(root, code, role, tableId, detail);
   }
 
-  /** This opening ends: no socket, keys, timers or drawing from it any more. */
+  /** No socket, keys, timers or drawing from this opening any more. */
   function stop() {
     stopped = true;
     feed.stop();

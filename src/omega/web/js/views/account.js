@@ -7,7 +7,7 @@ import * as account from "../account.js";
 import { fill, h } from "../dom.js";
 import { siteConfig } from "../api.js";
 import { describe } from "../errors.js";
-import { lengthProblem, ruleSentence } from "../siteconfig.js";
+import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
@@ -22,8 +22,7 @@ import { VacationSection } from "./vacation.js";
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 
 /**
- * A labelled input of an account form; one with a served rule (`data-limit`: username or
- * password) has the rule in words under it, filled from `/api/config`.
+ * A labelled input of an account form (with `data-limit`, its served rule under it).
  * @param {string} label
  * @param {Record<string, unknown>} attrs
  */
@@ -34,7 +33,6 @@ function field(label, attrs) {
     ? h("span", { class: "account-rule muted small", "data-rule": limit, id: `rule-${limit}-${++ruleIds}` }) : null;
   if (rule) input.setAttribute("aria-describedby", rule.id);
   const labelled = h("label", { class: "account-field" }, h("span", {}, label), input);
-  // Beside the label, not in it: the field's name stays its name; the rule describes it.
   return { input, row: rule ? h("div", { class: "account-field-ruled" }, labelled, rule) : labelled };
 }
 let ruleIds = 0;
@@ -86,7 +84,6 @@ export class AccountArea {
     account.onChange((user) => this.draw(user));
     this.draw(account.known());
     account.current();
-    // Every page's area says the rules, the lobby's as well as a table's (one request a page).
     siteConfig().then((c) => this.config || this.setConfig(c)).catch(() => {});
   }
 
@@ -99,11 +96,8 @@ export class AccountArea {
     this.applyLimits();
   }
 
-  /**
-   * Give the forms' fields the site's rules (GET /api/config) in words, without redrawing
-   * them. No minlength or maxlength: the browser would say its own words (or cut a pasted
-   * password silently); the page checks the length on sending and says the rule.
-   */
+  /** The served rules in words under their fields; the server says a broken one in the same
+   * words (no minlength or maxlength: the browser's own words, or a paste cut silently). */
   applyLimits() {
     const config = this.config;
     if (!config) return;
@@ -113,23 +107,6 @@ export class AccountArea {
     }
   }
 
-  /**
-   * The served rule a field of a form breaks by its length, if any (said before asking).
-   * @param {...{input: HTMLInputElement}} fields
-   */
-  broken(...fields) {
-    const config = this.config;
-    for (const f of fields) {
-      const kind = f.input.getAttribute("data-limit");
-      const limit = !config ? undefined : kind === "username" ? config.username : kind === "password" ? config.password : undefined;
-      const problem = lengthProblem(kind === "username" ? f.input.value.trim() : f.input.value, limit, kind === "username");
-      if (problem) {
-        f.input.focus();
-        return problem;
-      }
-    }
-    return null;
-  }
 
   /** @param {User | null} user */
   draw(user) {
@@ -146,8 +123,6 @@ export class AccountArea {
       const current = field("Current password", { type: "password", autocomplete: "current-password", name: "current" });
       const next = field("New password", { type: "password", autocomplete: "new-password", name: "new", "data-limit": "password" });
       const change = accountForm("password", [current, next], "Change password", async () => {
-        const problem = this.broken(next);
-        if (problem) throw new Error(problem);
         await account.changePassword(current.input.value, next.input.value);
         current.input.value = "";
         next.input.value = "";
@@ -171,11 +146,8 @@ export class AccountArea {
       () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}));
     const newName = field("Username", { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
     const newPassword = field("Password", { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
-    const register = accountForm("register", [newName, newPassword], "Register", async () => {
-      const problem = this.broken(newName, newPassword);
-      if (problem) throw new Error(problem);
-      await account.register(newName.input.value.trim(), newPassword.input.value);
-    });
+    const register = accountForm("register", [newName, newPassword], "Register",
+      () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
     fill(this.el,
       this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
       this.menu("Register", "register", h("div", { class: "account-panel" }, register)));

@@ -1,8 +1,7 @@
 // @ts-check
-// The table's chat: the messages (plain text, never HTML), a line to write one with a
-// counter of the characters left against the server's `chat_max` (read from /api/config; a
-// longer message is refused in words, never cut), and a mute per person, kept in this
-// browser, that hides what they write.
+// The table's chat: the messages (plain text, never HTML), a line to write one with the
+// characters left of the server's `chat_max` (a longer one is refused, never cut), and a
+// mute per person, kept in this browser, that hides what they write.
 
 import { fill, h } from "../dom.js";
 
@@ -27,12 +26,10 @@ export function muteKey(line, tableId) {
 }
 
 /**
- * What the chat's counter says of a message being written: the characters left against the
- * server's limit (counted as the server counts them, by code point), or how many too many.
+ * The counter's words: characters (code points, as the server counts) left, or too many.
  * @example chatCount("hi", 300) // {text: "298 characters left", over: false, length: 2}
- * @example chatCount("x".repeat(302), 300) // {text: "2 characters too many (at most 300)", over: true, length: 302}
  * @param {string} text
- * @param {number | null} max null until the server's limit is known
+ * @param {number | null} max null until known
  * @returns {{text: string, over: boolean, length: number}}
  */
 export function chatCount(text, max) {
@@ -57,7 +54,7 @@ export class ChatView {
     this.lines = new Map();
     /** @type {number | null} my seat (null: a spectator) */
     this.me = null;
-    /** @type {number | null} the server's limit (`/api/config`'s chat_max), once known */
+    /** @type {number | null} */
     this.max = null;
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": "Messages" });
     this.mutedEl = h("p", { class: "chat-muted muted", hidden: true });
@@ -65,8 +62,7 @@ export class ChatView {
       type: "text", class: "chat-input", "aria-label": "Message", placeholder: "Write a message",
       autocomplete: "off", "aria-describedby": `chat-count-${tableId}`,
     });
-    // No maxlength on the line: the browser would cut a pasted message silently (and counts
-    // UTF-16 units, not the characters the server counts). The counter says where it stands.
+    // No maxlength: it would cut a pasted message silently.
     this.count = h("span", { class: "chat-count muted", id: `chat-count-${tableId}`, "aria-live": "polite" });
     this.problem = h("p", { class: "chat-error", role: "alert", hidden: true });
     this.input.addEventListener("input", () => this.counted());
@@ -74,7 +70,6 @@ export class ChatView {
       e.preventDefault();
       this.send();
     } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"));
-    // The counter on its own line under the field: beside it, it would squeeze a phone's field.
     this.form = h("div", { class: "chat-write" }, form, this.count);
     this.el = h("section", { class: "chat", "aria-label": "Chat" },
       h("h2", {}, "Chat"), this.list, this.mutedEl, this.form, this.problem);
@@ -113,7 +108,6 @@ export class ChatView {
     if (!text) return;
     const said = chatCount(text, this.max);
     if (said.over) {
-      // Refused in words, the message kept as written: nothing is cut.
       this.showProblem(`A message has at most ${this.max} characters; this one has ${said.length}. Shorten it to send it.`);
       return;
     }

@@ -85,8 +85,7 @@ export class QuickPlayView {
       fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ${state.time_control} · ` +
         `your rating ${state.rating} · ${state.others_waiting} waiting with you`);
     } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
-      // Followed once already (the player came back to the lobby): the lobby stays, with a
-      // way back to the game.
+      // Followed once already: the lobby stays, with a way back.
       fill(this.status, "Your quick-play game: ", h("a", { href: `/t/${state.table_id}` }, `Table ${state.table_id}`));
     } else if (state && state.status === "matched") {
       fill(this.status, "Matched: opening the table…");
