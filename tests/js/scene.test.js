@@ -61,9 +61,9 @@ describe("prompt and buttons", () => {
     assert.deepEqual(Scene.promptFacts(opened(table({ players: 3 }))),
       { kind: "stage", color: "White", index: 0, order: ["White", "Black", "Red"] });
     assert.deepEqual(Scene.promptFacts(opened(table(), "e5", "a1")), { kind: "complete" });
-    const bot = table({ toMove: "Black", seat: 1, seats: { 1: { kind: "computer", level: 3, name: "Computer 2, level 3" } } });
+    const bot = table({ toMove: "Black", seat: 1, seats: { 1: { kind: "computer", level: 3, name: "Computer (Medium)" } } });
     assert.deepEqual(Scene.promptFacts(opened(bot)),
-      { kind: "wait", color: "Black", name: "Computer 2, level 3", computer: 3, watching: false });
+      { kind: "wait", color: "Black", name: "Computer (Medium)", computer: 3, watching: false });
     assert.deepEqual(Scene.promptFacts(opened(table({ status: "over", over: true }))),
       { kind: "over", winner: "White", name: "Player 1", reason: "abandoned", claimed: false });
   });

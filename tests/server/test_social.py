@@ -237,7 +237,7 @@ def test_a_rematch_proposed_and_accepted_moves_every_page_to_the_new_table(site:
     assert client.state(new_id, t["spectator_key"])["you"] == {"seat": None}
     assert (new["players"], new["size"], new["pie_rule"], new["status"]) == (3, 5, False, "playing")
     assert [(s["kind"], s["level"], s["name"]) for s in new["seats"]] == [
-        ("computer", 2, "Computer 1, level 2"), ("human", None, "Ann"), ("human", None, "Bob")]
+        ("computer", 2, "Computer (Easy)"), ("human", None, "Ann"), ("human", None, "Bob")]
     # The old table stays as it was, and says where its rematch went to pages that come later.
     late = Socket(site.ws_url, t["id"], t["invites"]["1"])
     assert late.until(lambda m: m["type"] == "rematch")["rematch"]["table"] == {"id": new_id, "seat": 2}

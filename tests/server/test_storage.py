@@ -173,9 +173,10 @@ def test_computer_seats_have_distinct_stable_names(sqlite_url: str) -> None:
         finally:
             api.close()
             live.stop()
-    assert names[0] == names[1] == ["Player 1", "Computer 2, level 1", "Computer 3, level 1",
-                                     "Computer 4, level 4"]
-    assert "Black: Computer 2, level 1\n" in record, record
+    # Two computers of one level are told apart by their seats; the other is named by its level.
+    assert names[0] == names[1] == ["Player 1", "Computer 2 (First game)", "Computer 3 (First game)",
+                                     "Computer (Hard)"]
+    assert "Black: Computer 2 (First game)\n" in record, record
 
 
 def test_two_servers_on_one_postgres(pg: PgCluster) -> None:

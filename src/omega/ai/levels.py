@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level"]
+__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level", "computer_name"]
 
 
 @dataclass(frozen=True)
@@ -61,3 +61,16 @@ def level(number: int) -> Level:
         if found.number == number:
             return found
     raise ValueError(f"level must be from {MIN_LEVEL} to {MAX_LEVEL}, got {number!r}")
+
+
+def computer_name(number: int, seat: int | None = None) -> str:
+    """What a computer player of level ``number`` is called at a table, wherever it is
+    shown (its seat's name, the record, the lobby's and the account's lists): the level's
+    name in words.  ``seat`` (its seat's number, from 1) tells apart two computers of one
+    level at a table; a level no longer known reads as its number.
+
+    >>> computer_name(1), computer_name(2, seat=3), computer_name(9)
+    ('Computer (First game)', 'Computer 3 (Easy)', 'Computer (level 9)')
+    """
+    known = next((lv.name for lv in LEVELS if lv.number == number), f"level {number}")
+    return f"Computer {seat} ({known})" if seat is not None else f"Computer ({known})"

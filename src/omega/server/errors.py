@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-__all__ = ["ApiError"]
+__all__ = ["ApiError", "SESSION_ENDED"]
+
+#: What a table's socket opened by a session cookie answers (``auth_required``) once that
+#: session has ended (a log-out here or elsewhere): the seat was the account's, not the socket's.
+SESSION_ENDED = "your session ended: log in again, or open the table by its link"
 
 
 class ApiError(Exception):

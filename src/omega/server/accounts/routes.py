@@ -239,6 +239,12 @@ class CookieSessions:
         user = await session_user(conn)
         return user.id if user is not None else None
 
+    async def live_user_id(self, conn: HTTPConnection) -> int | None:
+        """The session's account asked of the database now (not the request's look-up)."""
+        session_id = session_id_of(conn)
+        user = await _accounts(conn).user_of(session_id) if session_id is not None else None
+        return user.id if user is not None else None
+
 
 def setup(app: FastAPI, core: TableCore, passwords: Passwords, limits: Limits, scheduler: Scheduler) -> Accounts:
     """The accounts of the app (``app.state.accounts``); expired sessions are purged as

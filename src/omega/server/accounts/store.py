@@ -36,7 +36,7 @@ from omega.names import username_skeleton
 from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
 from omega.server.infra.due import DueRow
 from omega.server.tables.models import EventRow, SeatRow, TableRow
-from omega.server.tables.state import TIMEOUT
+from omega.server.tables.state import TIMEOUT, SeatConfig, default_name
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
@@ -317,8 +317,14 @@ class AccountStore:
                             .outerjoin(UserRow, UserRow.id == SeatRow.user_id)
                             .where(SeatRow.table_id.in_(table_ids)).order_by(SeatRow.table_id, SeatRow.idx))
         out: dict[str, list[dict[str, Any]]] = {t: [] for t in table_ids}
+        configs: dict[str, list[SeatConfig]] = {t: [] for t in table_ids}
+        rows = rows.all()
         for r in rows:
-            out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username})
+            configs[r.table_id].append(SeatConfig(r.kind, r.level))
+        for r in rows:
+            # A computer's name as its seat shows it (the one home: tables.state.default_name).
+            name = default_name(r.idx, SeatConfig(r.kind, r.level), configs[r.table_id]) if r.kind == "computer" else None
+            out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username, "name": name})
         return out
 
     def my_tables(self, user_id: int, limit: int) -> list[dict[str, Any]]:

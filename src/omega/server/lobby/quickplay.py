@@ -54,6 +54,7 @@ from omega.server.lobby.service import MATCH_TOPIC, Lobby
 from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
 from omega.server.tables.core import TableCore
+from omega.server.tables.models import TableRow
 from omega.server.tables.seated import new_table_id, seat_accounts
 from omega.server.tables.state import SeatConfig, TableConfig
 from omega.server.tables.store import Writer
@@ -198,27 +199,34 @@ class QuickPlay:
         return await self.status(user)
 
     async def status(self, user: User) -> dict[str, Any]:
-        """``{"status": "idle" | "waiting" | "matched", ...}`` for the user."""
+        """``{"status": "idle" | "waiting" | "matched", ...}`` for the user: ``matched`` for
+        :data:`MATCH_SHOWN` seconds after the match while its table's game is on."""
         now = self.core.clock.now()
 
         def read() -> Any:
             with self.core.repo.engine.connect() as conn:
                 row = conn.execute(select(QueueRow).where(QueueRow.user_id == user.id)).one_or_none()
                 ahead = 0
+                over = False
+                if row is not None and row.table_id is not None:
+                    over = conn.execute(select(TableRow.status).where(TableRow.id == row.table_id)
+                                        ).scalar_one_or_none() != "playing"
                 if row is not None and row.table_id is None:
                     ahead = conn.execute(select(func.count()).select_from(QueueRow).where(
                         QueueRow.players == row.players, QueueRow.size == row.size,
                         QueueRow.time_control == row.time_control,
                         QueueRow.table_id.is_(None), QueueRow.user_id != user.id)).scalar_one()
                 conn.rollback()
-            return row, ahead
+            return row, ahead, over
 
-        row, others = await self.core.db(read)
+        row, others, over = await self.core.db(read)
         if row is None:
             return {"status": "idle"}
         since = _utc(row.joined_at)
         if row.table_id is not None:
-            if (now - since).total_seconds() > MATCH_SHOWN:
+            # A match is news while its game is on: once it is over (or gone) the lobby is
+            # the lobby again, never a way back to the finished table.
+            if over or (now - since).total_seconds() > MATCH_SHOWN:
                 return {"status": "idle"}
             return {"status": "matched", "table_id": row.table_id, "seat": row.seat}
         if (now - since).total_seconds() > MAX_WAIT:

@@ -53,7 +53,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.decide import Decided, decide_cancel
 from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.models import SeatRow, TableRow
-from omega.server.tables.state import TableState
+from omega.server.tables.state import SeatConfig, TableState, default_name
 from omega.server.tables.store import Writer
 from omega.server.tables.timecontrol import TimeControl
 from omega.server.tables.values import NewTable
@@ -502,10 +502,12 @@ class Lobby:
         for r in rows:
             ratings = known.get(r.players, {})
             listed = []
+            configs = [SeatConfig(s.kind, s.level) for s in by_table[r.id]]
             for s in by_table[r.id]:
                 color = Color(s.idx).label
                 if s.kind == "computer":
-                    listed.append({**seat_summary(s.idx, color, None, None), "computer": s.level})
+                    listed.append({**seat_summary(s.idx, color, None, None), "computer": s.level,
+                                   "name": default_name(s.idx, SeatConfig(s.kind, s.level), configs)})
                 else:
                     rating = ratings.get(s.user_id) if s.user_id is not None else None
                     if s.user_id is not None and rating is None:

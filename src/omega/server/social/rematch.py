@@ -331,7 +331,7 @@ class Rematches:
             old = old_seats[j]
             if seat.kind == "human":
                 joins.append(Joined(j))
-                if start.names[old] != default_name(old, seat):
+                if start.names[old] != default_name(old, seat, start.config.seats):
                     renames.append(Renamed(j, start.names[old]))
         try:
             # One write through the action path: it stores the first clock's flag with them.

@@ -28,7 +28,7 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.identity import Credentials, Identity, hash_token
 
 __all__ = ["Sessions", "NO_SESSIONS", "Callers", "credentials_of", "table_core", "caller", "reader", "actor", "body",
-           "socket_user", "Reader", "Actor", "CALLER_CHARGED"]
+           "socket_user", "socket_user_now", "Reader", "Actor", "CALLER_CHARGED"]
 
 T = TypeVar("T")
 
@@ -48,6 +48,11 @@ class Sessions(Protocol):
         """The account of the session (None: no session, or one that ended)."""
         ...
 
+    async def live_user_id(self, conn: HTTPConnection) -> int | None:
+        """The same, asked again now (``user_id`` is looked up once per request or socket:
+        a socket's session may end while it stays open)."""
+        ...
+
 
 class _NoSessions:
     """An app without accounts: no cookie names anyone."""
@@ -59,6 +64,9 @@ class _NoSessions:
         return None
 
     async def user_id(self, conn: HTTPConnection) -> int | None:
+        return None
+
+    async def live_user_id(self, conn: HTTPConnection) -> int | None:
         return None
 
 
@@ -163,6 +171,13 @@ def body(parse: Callable[[bytes], T]) -> Callable[[Request], Awaitable[T]]:
         limits: Limits = request.app.state.limits
         return parse(await read_body(request, limits.max_message))
     return read
+
+
+async def socket_user_now(websocket: WebSocket) -> int | None:
+    """The account of the session cookie a socket opened with, as it stands now (None once
+    that session has ended)."""
+    sessions = _callers(websocket).sessions
+    return None if sessions.session_id(websocket) is None else await sessions.live_user_id(websocket)
 
 
 async def socket_user(websocket: WebSocket) -> int | None:

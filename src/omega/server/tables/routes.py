@@ -30,6 +30,7 @@ from omega.server.tables.deps import (
     Sessions,
     body,
     socket_user,
+    socket_user_now,
     table_core,
 )
 from omega.server.tables.presence import Presence
@@ -218,4 +219,4 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     parts = _parts(websocket)
     callers: Callers = websocket.app.state.callers
     await TableSocket(websocket, table_core(websocket), parts.presence, websocket.app.state.limits, callers.clock,
-                      table_id, parts.connects, socket_user, parts.hooks).run()
+                      table_id, parts.connects, socket_user, parts.hooks, socket_user_now).run()

@@ -27,7 +27,7 @@ from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
 from omega.server.clock import Clock
-from omega.server.errors import ApiError
+from omega.server.errors import SESSION_ENDED, ApiError
 from omega.server.infra.limits import Buckets, Limits, TokenBucket
 from omega.server.infra.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
 from omega.server.tables.core import TableCore
@@ -112,12 +112,15 @@ class TableSocket:
     def __init__(self, ws: WebSocket, core: TableCore, presence: Presence, limits: Limits, clock: Clock,
                  table_id: str, connects: SocketLimits,
                  account: Callable[[WebSocket], Awaitable[int | None]] | None = None,
-                 social: SocketHooks | None = None) -> None:
+                 social: SocketHooks | None = None,
+                 account_now: Callable[[WebSocket], Awaitable[int | None]] | None = None) -> None:
         self.connects = connects
         #: Chat and rematch messages (None: a server without them).
         self.social = social
         #: Who is logged in on a socket opened without a token (the session cookie's account).
         self.account = account
+        #: The same account asked again now (None: never asked again).
+        self.account_now = account_now
         self.ws = ws
         self.core = core
         self.presence = presence
@@ -134,6 +137,9 @@ class TableSocket:
         self.closing: asyncio.Task[None] | None = None
         #: Whether events go out as changes (``omega.v2``) rather than whole states.
         self.changes = False
+        #: The account whose session cookie opened the socket (None: a token, or nobody).
+        #: Its session is asked again before each action: one that ended acts no more.
+        self.session_user: int | None = None
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_text(json.dumps(message, separators=(",", ":")))
@@ -191,6 +197,7 @@ class TableSocket:
         try:
             if credentials.token is None and self.account is not None:
                 credentials = Credentials(None, user_id=await self.account(self.ws))
+                self.session_user = credentials.user_id
             who = await self.core.identify(self.table_id, credentials)
             await self.core.visit(self.table_id, who)
         except ApiError as e:
@@ -331,6 +338,9 @@ class TableSocket:
                     await self.send({"type": "pong", "server_time": stamp_ms(self.clock.now())})
                     continue
                 request_id = msg.request_id
+                if not await self.session_holds():
+                    await self.close_with(ApiError("auth_required", SESSION_ENDED))
+                    return
                 if isinstance(msg, ChatMessage | RematchMessage):
                     if self.social is None:
                         raise ApiError("bad_request", f"bad request: this server has no {msg.type}")
@@ -343,6 +353,13 @@ class TableSocket:
                 self.core.metrics.moved("websocket", self.clock.monotonic() - received)
             except ApiError as e:
                 await self.reply_error(request_id if request_id is not None else _request_id_of(raw), e)
+
+    async def session_holds(self) -> bool:
+        """Whether the session that opened the socket (if one did) is still the account's:
+        after a log-out, here or on another device, the socket's seat is no longer its own."""
+        if self.session_user is None or self.account_now is None:
+            return True
+        return await self.account_now(self.ws) == self.session_user
 
     async def reply_error(self, request_id: str | None, error: ApiError) -> None:
         if self.ws.client_state == WebSocketState.CONNECTED:

@@ -19,11 +19,12 @@ input/output, no clock; every rule question goes to ``Game``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from omega.ai.levels import MIN_LEVEL, computer_name
 from omega.game import Game
 from omega.server.tables.events import (
     PLAY_EVENTS,
@@ -211,7 +212,7 @@ class TableState:
     def __post_init__(self) -> None:
         c = self.config
         self.game = Game(players=c.players, size=c.size, pie_rule=c.pie_rule)
-        self.names = [default_name(i, s) for i, s in enumerate(c.seats)]
+        self.names = [default_name(i, s, c.seats) for i, s in enumerate(c.seats)]
         self.joined = [s.kind == "computer" for s in c.seats]
         self.connections = [0] * c.players
         self.banks_ms = [c.time_control.start_bank_ms] * c.players
@@ -683,18 +684,23 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
 
 
-def default_name(index: int, seat: SeatConfig) -> str:
+def default_name(index: int, seat: SeatConfig, seats: Sequence[SeatConfig] = ()) -> str:
     """The name a seat shows until its player picks one (computer seats keep it).
 
-    Seat numbers make names distinct (two level-1 computers at one table are not both
-    "Computer 1"); the colour is left out because a pie swap changes it.  Derived from the
-    table's settings only, so a restart gives the same names.
+    A computer is named by its level in words (``omega.ai.levels.computer_name``, the one
+    home of that name); where ``seats`` (the table's) hold another computer of the same
+    level, its seat number tells the two apart.  People are numbered by seat ("Player 2");
+    the colour is left out because a pie swap changes it.  Derived from the table's
+    settings only, so a restart gives the same names.
 
-    >>> default_name(1, SeatConfig("computer", 3)), default_name(2, SeatConfig("computer", 3))
-    ('Computer 2, level 3', 'Computer 3, level 3')
+    >>> two = (SeatConfig("human"), SeatConfig("computer", 3), SeatConfig("computer", 3))
+    >>> default_name(1, two[1]), default_name(1, two[1], two), default_name(2, two[2], two)
+    ('Computer (Medium)', 'Computer 2 (Medium)', 'Computer 3 (Medium)')
     >>> default_name(0, SeatConfig("human"))
     'Player 1'
     """
     if seat.kind == "computer":
-        return f"Computer {index + 1}, level {seat.level}"
+        level = seat.level if seat.level is not None else MIN_LEVEL
+        twins = sum(1 for s in seats if s.kind == "computer" and s.level == seat.level)
+        return computer_name(level, index + 1 if twins > 1 else None)
     return f"Player {index + 1}"

@@ -27,6 +27,36 @@ function setUser(next) {
   for (const listener of listeners) listener(user);
 }
 
+// A log-in or log-out is told to this browser's other tabs, which ask who they are now.
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("omega.account") : null;
+if (tabs) tabs.onmessage = () => recheck();
+// A session may end on another device: a tab shown again asks.
+if (typeof document !== "undefined") {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && asking) recheck();
+  });
+}
+
+/** Tell this browser's other tabs that who is logged in changed. */
+function tellTabs() {
+  if (tabs) tabs.postMessage("changed");
+}
+
+/**
+ * Ask again who is logged in; the listeners hear only of a change.
+ * @returns {Promise<User | null>}
+ */
+export async function recheck() {
+  try {
+    /** @type {{user: User | null}} */
+    const answer = await api("GET", "/api/account");
+    asking = Promise.resolve(answer.user);
+    if ((answer.user ? answer.user.id : null) !== (user ? user.id : null)) setUser(answer.user);
+  } catch {
+  }
+  return user;
+}
+
 /**
  * Be told whenever who is logged in changes; returns the way to stop.
  * @param {(user: User | null) => void} listener
@@ -68,6 +98,7 @@ export async function register(username, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -82,6 +113,7 @@ export async function login(username, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -97,6 +129,7 @@ export async function resetPassword(token, password) {
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
+  tellTabs();
   return answer.user;
 }
 
@@ -105,6 +138,7 @@ export async function logout() {
   await api("POST", "/api/account/logout");
   asking = Promise.resolve(null);
   setUser(null);
+  tellTabs();
 }
 
 /** Log out on every device. */
@@ -112,6 +146,7 @@ export async function logoutEverywhere() {
   await api("POST", "/api/account/logout-everywhere");
   asking = Promise.resolve(null);
   setUser(null);
+  tellTabs();
 }
 
 /**

@@ -83,6 +83,21 @@ export async function download(path, token, filename) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** @type {Promise<import("./types.js").SiteConfig> | null} */
+let configAsked = null;
+
+/**
+ * `GET /api/config`, asked once per page (again after a failure).
+ * @returns {Promise<import("./types.js").SiteConfig>}
+ */
+export function siteConfig() {
+  if (!configAsked) {
+    configAsked = api("GET", "/api/config");
+    configAsked.catch(() => (configAsked = null));
+  }
+  return configAsked;
+}
+
 // Close codes after which retrying cannot help (bad token, unknown table).
 const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
 

@@ -3,7 +3,7 @@
 // The form offers what the server allows (GET /api/config).
 
 import * as account from "./account.js";
-import { api } from "./api.js";
+import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
@@ -83,7 +83,7 @@ export function startLobby(root) {
 
   async function loadConfig() {
     try {
-      config = await api("GET", "/api/config");
+      config = await siteConfig();
     } catch (err) {
       error.textContent = err instanceof Error ? err.message : String(err);
       error.hidden = false;
@@ -239,11 +239,14 @@ export function startLobby(root) {
     }
   }
 
-  const list = h("ul", { class: "my-tables" });
+  const list = h("ul", { class: "my-tables", "aria-label": "Your tables on this device" });
+  account.onChange(() => store.tables().length || drawTables());
   async function drawTables() {
     const known = store.tables();
     if (!known.length) {
-      fill(list, h("li", { class: "muted" }, "Tables you create or join appear here."));
+      fill(list, h("li", { class: "muted" }, account.known()
+        ? "Your account's tables are under My tables. Tables opened on this device by a link appear here too."
+        : "Tables you create or join on this device appear here. Log in to find them on any device."));
       return;
     }
     fill(list, known.map((t) => tableRow(t, null)));
@@ -297,14 +300,21 @@ export function startLobby(root) {
       h("div", { class: "row copies" }, copies, forget));
   }
 
+  const joinCard = h("section", { class: "card join-card" },
+    h("h2", {}, "Join by link"),
+    h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, "Open")),
+    h("h2", {}, "Your tables"),
+    list);
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
       h("a", { href: "/watch", class: "nav-link" }, "Watch"),
       h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
+    // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
+      accountLists.el,
       openTables.el,
       quickPlay.el,
-      h("section", { class: "card" },
+      h("section", { class: "card new-table" },
         h("h1", {}, "New table"),
         h("form", { class: "create", onsubmit: create },
           h("div", { class: "field" }, h("span", { class: "label" }, "Players"), playersSeg),
@@ -317,17 +327,12 @@ export function startLobby(root) {
           nameField,
           error,
           createBtn)),
-      h("section", { class: "card" },
-        h("h2", {}, "Join by link"),
-        h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, "Open")),
-        h("h2", {}, "Your tables"),
-        list),
-      accountLists.el,
+      joinCard,
       h("section", { class: "card rules" },
         h("h2", {}, "How to play"),
         h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
   drawTables();
   loadConfig();
   // Friends and challenges load after the lobby (not preloaded: the first load's budget).
-  import("./views/friends.js").then((m) => accountLists.el.before(new m.FriendsCard().el)).catch(() => {});
+  import("./views/friends.js").then((m) => joinCard.after(new m.FriendsCard().el)).catch(() => {});
 }

@@ -19,6 +19,7 @@ export {};
  * @property {string | null} user who holds it (null: free, or a computer)
  * @property {Rating | null} rating
  * @property {number} [computer] the level of a computer seat
+ * @property {string} [name] a computer seat's name, as its seat shows it ("Computer (Easy)")
  */
 
 /**

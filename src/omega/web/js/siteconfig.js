@@ -65,3 +65,12 @@ export function quickClocks(controls) {
 export function quickClock(quickplay, remembered) {
   return remembered !== null && quickplay.presets.includes(remembered) ? remembered : quickplay.default;
 }
+
+/**
+ * A served rule as a sentence.
+ * @example ruleSentence("a password is 8 to 256 characters") // "A password is 8 to 256 characters."
+ * @param {string} rule
+ */
+export function ruleSentence(rule) {
+  return rule ? `${rule[0].toUpperCase()}${rule.slice(1)}.` : "";
+}

@@ -1,7 +1,7 @@
 // @ts-check
 // What the page remembers in localStorage: the tables you created or joined (with their
 // secret links, which only ever live on your device), your name, your settings and your
-// quick-play clock, and which tournament each game it opened from a tournament's page is of.
+// quick-play clock and the matches it followed, and which tournament each game it opened from a tournament's page is of.
 
 /** @typedef {import("./types.js").Cell} Cell */
 /**
@@ -40,6 +40,7 @@ const PREFS = "omega.prefs";
 const MUTED = "omega.muted";
 const QUICK_CLOCK = "omega.quickclock";
 const TOURNAMENT_TABLES = "omega.tournamenttables";
+const FOLLOWED = "omega.followedmatches";
 
 /**
  * @template T
@@ -172,6 +173,21 @@ export function quickClock() {
 /** @param {string} text a time control's text, as `POST /api/quickplay` takes it */
 export function setQuickClock(text) {
   write(QUICK_CLOCK, text);
+}
+
+/**
+ * The quick-play matches this device followed to their table (the newest 20): not again.
+ * @returns {string[]}
+ */
+export function followedMatches() {
+  /** @type {unknown} */
+  const saved = read(FOLLOWED, null);
+  return Array.isArray(saved) ? saved.filter((id) => typeof id === "string") : [];
+}
+
+/** @param {string} tableId a quick-play match's table, just followed */
+export function followMatch(tableId) {
+  write(FOLLOWED, [...followedMatches().filter((id) => id !== tableId), tableId].slice(-20));
 }
 
 /**

@@ -4,7 +4,7 @@
 // draw each change; tableactions.js sends what the player asks, api.js's LiveFeed is the socket.
 
 import * as account from "./account.js";
-import { LiveFeed, api, randomId } from "./api.js";
+import { LiveFeed, randomId, siteConfig } from "./api.js";
 import { measuredOffset } from "./clocks.js";
 import { applyTheme } from "./dom.js";
 import { codeOf, describe } from "./errors.js";
@@ -33,10 +33,8 @@ import { askToNotify, chime } from "./views/notify.js";
  * @returns {{role: "seat" | "watch" | null, token: string | null}}
  */
 function linkFor(tableId) {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const seat = fragment.get("seat");
-  const watch = fragment.get("watch");
-  if (seat || watch) return { role: seat ? "seat" : "watch", token: seat || watch };
+  const given = fragmentLink();
+  if (given.token) return given;
   const known = store.tables().find((t) => t.id === tableId);
   if (!known) return { role: null, token: null };
   const role = known.token ? "seat" : "watch";
@@ -46,12 +44,45 @@ function linkFor(tableId) {
 }
 
 /**
- * Open the table `tableId` in `root` with the link in the page's fragment (or one this
- * device remembers).
+ * The seat token or spectator key in the address's fragment, if any.
+ * @returns {{role: "seat" | "watch" | null, token: string | null}}
+ */
+function fragmentLink() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const seat = fragment.get("seat");
+  const watch = fragment.get("watch");
+  return seat || watch ? { role: seat ? "seat" : "watch", token: seat || watch } : { role: null, token: null };
+}
+
+/**
+ * Open the table `tableId` in `root` with the link in the fragment (or one this device
+ * remembers); again on another link pasted (`hashchange`: the browser loads nothing), or
+ * when the session that held the seat ends (then as a visitor without it).
  * @param {HTMLElement} root
  * @param {string} tableId
  */
 export function startTable(root, tableId) {
+  let shown = openTable(root, tableId);
+  addEventListener("hashchange", () => {
+    const next = fragmentLink();
+    if (!next.token || next.token === shown.secret) return;
+    shown.stop();
+    shown = openTable(root, tableId);
+  });
+  account.onChange((user) => {
+    if (user || shown.secret) return; // a link still proves its seat
+    shown.stop();
+    shown = openTable(root, tableId);
+  });
+}
+
+/**
+ * One opening of the table: returns the secret it opened with and how to stop it.
+ * @param {HTMLElement} root
+ * @param {string} tableId
+ * @returns {{secret: string, stop: () => void}}
+ */
+function openTable(root, tableId) {
   const { token, role: linkRole } = linkFor(tableId);
   let role = linkRole; // a seat or a watch once the table says which
   const secret = token || "";
@@ -208,9 +239,11 @@ export function startTable(root, tableId) {
 
   document.addEventListener("keydown", onKey);
   // A tap anywhere off the board ends a long-press preview.
-  document.addEventListener("pointerdown", (e) => {
+  /** @param {PointerEvent} e */
+  const onPointer = (e) => {
     if (e.pointerType === "touch" && M.hover && !page.boardWrap.contains(/** @type {Node} */ (e.target))) set(T.clearHover(M));
-  });
+  };
+  document.addEventListener("pointerdown", onPointer);
 
   const feed = new LiveFeed({
     tableId,
@@ -239,6 +272,8 @@ export function startTable(root, tableId) {
       else set(T.applyServerMessage(M, msg));
     },
     onStatus: (status) => {
+      // Refused: the session may have ended elsewhere.
+      if (status === "refused" && !secret) account.recheck();
       const { model, refresh: again } = T.connectionChanged(M, status);
       set(model);
       if (status === "live") root.dataset.serverClock = "measuring";
@@ -253,24 +288,33 @@ export function startTable(root, tableId) {
    * @param {string} [detail]
    */
   function problem(code, detail) {
+    stop();
+    showProblem(root, code, role, tableId, detail);
+  }
+
+  /** No socket, keys, timers or drawing from this opening any more. */
+  function stop() {
     stopped = true;
     feed.stop();
     document.removeEventListener("keydown", onKey);
-    showProblem(root, code, role, tableId, detail);
+    document.removeEventListener("pointerdown", onPointer);
+    if (claimTimer !== null) clearTimeout(claimTimer);
+    page.stop();
   }
 
   async function load() {
     /** @type {TableState} */
     let state;
     // The limits only shape the rename field: the table does not wait for them if they fail.
-    const config = api("GET", "/api/config").catch(() => null);
+    const config = siteConfig().catch(() => null);
     try {
       state = await actions.fetchTable();
     } catch (err) {
       const code = codeOf(err);
+      if (stopped) return;
       if (code === "network") {
         set(T.noteError(M, err));
-        setTimeout(load, 2000);
+        setTimeout(() => stopped || load(), 2000);
         return;
       }
       problem(token ? code : code === "not_found" ? code : "", describe(err));
@@ -279,8 +323,10 @@ export function startTable(root, tableId) {
     // Without a link the server answers for the seat the logged-in account holds (the cookie
     // proves it), or to anyone for a table anyone may watch (listed in the lobby, rated, or a
     // tournament's game, linked from its page); any other table it refuses (401) above.
+    if (stopped) return;
     if (!token) role = state.you && state.you.seat !== null ? "seat" : "watch";
     const site = /** @type {SiteConfig | null} */ (await config);
+    if (stopped) return;
     extras.nameMax = site?.name_max ?? null;
     if (site?.chat_max) page.chat.setLimit(site.chat_max);
     const seat = state.you ? state.you.seat : null;
@@ -294,6 +340,7 @@ export function startTable(root, tableId) {
     remember();
     feed.start();
     const user = await account.current();
+    if (stopped) return;
     // A seat link opened while logged in binds the seat to the account (docs/server-api.md);
     // a seat another account holds stays theirs, and this page plays it by its link only.
     let bound = true;
@@ -342,4 +389,5 @@ export function startTable(root, tableId) {
   }
 
   load();
+  return { secret, stop };
 }

@@ -6,7 +6,7 @@ import { fill, h } from "./dom.js";
 import { problemText } from "./errors.js";
 import { replayPosition } from "./replay.js";
 import { boardScene } from "./scene.js";
-import { isLive, isLoaded, isMyTurn, isOver } from "./tablestate.js";
+import { initialModel, isLive, isLoaded, isMyTurn, isOver } from "./tablestate.js";
 import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
 import { ChatView } from "./views/chat.js";
@@ -85,6 +85,12 @@ export class TablePage {
           h("div", { class: "info" }, this.gameover.el, this.rematch.el, this.review.el, this.chat.el, this.replay.el,
             this.movelog.el, this.links.el, this.options.el))),
       tip));
+  }
+
+  /** The page is left (the table opens again): its timers stop and the tab's icon is plain. */
+  stop() {
+    this.clocks.stop();
+    this.turnAlert.update(initialModel(), false);
   }
 
   /**

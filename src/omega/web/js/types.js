@@ -205,7 +205,8 @@
 
 /**
  * A seat as the account lists show it: who holds it (an account's username, or null).
- * @typedef {{index: number, kind: "human" | "computer", level: number | null, user: string | null}} ListedSeat
+ * A computer's `name` is the one its seat shows ("Computer (Easy)"; null for people).
+ * @typedef {{index: number, kind: "human" | "computer", level: number | null, user: string | null, name?: string | null}} ListedSeat
  */
 
 /**

@@ -5,7 +5,9 @@
 
 import * as account from "../account.js";
 import { fill, h } from "../dom.js";
+import { siteConfig } from "../api.js";
 import { ApiError, describe } from "../errors.js";
+import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
@@ -20,14 +22,20 @@ import { VacationSection } from "./vacation.js";
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 
 /**
- * A labelled input of an account form.
+ * A labelled input of an account form (with `data-limit`, its served rule under it).
  * @param {string} label
  * @param {Record<string, unknown>} attrs
  */
 function field(label, attrs) {
   const input = h("input", { class: "account-input", required: true, ...attrs });
-  return { input, row: h("label", { class: "account-field" }, h("span", {}, label), input) };
+  const limit = attrs["data-limit"];
+  const rule = typeof limit === "string"
+    ? h("span", { class: "account-rule muted small", "data-rule": limit, id: `rule-${limit}-${++ruleIds}` }) : null;
+  if (rule) input.setAttribute("aria-describedby", rule.id);
+  const labelled = h("label", { class: "account-field" }, h("span", {}, label), input);
+  return { input, row: rule ? h("div", { class: "account-field-ruled" }, labelled, rule) : labelled };
 }
+let ruleIds = 0;
 
 /**
  * A form of the account area: its fields, a submit button and a line for the answer.
@@ -76,6 +84,7 @@ export class AccountArea {
     account.onChange((user) => this.draw(user));
     this.draw(account.known());
     account.current();
+    siteConfig().then((c) => this.config || this.setConfig(c)).catch(() => {});
   }
 
   /**
@@ -87,20 +96,17 @@ export class AccountArea {
     this.applyLimits();
   }
 
-  /** Give the forms' fields the site's limits (GET /api/config), without redrawing them. */
+  /** The served rules in words under their fields; the server says a broken one in the same
+   * words (no minlength or maxlength: the browser's own words, or a paste cut silently). */
   applyLimits() {
     const config = this.config;
     if (!config) return;
-    for (const input of this.el.querySelectorAll("input[data-limit]")) {
-      const limit = input.getAttribute("data-limit") === "username" ? config.username : config.password;
-      if (!limit) continue;
-      input.setAttribute("minlength", String(limit.min));
-      input.setAttribute("maxlength", String(limit.max));
-      input.setAttribute("title", limit.rule);
+    for (const rule of this.el.querySelectorAll("[data-rule]")) {
+      const limit = rule.getAttribute("data-rule") === "username" ? config.username : config.password;
+      if (limit) rule.textContent = ruleSentence(limit.rule);
     }
-    const rule = this.el.querySelector(".account-rule");
-    if (rule && config.username) rule.textContent = `${config.username.rule[0].toUpperCase()}${config.username.rule.slice(1)}.`;
   }
+
 
   /** @param {User | null} user */
   draw(user) {
@@ -169,8 +175,7 @@ export class AccountArea {
       () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
     fill(this.el,
       this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
-      this.menu("Register", "register", h("div", { class: "account-panel" },
-        register, h("p", { class: "muted account-rule" }))));
+      this.menu("Register", "register", h("div", { class: "account-panel" }, register)));
   }
 
   /**
@@ -198,7 +203,7 @@ export class AccountArea {
  */
 function others(seats, mine) {
   const names = seats.filter((s) => s.index !== mine)
-    .map((s) => (s.kind === "computer" ? `computer level ${s.level}` : s.user || "guest"));
+    .map((s) => (s.kind === "computer" ? s.name || `computer level ${s.level}` : s.user || "guest"));
   return names.length ? `with ${names.join(", ")}` : "";
 }
 

@@ -1,8 +1,8 @@
 // @ts-check
-// The table's chat: the messages (plain text, never HTML), a line to write one (at most the
-// server's `chat_max` characters, read from /api/config), a mute per person, kept in
-// this browser, that hides what they write, and a Report of an account's message to the
-// moderators (views/report.js); a message a moderator removed goes from the list.
+// The table's chat: the messages (plain text, never HTML), a line to write one with the
+// characters left of the server's `chat_max` (a longer one is refused, never cut), a mute per
+// person, kept in this browser, that hides what they write, and a Report of an account's
+// message to the moderators (views/report.js); a message a moderator removed goes from the list.
 
 import { fill, h } from "../dom.js";
 
@@ -35,6 +35,21 @@ export function mutedText(until) {
   return `You are muted until ${new Date(until).toLocaleString()}.`;
 }
 
+/**
+ * The counter's words: characters (code points, as the server counts) left, or too many.
+ * @example chatCount("hi", 300) // {text: "298 characters left", over: false, length: 2}
+ * @param {string} text
+ * @param {number | null} max null until known
+ * @returns {{text: string, over: boolean, length: number}}
+ */
+export function chatCount(text, max) {
+  const length = [...text.trim()].length;
+  if (max === null) return { text: "", over: false, length };
+  const left = max - length;
+  if (left >= 0) return { text: `${left} character${left === 1 ? "" : "s"} left`, over: false, length };
+  return { text: `${-left} character${left === -1 ? "" : "s"} too many (at most ${max})`, over: true, length };
+}
+
 export class ChatView {
   /**
    * @param {string} tableId
@@ -49,24 +64,26 @@ export class ChatView {
     this.lines = new Map();
     /** @type {number | null} my seat (null: a spectator) */
     this.me = null;
-    this.max = 300;
+    /** @type {number | null} */
+    this.max = null;
     this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": "Messages" });
     this.mutedEl = h("p", { class: "chat-muted muted", hidden: true });
     this.input = h("input", {
       type: "text", class: "chat-input", "aria-label": "Message", placeholder: "Write a message",
-      maxlength: this.max, autocomplete: "off",
+      autocomplete: "off", "aria-describedby": `chat-count-${tableId}`,
     });
-    this.count = h("span", { class: "chat-count muted", "aria-live": "off" });
+    // No maxlength: it would cut a pasted message silently.
+    this.count = h("span", { class: "chat-count muted", id: `chat-count-${tableId}`, "aria-live": "polite" });
     this.problem = h("p", { class: "chat-error", role: "alert", hidden: true });
     this.reportSlot = h("div", { class: "chat-report" });
     this.input.addEventListener("input", () => this.counted());
     const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       this.send();
-    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"), this.count);
-    this.form = form;
+    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"));
+    this.form = h("div", { class: "chat-write" }, form, this.count);
     this.el = h("section", { class: "chat", "aria-label": "Chat" },
-      h("h2", {}, "Chat"), this.list, this.mutedEl, this.reportSlot, form, this.problem);
+      h("h2", {}, "Chat"), this.list, this.mutedEl, this.reportSlot, this.form, this.problem);
     this.counted();
   }
 
@@ -76,7 +93,6 @@ export class ChatView {
    */
   setLimit(max) {
     this.max = max;
-    this.input.maxLength = max;
     this.counted();
   }
 
@@ -115,15 +131,18 @@ export class ChatView {
   }
 
   counted() {
-    const n = [...this.input.value].length;
-    this.count.textContent = n > this.max - 50 ? `${n}/${this.max}` : "";
+    const said = chatCount(this.input.value, this.max);
+    this.count.textContent = said.text;
+    this.count.classList.toggle("is-error", said.over);
+    this.input.setAttribute("aria-invalid", String(said.over));
   }
 
   send() {
     const text = this.input.value.trim();
     if (!text) return;
-    if ([...text].length > this.max) {
-      this.showProblem(`A message has at most ${this.max} characters.`);
+    const said = chatCount(text, this.max);
+    if (said.over) {
+      this.showProblem(`A message has at most ${this.max} characters; this one has ${said.length}. Shorten it to send it.`);
       return;
     }
     this.sent = this.input.value;

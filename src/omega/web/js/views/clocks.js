@@ -20,6 +20,13 @@ export class ClocksView {
     this.every = 0;
   }
 
+  /** Stop ticking (the page is left). */
+  stop() {
+    clearInterval(this.timer);
+    this.every = 0;
+    this.model = null;
+  }
+
   /** @param {Model} m */
   update(m) {
     this.model = m;

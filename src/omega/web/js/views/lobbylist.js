@@ -234,7 +234,7 @@ export class LobbyList {
     const host = t.host !== null ? t.seats[t.host] : undefined;
     const seats = t.seats.map((s) => h("span", { class: `listed-seat ${s.user ? "taken" : s.computer ? "computer" : "free"}` },
       swatch(s.color), " ",
-      s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? `computer ${s.computer}` : "free"));
+      s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? s.name || `computer ${s.computer}` : "free"));
     const buttons = [];
     if (mine) {
       buttons.push(h("a", { class: "btn small", href: `/t/${t.id}` }, "Open"));

@@ -2,7 +2,8 @@
 // Quick play: choose the players, the board and the clock (the server's presets, its
 // default first chosen, this device's last choice remembered), press Play, wait to be
 // matched with players who chose the same; the match moves this page to the new table
-// (told by the lobby's socket). Also the account's ratings, with the last change, and the
+// (told by the lobby's socket), once: a match this device followed, or whose game is over
+// (the server says idle then), leaves the lobby as it is. Also the account's ratings, with the last change, and the
 // links to the leaderboards.
 
 import * as account from "../account.js";
@@ -83,8 +84,12 @@ export class QuickPlayView {
     else if (state && state.status === "waiting") {
       fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ${state.time_control} · ` +
         `your rating ${state.rating} · ${state.others_waiting} waiting with you`);
+    } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
+      // Followed once already: the lobby stays, with a way back.
+      fill(this.status, "Your quick-play game: ", h("a", { href: `/t/${state.table_id}` }, `Table ${state.table_id}`));
     } else if (state && state.status === "matched") {
       fill(this.status, "Matched: opening the table…");
+      store.followMatch(state.table_id);
       location.assign(`/t/${state.table_id}`);
     } else fill(this.status);
   }
