@@ -9,11 +9,8 @@ import { siteConfig } from "../api.js";
 import { ApiError, describe } from "../errors.js";
 import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
-import { pushToggle } from "./push.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
-import { notificationsSection } from "./notifications.js";
-import { VacationSection } from "./vacation.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -132,19 +129,29 @@ export class AccountArea {
       everywhere.addEventListener("click", () => account.logoutEverywhere().catch(() => {}));
       const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
       logout.addEventListener("click", () => account.logout().catch(() => {}));
-      const vacation = new VacationSection();
-      // The live list's setting, the download and closing: loaded when the panel first opens.
-      const leaving = h("div", { class: "leaving-slot" });
+      // The settings (notifications, push, vacation, leaving) load when the panel first
+      // opens (views/accountpanel.js): few visits open it, every visit would carry them.
+      const before = h("div", { class: "account-slot" });
+      const after = h("div", { class: "account-slot" });
+      const last = h("div", { class: "account-slot leaving-slot" });
       const menu = this.menu("Account", "account", h("div", { class: "account-panel" },
-        emailSection(), notificationsSection(), change, pushToggle(), vacation.el, everywhere, leaving));
-      // Asked each time the panel opens: a vacation may have started or ended by itself.
+        emailSection(), before, change, after, everywhere, last));
+      /** @type {Promise<{refresh: () => void}> | null} */
+      let sections = null;
       menu.addEventListener("toggle", () => {
         if (!menu.open) return;
-        vacation.refresh();
-        if (!leaving.firstChild) {
-          import("./leaving.js").then((m) => fill(leaving, m.leavingSection()))
-            .catch(() => fill(leaving, h("p", { class: "account-note is-error" }, "This part could not be loaded; reopen the panel.")));
-        }
+        sections ??= import("./accountpanel.js").then((m) => {
+          const made = m.accountSections();
+          fill(before, ...made.before);
+          fill(after, ...made.after);
+          fill(last, ...made.last);
+          return made;
+        });
+        // Asked each time the panel opens: a vacation may have started or ended by itself.
+        sections.then((made) => made.refresh(), () => {
+          sections = null;
+          fill(last, h("p", { class: "account-note is-error" }, "This part could not be loaded; reopen the panel."));
+        });
       });
       fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
       return;
