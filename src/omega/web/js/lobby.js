@@ -333,6 +333,8 @@ export function startLobby(root) {
         h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
   drawTables();
   loadConfig();
-  // Friends and challenges load after the lobby (not preloaded: the first load's budget).
-  import("./views/friends.js").then((m) => joinCard.after(new m.FriendsCard().el)).catch(() => {});
+  // Friends and challenges load after the lobby (not preloaded: the first load's budget),
+  // and sit beside the player's own tables: a challenge waits for an answer there, in view
+  // on a phone too.
+  import("./views/friends.js").then((m) => accountLists.el.after(new m.FriendsCard().el)).catch(() => {});
 }
