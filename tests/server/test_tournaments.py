@@ -357,3 +357,31 @@ def test_a_turn_based_round_ends_at_its_deadline_and_who_still_plays_sits_the_ne
     v = until(sock, lambda v: all(g["places"] is not None for g in v["games"] if g["round"] == 1))
     winner = next(s for s in v["standings"] if s["user"] == slow["players"][1])
     assert winner["points"] == 1 and winner["games"] == 1, "a game that ended late counts"
+
+
+def test_a_player_barred_from_rated_play_after_joining_is_withdrawn_before_the_next_round(
+        site: LiveServer, people: Callable[..., Browser], clock: FakeClock, db_url: str) -> None:
+    from omega.server.accounts.roles import grant
+    from omega.server.infra.db import make_engine
+
+    crowd = [people(n) for n in ("ann", "bob", "cat", "dan", "eve")]
+    mod = people("mod")
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        grant(conn, "mod", "moderator", clock.now())
+    engine.dispose()
+    t = new_tournament(crowd[0], clock, format="swiss", rounds=2, rated=True, gap_seconds=0)
+    for b in crowd[:4]:
+        join(b, t["id"])
+    # Eve joins, then a moderator bars her from rated play before the first round.
+    join(crowd[4], t["id"])
+    r = mod.post("/api/moderation/actions", {"username": "eve", "action": "rated_ban", "reason": "farming"})
+    assert r.status_code == 201, r.text
+    sock = watch(site, t["id"], crowd[0])
+    v = start(clock, sock, t)
+    v = until(sock, lambda v: v["round"] == 1 and len(open_games(v, 1)) == 2, v)
+    seated = {p for g in open_games(v, 1) for p in g["players"]}
+    assert seated == {"ann", "bob", "cat", "dan"}, "the barred player is never seated at a rated table"
+    eve = next(s for s in v["standings"] if s["user"] == "eve")
+    assert eve["withdrawn"]
+    assert view(crowd[4], t["id"])["me"]["withdrawn"]

@@ -304,9 +304,10 @@ class Tournaments:
         t = snap.row
         if t.status in ("finished", "cancelled"):
             return None
+        if t.status == "upcoming" and now < utc(t.starts_at):
+            return utc(t.starts_at)
+        snap = self._without_barred(conn, snap, now)
         if t.status == "upcoming":
-            if now < utc(t.starts_at):
-                return utc(t.starts_at)
             if len(snap.active) < t.min_players:
                 self._set(conn, t.id, status="cancelled", finished_at=now)
                 log.info("tournament %s cancelled: %d of %d players", t.id, len(snap.active), t.min_players)
@@ -321,6 +322,22 @@ class Tournaments:
         if t.format == "arena":
             return self._advance_arena(conn, snap, fmt, now, started)
         return self._advance_rounds(conn, snap, fmt, now, started)
+
+    def _without_barred(self, conn: Connection, snap: store.Snapshot, now: datetime) -> store.Snapshot:
+        """A rated tournament withdraws the players barred from rated play since they joined
+        (a moderator's rated ban: ``TableCore.barred_from_rated``) before it seats anyone; the
+        snapshot as it is then."""
+        if not snap.row.rated:
+            return snap
+        barred = self.core.barred_from_rated(conn, [e.user_id for e in snap.active], now)
+        if not barred:
+            return snap
+        conn.execute(update(EntryRow).where(EntryRow.tournament_id == snap.row.id, EntryRow.user_id.in_(barred))
+                     .values(withdrawn=True))
+        log.info("tournament %s: %d player(s) barred from rated play withdrawn", snap.row.id, len(barred))
+        again = store.read(conn, snap.row.id)
+        assert again is not None
+        return again
 
     def _advance_arena(self, conn: Connection, snap: store.Snapshot, fmt: Format, now: datetime,
                        started: _Started) -> datetime | None:
