@@ -54,7 +54,11 @@ def test_a_reported_chat_message_reaches_the_console_and_the_mute_reaches_the_wr
     form.get_by_role("button", name="Send report").click()
     expect(form.get_by_role("status")).to_have_text("Reported. A moderator will look at it.")
 
-    mod.goto(f"{server.base}/mod")
+    # A moderator finds the console in the account panel.
+    mod.goto(f"{server.base}/")
+    mod.get_by_role("group", name="Account").get_by_text("Account", exact=True).click()
+    mod.get_by_role("link", name="Moderators' console").click()
+    expect(mod).to_have_url(f"{server.base}/mod")
     report = mod.locator(".report-item[data-status=open]", has_text="Bob_mod")
     expect(report.locator(".report-message")).to_have_text("Bob_mod: you play like a potato")
     expect(report.locator(".report-words")).to_have_text("“insults at the table”")
@@ -70,6 +74,9 @@ def test_a_reported_chat_message_reaches_the_console_and_the_mute_reaches_the_wr
     bob_chat.get_by_role("button", name="Send").click()
     expect(bob_chat.locator(".chat-error")).to_contain_text("You are muted until")
     expect(bob_chat.get_by_role("textbox", name="Message")).to_have_value("sorry")  # the message comes back to the line
+    # The account panel says so too, until when.
+    bob.get_by_role("group", name="Account").get_by_text("Account", exact=True).click()
+    expect(bob.locator(".account-standing")).to_contain_text("You are muted until")
 
 
 def test_a_report_from_a_profile_and_the_console_refused_to_a_player(server: Server, contexts: Contexts) -> None:
