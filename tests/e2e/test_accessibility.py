@@ -56,3 +56,45 @@ def test_no_serious_violation_on_the_lobby_a_live_table_and_the_end(
     page.get_by_role("button", name="Yes, resign").click()
     expect(page.locator(".gameover")).to_be_visible(timeout=30_000)
     assert severe_violations(page) == []
+
+
+def test_no_serious_violation_on_the_community_pages(server: Server, contexts: Contexts) -> None:
+    """A profile seen by another player (follow, block, challenge, report), the live list,
+    the tournaments, the account panel, and the moderators' console."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import create_engine
+    from test_accounts import PASSWORD
+
+    from omega.server.accounts.roles import grant
+
+    pages = {}
+    for name in ("Axe_ann", "Axe_mod"):
+        page = contexts.page(bypass_csp=True)
+        page.goto(server.base + "/")
+        answer = page.request.post(f"{server.base}/api/account/register", data={"username": name, "password": PASSWORD},
+                                   headers={"Origin": server.base})
+        assert answer.status == 201, answer.text()
+        pages[name] = page
+    engine = create_engine(f"sqlite:///{server.db_path}")
+    with engine.begin() as conn:
+        grant(conn, "Axe_mod", "moderator", datetime.now(UTC))
+    engine.dispose()
+    ann, mod = pages["Axe_ann"], pages["Axe_mod"]
+    ann.goto(f"{server.base}/u/Axe_mod")
+    expect(ann.get_by_role("group", name="You and Axe_mod")).to_be_visible()
+    ann.get_by_role("button", name="Challenge").first.click()
+    assert severe_violations(ann) == []
+    for path, ready in (("/watch", "Watch"), ("/tournaments", "Tournaments")):
+        ann.goto(server.base + path)
+        expect(ann.get_by_role("heading", name=ready).first).to_be_visible()
+        assert severe_violations(ann) == [], path
+    ann.goto(server.base + "/")
+    area = ann.get_by_role("group", name="Account")
+    expect(area.locator(".account-name")).to_have_text("Axe_ann")
+    area.get_by_text("Account", exact=True).click()
+    expect(ann.get_by_text("Download my data")).to_be_visible()
+    assert severe_violations(ann) == []
+    mod.goto(server.base + "/mod")
+    expect(mod.get_by_role("heading", name="Moderation")).to_be_visible()
+    assert severe_violations(mod) == []
