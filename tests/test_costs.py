@@ -14,7 +14,7 @@ from omega.costs import DIGITS, account, margins, score_curve
 from omega.game import SWAP
 from test_properties import SETTINGS, flood_fill_score, games
 
-#: docs/records.md's worked example: side 3, White's seat's last Black stone (b2) joins
+#: docs/ai.md's worked example: side 3, White's seat's last Black stone (b2) joins
 #: Black's groups a1-a2-a3 and c2-c3-c4 (3 and 3) into one of 7.
 WORKED = [("e3", "a1"), ("e4", "a2"), ("e5", "a3"), ("d2", "c2"), ("b4", "c3"), ("b1", "c4"), ("c5", "b2")]
 

@@ -20,7 +20,7 @@ this is the identity ``tests/test_costs.py`` checks over random games.  The **ma
 colour in a position is its log-score minus the best log-score of the other colours
 (positive for the colour ahead): the review's score scale.
 
-The worked example of docs/records.md, a side-3 board where White's last Black stone (b2)
+The worked example of docs/ai.md, a side-3 board where White's last Black stone (b2)
 joins Black's groups of 3 and 3 into one of 7:
 
 >>> from omega.game import Game
