@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { pictureSquares, signed } from "../../src/omega/web/js/views/reviewaccount.js";
-import { bestGhosts, evaluationPoints, marginPoints, marginSpan, mistakesOf, turnText } from "../../src/omega/web/js/views/review.js";
+import { bestGhosts, evaluationPoints, graphPoints, mistakesOf, turnText } from "../../src/omega/web/js/views/review.js";
+import { marginHeights, marginSpan, pictureSquares, signed } from "../../src/omega/web/js/views/reviewscore.js";
 
 const turns = [
   { index: 0, number: 1, player: 0, color: "White", played: ["e5", "a1"], best: ["e5", "a1"],
@@ -44,8 +44,9 @@ test("ghosts show the best turn after the turn played, unless they are the same"
 test("the score scale: 0 in the middle, the biggest margin at an edge", () => {
   const margins = [{ White: 0, Black: 0 }, { White: 0.69, Black: -0.69 }, { White: -1.38, Black: 1.38 }];
   assert.equal(marginSpan(margins), 1.38);
-  assert.equal(marginPoints(margins, "Black", 1.38), "6,55 150,79.5 294,6");
-  assert.equal(marginPoints(margins, "White", 1.38).split(" ")[2], "294,104");
+  assert.deepEqual(marginHeights(margins, "Black", 1.38), [0.5, 0.25, 1]);
+  assert.equal(graphPoints(marginHeights(margins, "Black", 1.38)), "6,55 150,79.5 294,6");
+  assert.equal(graphPoints(marginHeights(margins, "White", 1.38)).split(" ")[2], "294,104");
   assert.equal(marginSpan([{ White: 0, Black: 0 }]), 1);  // nothing placed yet: a flat line in the middle
 });
 

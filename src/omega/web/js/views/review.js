@@ -3,8 +3,8 @@
 // a button to ask for it, its progress, an evaluation graph (one line per colour, in the
 // board's colours; a click shows that position in the replay), the turn shown next to the
 // best turn found, and each player's biggest mistakes (a click shows the position).
-// A toggle puts the graph on the score scale (each colour's margin: its log-score minus the
-// best other's); who cost whom what (reviewaccount.js, loaded when needed) sits below.
+// A review with the rules' figures (version 2) loads reviewscore.js, which adds the toggle to
+// the score scale and who cost whom what (not on the first load).
 // tableactions.js fetches; this view only draws and reports clicks.
 
 import { h } from "../dom.js";
@@ -31,7 +31,7 @@ import { COLORS } from "../geometry.js";
  * @property {number} players
  * @property {ReviewTurn[]} turns
  * @property {{mistake: number, blunder: number}} thresholds
- * @property {import("./reviewaccount.js").Account} [account] from version 2
+ * @property {import("./reviewscore.js").Account} [account] from version 2
  * @property {{log: Record<string, number>[], margin: Record<string, number>[]}} [scores] from version 2: one item a position
  */
 /**
@@ -50,34 +50,16 @@ const GRAPH_W = 300, GRAPH_H = 110, PAD = 6;
  * @param {string} color
  */
 export function evaluationPoints(turns, color) {
-  const values = turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : [];
+  return graphPoints(turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : []);
+}
+
+/**
+ * A line's points for its heights (0 at the bottom, 1 at the top), one per position.
+ * @example graphPoints([0.5, 1]) // "6,55 294,6"
+ * @param {number[]} values
+ */
+export function graphPoints(values) {
   return values.map((v, k) => `${round(xOf(k, values.length))},${round(yOf(v))}`).join(" ");
-}
-
-/**
- * The score scale's points for one colour: its margin at each position, 0 in the middle and
- * `span` (the biggest margin, either way, of any colour) at the top or bottom edge.
- * @example marginPoints([{White: 0}, {White: 1}, {White: -2}], "White", 2) // "6,55 150,30.5 294,104"
- * @param {Record<string, number>[]} margins
- * @param {string} color
- * @param {number} span
- */
-export function marginPoints(margins, color, span) {
-  return margins.map((m, k) => `${round(xOf(k, margins.length))},${round(yOf(marginChance(m[color], span)))}`).join(" ");
-}
-
-/**
- * The biggest margin, either way, in a review's score scale (1 when every margin is 0).
- * @example marginSpan([{White: 0.5, Black: -0.5}, {White: -1.5, Black: 1.5}]) // 1.5
- * @param {Record<string, number>[]} margins
- */
-export function marginSpan(margins) {
-  return Math.max(0, ...margins.flatMap((m) => Object.values(m).map(Math.abs))) || 1;
-}
-
-/** A margin placed on the win chance's 0..1 height: 0 in the middle. @param {number} m @param {number} span */
-function marginChance(m, span) {
-  return 0.5 + m / (2 * span);
 }
 
 /** @param {number} k @param {number} n */
@@ -138,22 +120,18 @@ export class ReviewView {
   constructor(handlers) {
     this.handlers = handlers;
     this.key = "";
-    /** @type {"chance" | "score"} what the graph shows */
-    this.scale = "chance";
     /** @type {Review | null} */
     this.review = null;
     /** the position the replay shows (entries played) */
     this.at = 0;
+    /** @type {{heights: (color: string) => number[], label: string} | null} the score scale, when it is shown */
+    this.scale = null;
     /** @type {SVGElement | null} the replay position's mark on the graph */
     this.cursor = null;
     this.ask = h("button", { type: "button", class: "btn small", onclick: () => handlers.onAsk() }, "Review this game");
     this.state = h("p", { class: "muted review-state", role: "status" });
     this.graph = h("div", { class: "review-graph" });
-    const toggle = (/** @type {"chance" | "score"} */ scale, /** @type {string} */ text) => h("button", {
-      type: "button", class: "btn small", "data-scale": scale, "aria-pressed": String(scale === this.scale),
-      onclick: () => this.setScale(scale) }, text);
-    this.scales = h("div", { class: "review-scales", role: "group", "aria-label": "The graph shows", hidden: true },
-      toggle("chance", "Win chance"), toggle("score", "Score margin"));
+    this.scales = h("div", { class: "review-scales", role: "group", "aria-label": "The graph shows" });
     this.account = h("div", { class: "review-account" });
     this.caption = h("p", { class: "review-turn" });
     this.lists = h("div", { class: "review-mistakes" });
@@ -183,43 +161,16 @@ export class ReviewView {
     if (key !== this.key) {
       this.key = key;
       this.review = review;
-      this.scales.hidden = !review?.scores;
-      if (!review?.scores) this.scale = "chance";
+      this.scale = null;
+      this.scales.replaceChildren();
+      this.account.replaceChildren();
       this.drawGraph(review);
       this.drawLists(m, review);
-      this.drawAccount(m, review, key);
+      const names = m.state.seats.map((s) => s.name);
+      if (review?.scores) import("./reviewscore.js").then((x) => this.key === key && x.showScores(this, review, names));
     }
     this.at = at;
     this.drawCursor(review, at);
-  }
-
-  /**
-   * Show the graph on the win chance or the score scale.
-   * @param {"chance" | "score"} scale
-   */
-  setScale(scale) {
-    this.scale = scale;
-    for (const b of this.scales.querySelectorAll("button")) b.setAttribute("aria-pressed", String(b.dataset.scale === scale));
-    this.drawGraph(this.review);
-    this.drawCursor(this.review, this.at);
-  }
-
-  /**
-   * Who cost whom what, once its module is loaded (unless another review is shown by then).
-   * @param {Loaded} m
-   * @param {Review | null} review
-   * @param {string} key
-   */
-  drawAccount(m, review, key) {
-    const account = review?.account;
-    if (!account) {
-      this.account.replaceChildren();
-      return;
-    }
-    const names = m.state.seats.map((s) => s.name);
-    import("./reviewaccount.js").then(({ accountView }) => {
-      if (this.key === key) this.account.replaceChildren(accountView(account, names));
-    });
   }
 
   /** @param {Review | null} review */
@@ -229,22 +180,19 @@ export class ReviewView {
       return;
     }
     const n = review.turns.length + 1;
-    const margins = this.scale === "score" && review.scores ? review.scores.margin : null;
-    const span = margins ? marginSpan(margins) : 1;
+    const scale = this.scale;
     const svg = svgEl("svg", {
-      class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img", "data-scale": margins ? "score" : "chance",
-      "aria-label": margins
-        ? `Each colour's score margin (its log-score minus the best other's; the edges are ±${span.toFixed(2)}) after each turn; click to show that position`
-        : "Each colour's chance of winning after each turn; click to show that position",
+      class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img", "data-scale": scale ? "score" : "chance",
+      "aria-label": `Each colour's ${scale ? scale.label : "chance of winning"} after each turn; click to show that position`,
     });
     svg.append(svgEl("line", { class: "half", x1: PAD, x2: GRAPH_W - PAD, y1: yOf(0.5), y2: yOf(0.5) }));
     for (const color of COLORS.slice(0, review.players)) {
       svg.append(svgEl("polyline", { class: `line line-${color.toLowerCase()}`, "data-color": color,
-        points: margins ? marginPoints(margins, color, span) : evaluationPoints(review.turns, color) }));
+        points: scale ? graphPoints(scale.heights(color)) : evaluationPoints(review.turns, color) }));
     }
     for (const t of review.turns) {
       if (!t.mark) continue;
-      const v = margins ? marginChance(margins[t.index + 1][t.color], span) : t.after[t.color];
+      const v = scale ? scale.heights(t.color)[t.index + 1] : t.after[t.color];
       svg.append(svgEl("circle", { class: `mark ${t.mark}`, cx: xOf(t.index + 1, n), cy: yOf(v), r: 2.6 }));
     }
     this.cursor = svgEl("line", { class: "cursor", y1: PAD / 2, y2: GRAPH_H - PAD / 2 });

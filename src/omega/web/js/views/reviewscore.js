@@ -1,9 +1,11 @@
 // @ts-check
-// Who cost whom what, under a finished game's review (the review's `account`, docs/ai.md):
-// a table with a row per seat and a column per colour (how much the seat's stones changed
-// that colour's log-score), and for 3 and 4 players a picture of the same: one square per
-// seat and colour, green for a gain and red for a cost, its side growing with the amount.
-// Loaded by review.js only once a review with an account is shown (not on the first load).
+// The rules' side of a finished game's review (its `scores` and `account`, docs/ai.md): a
+// toggle that puts the review's graph on the score scale (each colour's margin: its log-score
+// minus the best other's, 0 on the middle line), and who cost whom what: a table with a row
+// per seat and a column per colour (how much the seat's stones changed that colour's
+// log-score), and for 3 and 4 players a picture of the same: one square per seat and colour,
+// green for a gain and red for a cost, its area in proportion to the amount.
+// review.js loads it once a review with these figures is shown (not on the first load).
 
 import { h } from "../dom.js";
 import { COLORS } from "../geometry.js";
@@ -17,8 +19,57 @@ import { COLORS } from "../geometry.js";
  * @property {Record<string, number>} cost
  */
 /** @typedef {{players: AccountRow[], final: Record<string, number>}} Account */
+/** @typedef {import("./review.js").Review} Review */
+/** @typedef {import("./review.js").ReviewView} ReviewView */
 
 const CELL = 26, HEAD = 14, LEFT = 20;
+
+/**
+ * The biggest margin, either way, in a review's score scale (1 when every margin is 0).
+ * @example marginSpan([{White: 0.5, Black: -0.5}, {White: -1.5, Black: 1.5}]) // 1.5
+ * @param {Record<string, number>[]} margins
+ */
+export function marginSpan(margins) {
+  return Math.max(0, ...margins.flatMap((m) => Object.values(m).map(Math.abs))) || 1;
+}
+
+/**
+ * One colour's heights on the score scale (as the graph takes them, 0 to 1): its margin at
+ * each position, 0 in the middle and `span` at the top edge (`-span` at the bottom).
+ * @example marginHeights([{White: 0}, {White: 1}, {White: -2}], "White", 2) // [0.5, 0.75, 0]
+ * @param {Record<string, number>[]} margins
+ * @param {string} color
+ * @param {number} span
+ */
+export function marginHeights(margins, color, span) {
+  return margins.map((m) => 0.5 + m[color] / (2 * span));
+}
+
+/**
+ * Add the score scale's toggle and who cost whom what to the review's view.
+ * @param {ReviewView} view
+ * @param {Review} review
+ * @param {string[]} names each seat's name
+ */
+export function showScores(view, review, names) {
+  const scores = review.scores;
+  if (!scores) return;
+  const span = marginSpan(scores.margin);
+  const scale = { heights: (/** @type {string} */ c) => marginHeights(scores.margin, c, span),
+    label: `score margin (its log-score minus the best other colour's; the edges are ±${span.toFixed(2)})` };
+  const pick = (/** @type {boolean} */ score) => {
+    view.scale = score ? scale : null;
+    for (const b of buttons) b.setAttribute("aria-pressed", String((b.dataset.scale === "score") === score));
+    view.drawGraph(view.review);
+    view.drawCursor(view.review, view.at);
+  };
+  const buttons = [h("button", { type: "button", class: "btn small", "data-scale": "chance", "aria-pressed": "true",
+    onclick: () => pick(false) }, "Win chance"),
+  h("button", { type: "button", class: "btn small", "data-scale": "score", "aria-pressed": "false",
+    onclick: () => pick(true) }, "Score margin")];
+  view.scales.replaceChildren(...buttons);
+  if (review.account) view.account.replaceChildren(accountView(review.account, names));
+}
 
 /**
  * A signed amount as the table shows it.
