@@ -135,9 +135,9 @@ def account(game: Game) -> Account:
     >>> a.net, a.holds
     (((0.0, 0.0), (0.6931, 0.0)), (<Color.WHITE: 0>, <Color.BLACK: 1>))
     """
-    n, colors = game.players, game.players
-    gain = [[0.0] * colors for _ in range(n)]
-    cost = [[0.0] * colors for _ in range(n)]
+    n = game.players  # as many colours as players
+    gain = [[0.0] * n for _ in range(n)]
+    cost = [[0.0] * n for _ in range(n)]
     replay = Game(players=game.players, size=game.size, pie_rule=game.pie_rule)
     before = log_scores(replay)
     for action in game.history:
@@ -146,7 +146,7 @@ def account(game: Game) -> Account:
         replay.apply(action)
         after = log_scores(replay)
         if action != SWAP:
-            for c in range(colors):
+            for c in range(n):
                 change = after[c] - before[c]
                 if change > 0:
                     gain[player][c] += change
