@@ -7,10 +7,12 @@ import json
 import os
 import pty
 import subprocess
+from math import log
 from pathlib import Path
 
 from omega import Game
 from omega.ai.review import DEFAULT_SECONDS
+from omega.costs import account
 from omega.record import to_json
 from test_cli import DOC_RECORD, ENV, OMEGA, assert_one_line_error, omega, read_terminal
 
@@ -32,6 +34,15 @@ def test_text_review(tmp_path: Path) -> None:
     assert rows[-1].split()[-3:] == ["1.00", "0.00", rows[-1].split()[-1]]  # White won: the result itself
     assert any(line.startswith("Player 0 (Ann):") for line in out)  # names from the record's tags
     assert any(line.startswith("Player 1 (Bo):") for line in out)
+    # Then who cost whom what: a row per seat, and the colours' final log-scores.
+    game = Game.from_record(DOC_RECORD)
+    start = out.index(next(line for line in out if line.startswith("Account: ")))
+    rows = [line.split() for line in out[start + 2:start + 5]]
+    assert rows[0][:3] == ["player", "0", "(Ann)"] and rows[1][:3] == ["player", "1", "(Bo)"]
+    assert rows[2][:2] == ["in", "all"]
+    assert [float(v) for v in rows[2][2:]] == [round(log(game.score(c)), 2) for c in game.colors]
+    for c in range(2):
+        assert abs(float(rows[0][3 + c]) + float(rows[1][3 + c]) - float(rows[2][2 + c])) <= 0.011
 
 
 def test_json_review_from_standard_input() -> None:
@@ -45,6 +56,12 @@ def test_json_review_from_standard_input() -> None:
     assert data["tags"] == {"Event": "club"}
     assert [t["played"] for t in data["turns"]] == [a if a == "swap" else list(a) for a in game.history]
     assert data["turns"][-1]["after"] == {"White": 1.0, "Black": 0.0}
+    # The rules' figures: the account, and each colour's log-score and margin a position.
+    assert data["account"] == account(game).to_json()
+    assert len(data["scores"]["log"]) == len(game.history) + 1
+    assert data["scores"]["log"][-1] == {c.label: round(log(game.score(c)), 4) for c in game.colors}
+    white, black = data["scores"]["log"][-1]["White"], data["scores"]["log"][-1]["Black"]
+    assert data["scores"]["margin"][-1] == {"White": round(white - black, 4), "Black": round(black - white, 4)}
     for turn in data["turns"]:
         assert 0.0 <= turn["loss"] <= 1.0 and turn["mark"] in (None, "mistake", "blunder")
     # The same seed and budget give the same review, when the iterations decide (the time

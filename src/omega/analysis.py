@@ -107,8 +107,24 @@ def format_review(result: Review, game: Game, tags: Mapping[str, str] | None = N
         biggest = ", ".join(f"turn {t.index + 1} ({t.loss:.2f})" for t in marked[:3])
         lines.append(f"{who[0].upper()}{who[1:]}: {_count(mistakes, 'mistake')}, {_count(blunders, 'blunder')}; "
                      f"biggest: {biggest}")
+    if result.account is not None:
+        lines += _account_lines(result, game, tags)
     lines.append(f"Searched {result.total_iterations} simulations in {result.total_seconds:.1f} s of search")
     return "\n".join(lines)
+
+
+def _account_lines(result: Review, game: Game, tags: Mapping[str, str]) -> list[str]:
+    # Who cost whom what (omega.costs): one row per player, one column per colour.
+    account = result.account
+    assert account is not None
+    colors = [Color(i) for i in range(result.players)]
+    width = max(len(_player_name(game, p, tags)) for p in range(result.players)) + 2
+    lines = ["", "Account: how each player's stones changed each colour's log-score (natural log of its score)",
+             f"  {'':<{width}}" + "".join(f"{c.label:>8}" for c in colors)]
+    for p in range(result.players):
+        lines.append(f"  {_player_name(game, p, tags):<{width}}" + "".join(f"{v:>+8.2f}" for v in account.net[p]))
+    lines.append(f"  {'in all':<{width}}" + "".join(f"{v:>8.2f}" for v in account.final))
+    return lines
 
 
 def _count(n: int, word: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 from omega import Color, Game
 from omega.ai.mcts import MctsBot
 from omega.ai.review import BLUNDER, MISTAKE, REVIEW_FORMAT, mark_for, position_seed, review, search_position
+from omega.costs import account
 from omega.kernel import KernelState
 
 
@@ -148,7 +149,10 @@ def test_marks_and_json() -> None:
     game = _won_position()
     game.play(["d2", "b4"])
     data = review(game, iterations=5_000).to_json()
-    assert data["format"] == REVIEW_FORMAT and data["version"] == 1
+    assert data["format"] == REVIEW_FORMAT and data["version"] == 2
+    # Version 2: the rules' account and score scale of the game reviewed (omega.costs).
+    assert data["account"] == account(game).to_json()
+    assert len(data["scores"]["log"]) == len(data["turns"]) + 1 == len(data["scores"]["margin"])
     assert (data["players"], data["size"], data["pie_rule"], data["over"]) == (2, 3, False, False)
     assert data["thresholds"] == {"mistake": MISTAKE, "blunder": BLUNDER}
     last = data["turns"][-1]

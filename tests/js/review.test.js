@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { bestGhosts, evaluationPoints, mistakesOf, turnText } from "../../src/omega/web/js/views/review.js";
+import { bestGhosts, evaluationPoints, graphPoints, mistakesOf, turnText } from "../../src/omega/web/js/views/review.js";
+import { marginHeights, marginSpan, pictureSquares, signed } from "../../src/omega/web/js/views/reviewscore.js";
 
 const turns = [
   { index: 0, number: 1, player: 0, color: "White", played: ["e5", "a1"], best: ["e5", "a1"],
@@ -38,4 +39,27 @@ test("ghosts show the best turn after the turn played, unless they are the same"
   assert.deepEqual(bestGhosts(review, 0), []);
   assert.deepEqual(bestGhosts(null, 2), []);
   assert.deepEqual(bestGhosts({ ...review, turns: [{ ...turns[1], best: "swap" }] }, 1), []);
+});
+
+test("the score scale: 0 in the middle, the biggest margin at an edge", () => {
+  const margins = [{ White: 0, Black: 0 }, { White: 0.69, Black: -0.69 }, { White: -1.38, Black: 1.38 }];
+  assert.equal(marginSpan(margins), 1.38);
+  assert.deepEqual(marginHeights(margins, "Black", 1.38), [0.5, 0.25, 1]);
+  assert.equal(graphPoints(marginHeights(margins, "Black", 1.38)), "6,55 150,79.5 294,6");
+  assert.equal(graphPoints(marginHeights(margins, "White", 1.38)).split(" ")[2], "294,104");
+  assert.equal(marginSpan([{ White: 0, Black: 0 }]), 1);  // nothing placed yet: a flat line in the middle
+});
+
+test("who cost whom what: signed amounts, and squares whose area follows the amount", () => {
+  assert.equal(signed(0.84731), "+0.85");
+  assert.equal(signed(-0.2513), "−0.25");
+  assert.equal(signed(-0.0001), "0.00");
+  const row = (player, net) => ({ player, color: "White", net, gain: {}, cost: {} });
+  const account = { players: [row(0, { White: 1.0, Black: -0.25, Red: 0 }), row(1, { White: 0.0625, Black: 0, Red: 0 })], final: {} };
+  assert.deepEqual(pictureSquares(account, ["White", "Black", "Red"]), [
+    { player: 0, color: "White", side: 22, gain: true },
+    { player: 0, color: "Black", side: 11, gain: false },
+    { player: 1, color: "White", side: 5.5, gain: true },
+  ]);
+  assert.deepEqual(pictureSquares({ players: [row(0, { White: 0 })], final: {} }, ["White"]), []);
 });

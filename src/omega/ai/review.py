@@ -15,6 +15,11 @@ over).  For every entry (turns and pie-rule swaps alike) the review gives:
 * a **mark**: ``"blunder"`` for a loss of at least :data:`BLUNDER`, ``"mistake"`` for at
   least :data:`MISTAKE`.
 
+Beside the search's figures, the review carries two of the rules' own (:mod:`omega.costs`):
+the game's **account** (how much each player's stones changed each colour's log-score) and
+the **score scale** (each colour's log-score and margin at every position), so the graph
+can show the score as well as the win chance.
+
 The mover is a player, so the pie rule counts: before the swap decision the player may end
 up with either colour (their value is the better of White's and Black's), and the first turn
 of a pie game is worth what the opponent's choice leaves (the worse of the two), against one
@@ -39,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.ai.mcts import MctsBot
+from omega.costs import Account, account, margins, score_curve
 from omega.game import SWAP, Action, Color, Game
 from omega.kernel import KernelState
 
@@ -58,7 +64,7 @@ DEFAULT_ITERATIONS = 40_000
 DEFAULT_SECONDS = 1.5
 #: The JSON form of a review (``omega analyze --json``, the server's review).
 REVIEW_FORMAT = "omega-review"
-REVIEW_VERSION = 1
+REVIEW_VERSION = 2  # 2 added ``account`` and ``scores`` (the score scale)
 
 #: Why a game without any entry has no review.
 NOTHING_TO_REVIEW = "nothing to review: the game has no turns yet"
@@ -136,6 +142,10 @@ class Review:
     #: Simulations run and seconds spent over every searched position.
     total_iterations: int = 0
     total_seconds: float = 0.0
+    #: The game's account and each colour's log-score at every position (the empty board,
+    #: then after each entry): :mod:`omega.costs`.
+    account: Account | None = None
+    log_scores: tuple[tuple[float, ...], ...] = ()
 
     def mistakes(self, player: int) -> list[TurnReview]:
         """``player``'s marked entries, biggest loss first.
@@ -165,7 +175,15 @@ class Review:
                 for p in range(self.players)
             ],
             "searched": {"iterations": self.total_iterations, "seconds": round(self.total_seconds, 3)},
+            **({"account": self.account.to_json()} if self.account is not None else {}),
+            **({"scores": _scores_json(self.log_scores)} if self.log_scores else {}),
         }
+
+
+def _scores_json(curve: tuple[tuple[float, ...], ...]) -> dict[str, list[dict[str, float]]]:
+    # The score scale: one item per position, each colour's log-score and its margin.
+    return {"log": [_values_json(values) for values in curve],
+            "margin": [_values_json(margins(values)) for values in curve]}
 
 
 def _action_json(action: Action) -> str | list[str]:
@@ -254,6 +272,9 @@ def assemble(game: Game, found: list[PositionValue], iterations: int, seconds: f
     >>> r = assemble(g, [start, after, search_position(g)], 100, None)
     >>> round(r.turns[0].loss, 3), r.turns[1].mover_after, r.turns[1].mark
     (0.2, 1.0, None)
+    >>> scores = r.to_json()["scores"]                  # no stone touches its colour's: all 0
+    >>> len(scores["log"]), scores["margin"][2]
+    (3, {'White': 0.0, 'Black': 0.0})
     """
     if len(found) != len(game.history) + 1:
         raise ValueError(f"{len(game.history) + 1} positions to review, {len(found)} searched")
@@ -273,7 +294,7 @@ def assemble(game: Game, found: list[PositionValue], iterations: int, seconds: f
                                 loss, mark_for(loss)))
     return Review(game.players, game.size, game.pie_rule, game.is_over, tuple(turns), iterations,
                   seconds if seconds is not None else 0.0, sum(f.iterations for f in found),
-                  sum(f.seconds for f in found))
+                  sum(f.seconds for f in found), account(game), score_curve(game))
 
 
 def review(game: Game, *, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = DEFAULT_SECONDS,

@@ -3,6 +3,8 @@
 // a button to ask for it, its progress, an evaluation graph (one line per colour, in the
 // board's colours; a click shows that position in the replay), the turn shown next to the
 // best turn found, and each player's biggest mistakes (a click shows the position).
+// A review with the rules' figures (version 2) loads reviewscore.js, which adds the toggle to
+// the score scale and who cost whom what (not on the first load).
 // tableactions.js fetches; this view only draws and reports clicks.
 
 import { h } from "../dom.js";
@@ -29,6 +31,8 @@ import { COLORS } from "../geometry.js";
  * @property {number} players
  * @property {ReviewTurn[]} turns
  * @property {{mistake: number, blunder: number}} thresholds
+ * @property {import("./reviewscore.js").Account} [account] from version 2
+ * @property {{log: Record<string, number>[], margin: Record<string, number>[]}} [scores] from version 2: one item a position
  */
 /**
  * Where a table's review stands, as the server says (plus "error", the page's own).
@@ -46,7 +50,15 @@ const GRAPH_W = 300, GRAPH_H = 110, PAD = 6;
  * @param {string} color
  */
 export function evaluationPoints(turns, color) {
-  const values = turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : [];
+  return graphPoints(turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : []);
+}
+
+/**
+ * A line's points for its heights (0 at the bottom, 1 at the top), one per position.
+ * @example graphPoints([0.5, 1]) // "6,55 294,6"
+ * @param {number[]} values
+ */
+export function graphPoints(values) {
   return values.map((v, k) => `${round(xOf(k, values.length))},${round(yOf(v))}`).join(" ");
 }
 
@@ -108,15 +120,23 @@ export class ReviewView {
   constructor(handlers) {
     this.handlers = handlers;
     this.key = "";
+    /** @type {Review | null} */
+    this.review = null;
+    /** the position the replay shows (entries played) */
+    this.at = 0;
+    /** @type {{heights: (color: string) => number[], label: string} | null} the score scale, when it is shown */
+    this.scale = null;
     /** @type {SVGElement | null} the replay position's mark on the graph */
     this.cursor = null;
     this.ask = h("button", { type: "button", class: "btn small", onclick: () => handlers.onAsk() }, "Review this game");
     this.state = h("p", { class: "muted review-state", role: "status" });
     this.graph = h("div", { class: "review-graph" });
+    this.scales = h("div", { class: "review-scales", role: "group", "aria-label": "The graph shows" });
+    this.account = h("div", { class: "review-account" });
     this.caption = h("p", { class: "review-turn" });
     this.lists = h("div", { class: "review-mistakes" });
     this.el = h("section", { class: "review", "aria-label": "Review", hidden: true },
-      h("h2", {}, "Review"), this.ask, this.state, this.graph, this.caption, this.lists);
+      h("h2", {}, "Review"), this.ask, this.state, this.scales, this.graph, this.caption, this.lists, this.account);
   }
 
   /**
@@ -140,9 +160,16 @@ export class ReviewView {
     const key = review ? `${review.turns.length}|${m.state.seats.map((s) => s.name).join("|")}` : "";
     if (key !== this.key) {
       this.key = key;
+      this.review = review;
+      this.scale = null;
+      this.scales.replaceChildren();
+      this.account.replaceChildren();
       this.drawGraph(review);
       this.drawLists(m, review);
+      const names = m.state.seats.map((s) => s.name);
+      if (review?.scores) import("./reviewscore.js").then((x) => this.key === key && x.showScores(this, review, names));
     }
+    this.at = at;
     this.drawCursor(review, at);
   }
 
@@ -153,18 +180,20 @@ export class ReviewView {
       return;
     }
     const n = review.turns.length + 1;
+    const scale = this.scale;
     const svg = svgEl("svg", {
-      class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img",
-      "aria-label": "Each colour's chance of winning after each turn; click to show that position",
+      class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img", "data-scale": scale ? "score" : "chance",
+      "aria-label": `Each colour's ${scale ? scale.label : "chance of winning"} after each turn; click to show that position`,
     });
     svg.append(svgEl("line", { class: "half", x1: PAD, x2: GRAPH_W - PAD, y1: yOf(0.5), y2: yOf(0.5) }));
     for (const color of COLORS.slice(0, review.players)) {
       svg.append(svgEl("polyline", { class: `line line-${color.toLowerCase()}`, "data-color": color,
-        points: evaluationPoints(review.turns, color) }));
+        points: scale ? graphPoints(scale.heights(color)) : evaluationPoints(review.turns, color) }));
     }
     for (const t of review.turns) {
       if (!t.mark) continue;
-      svg.append(svgEl("circle", { class: `mark ${t.mark}`, cx: xOf(t.index + 1, n), cy: yOf(t.after[t.color]), r: 2.6 }));
+      const v = scale ? scale.heights(t.color)[t.index + 1] : t.after[t.color];
+      svg.append(svgEl("circle", { class: `mark ${t.mark}`, cx: xOf(t.index + 1, n), cy: yOf(v), r: 2.6 }));
     }
     this.cursor = svgEl("line", { class: "cursor", y1: PAD / 2, y2: GRAPH_H - PAD / 2 });
     svg.append(this.cursor);
