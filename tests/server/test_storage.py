@@ -174,9 +174,9 @@ def test_computer_seats_have_distinct_stable_names(sqlite_url: str) -> None:
             api.close()
             live.stop()
     # Two computers of one level are told apart by their seats; the other is named by its level.
-    assert names[0] == names[1] == ["Player 1", "Computer 2 (First game)", "Computer 3 (First game)",
+    assert names[0] == names[1] == ["Player 1", "Computer 2 (Beginner)", "Computer 3 (Beginner)",
                                      "Computer (Hard)"]
-    assert "Black: Computer 2 (First game)\n" in record, record
+    assert "Black: Computer 2 (Beginner)\n" in record, record
 
 
 def test_two_servers_on_one_postgres(pg: PgCluster) -> None:

@@ -94,7 +94,7 @@ def test_computers_are_named_by_their_level_everywhere(site: LiveServer, people:
     assert r.status_code == 201, r.text
     table_id = r.json()["id"]
     named = [s["name"] for s in state_of(ann, table_id)["seats"]]
-    assert named == ["Ann", "Computer 2 (First game)", "Computer 3 (First game)", "Computer (Easy)"]
+    assert named == ["Ann", "Computer 2 (Beginner)", "Computer 3 (Beginner)", "Computer (Easy)"]
     assert computer_name(2) == f"Computer ({level(2).name})"
     # The account's list names them the same (people by their usernames).
     mine = next(t for t in ann.get("/api/account/tables").json()["tables"] if t["id"] == table_id)

@@ -24,7 +24,7 @@ class Level:
     """One level of the computer player: its search budget and how people see it.
 
     >>> LEVELS[0].name, LEVELS[0].number
-    ('First game', 1)
+    ('Beginner', 1)
     """
 
     number: int
@@ -36,7 +36,7 @@ class Level:
 
 #: Every level, weakest first, numbered from 1 without gaps.
 LEVELS: tuple[Level, ...] = (
-    Level(1, 10, 0.5, "First game", "moves at once and makes plenty of mistakes"),
+    Level(1, 10, 0.5, "Beginner", "moves at once and makes plenty of mistakes"),
     Level(2, 600, 1.0, "Easy", "looks a little ahead; still easy to outplay"),
     Level(3, 4_000, 2.0, "Medium", "a fair test once you know the rules"),
     Level(4, 25_000, 3.0, "Hard", "searches deeply and punishes loose play"),
@@ -70,7 +70,7 @@ def computer_name(number: int, seat: int | None = None) -> str:
     level at a table; a level no longer known reads as its number.
 
     >>> computer_name(1), computer_name(2, seat=3), computer_name(9)
-    ('Computer (First game)', 'Computer 3 (Easy)', 'Computer (level 9)')
+    ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 9)')
     """
     known = next((lv.name for lv in LEVELS if lv.number == number), f"level {number}")
     return f"Computer {seat} ({known})" if seat is not None else f"Computer ({known})"
