@@ -45,9 +45,13 @@ def site_config(listen: int, upstreams: list[int], log: Path, host: str = "127.0
     ``upstreams`` (ports on 127.0.0.1), the access log at ``log``."""
     text = site_config_from_doc()
     servers = re.findall(r"^    server 127\.0\.0\.1:\d+ (.*);$", text, flags=re.MULTILINE)
-    assert servers and len(set(servers)) == 1, "the upstream lists its servers with the same options"
+    assert servers and len(set(servers)) == 1, "the upstreams list their servers with the same options"
     lines = "".join(f"    server 127.0.0.1:{port} {servers[0]};\n" for port in upstreams)
-    text = _replace_once(text, r"^(    server 127\.0\.0\.1:\d+ .*;\n)+", lines)
+    # Each upstream (any process; a table's process) lists the same servers: each list is
+    # replaced, once per upstream block.
+    groups = len(re.findall(r"^upstream \w+ \{$", text, flags=re.MULTILINE))
+    text, count = re.subn(r"^(    server 127\.0\.0\.1:\d+ .*;\n)+", lambda _: lines, text, flags=re.MULTILINE)
+    assert groups >= 1 and count == groups, "each upstream of docs/deploy.md lists its servers together"
     text = _replace_once(text, r"^    listen 80;$", f"    listen {host}:{listen};")
     return _replace_once(text, r"/var/log/nginx/omega\.access\.log", str(log))
 
