@@ -234,7 +234,7 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
     mine: list[list[str]] = []
     killed_worker = False
     killed_server_at = 0  # the turn after which a server was killed
-    after_kill = 0  # nginx's log size once the page is live again after the kill
+    at_kill = after_kill = 0  # nginx's log size at the kill, and once the page is live again
 
     for turn in range(1, 16):  # side 5, 2 players: 15 turns each at most
         expect(table.prompt).to_contain_text("Your turn", timeout=TAKEOVER_MS)
@@ -253,13 +253,17 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
             victim = _serving_the_socket(site)
             before = naming(served(site), tid)
             assert before and {x.upstream for x in before} == {f"127.0.0.1:{victim.port}"}, before
+            at_kill = log_size(site)
             victim.kill()
             site.servers.remove(victim)
             killed_server_at = turn
             # The page notices, and reconnects through nginx to the other process by itself.
             expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=30_000)
-            # (By now nginx has logged the dead process's socket: it ended with the process.)
+            # By now nginx has logged the dead process's socket (it ended with the process):
+            # the page's socket was on the table's process.
             after_kill = log_size(site)
+            ended = [x for x in naming(served(site, at_kill), tid) if x.path == f"/ws/tables/{tid}"]
+            assert [x.tried for x in ended] == [(f"127.0.0.1:{victim.port}",)], ended
     assert killed_worker and killed_server_at
     # The rest of the game would only repeat what the turns since showed: Ann resigns, from
     # the same page, through the surviving process.
