@@ -25,6 +25,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,6 +38,7 @@ from websockets.sync.client import connect
 
 from omega import Game
 from omega.cli import build_parser
+from omega.server.app import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
 from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols, value
@@ -322,6 +324,44 @@ def test_the_site_file_is_docs_deploy_md(site: Site) -> None:
     assert [line for line in running if not local.fullmatch(line)] == [line for line in doc if not local.fullmatch(line)]
     # Both upstreams (any process; a table's process) list every server.
     assert len([line for line in running if line.startswith("    server 127.0.0.1:")]) == 2 * len(site.upstreams)
+
+
+def _route_paths(routes: list[Any]) -> set[str]:
+    """Every path the app serves, HTTP and WebSocket, those of included routers too."""
+    paths: set[str] = set()
+    for route in routes:
+        if isinstance(getattr(route, "path", None), str):
+            paths.add(route.path)
+        if hasattr(route, "original_router"):  # FastAPI keeps an included router as it was
+            paths |= _route_paths(route.original_router.routes)
+    return paths
+
+
+def _table_of(path: str) -> str:
+    """What the site file's first ``map`` makes of a path (its regexes in order, the first that
+    matches wins, as nginx takes them): the table id, or "" for a path naming no table."""
+    block = re.search(r"^map \$uri \$omega_table \{\n(.*?)^\}", site_config_from_doc(), flags=re.DOTALL | re.MULTILINE)
+    assert block, "docs/deploy.md's site file maps $uri to $omega_table"
+    for line in block[1].splitlines():
+        source, value = line.split()
+        if source.startswith("~"):
+            found = re.search(source[1:].replace("(?<", "(?P<"), path)  # PCRE's named groups in Python's words
+            if found:
+                return value.rstrip(";").replace("$omega_id", found["omega_id"])
+    return ""
+
+
+def test_every_path_under_a_table_id_is_routed_to_the_table_process(tmp_path: Path) -> None:
+    """Each route of the app with a table id in its path (a new one included) goes by that id,
+    and none other does: nginx's map and the app's routes cannot drift apart."""
+    paths = _route_paths(create_app(f"sqlite:///{tmp_path / 'routes.sqlite3'}").routes)
+    under_a_table = {p for p in paths if "{table_id}" in p}
+    assert {"/t/{table_id}", "/ws/tables/{table_id}", "/api/tables/{table_id}/actions"} <= under_a_table
+    for path in under_a_table:
+        assert _table_of(path.replace("{table_id}", "Ab3_-x9Z")) == "Ab3_-x9Z", path
+    for path in paths - under_a_table:
+        assert _table_of(path.replace("{", "").replace("}", "")) == "", path
+    assert _table_of("/api/tables") == ""  # a new table has no process yet
 
 
 def test_the_systemd_units_are_valid_and_start_commands_omega_accepts(tmp_path: Path) -> None:
