@@ -151,6 +151,7 @@ def naming(lines: list[Served], table_id: str) -> list[Served]:
 
 
 def log_size(site: Site) -> int:
+    """How long nginx's access log is now, in bytes: a ``start`` for :func:`served`."""
     return site.nginx.access_log.stat().st_size
 
 
