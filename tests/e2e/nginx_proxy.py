@@ -40,14 +40,23 @@ def _replace_once(text: str, pattern: str, replacement: str) -> str:
     return new
 
 
-def site_config(listen: int, upstreams: list[int], log: Path, host: str = "127.0.0.1") -> str:
+def site_config(listen: int, upstreams: list[int], log: Path, host: str = "127.0.0.1",
+                per_address: int | None = None) -> str:
     """The doc's site file for this machine: nginx on ``host:listen``, the servers on
-    ``upstreams`` (ports on 127.0.0.1), the access log at ``log``."""
+    ``upstreams`` (ports on 127.0.0.1), the access log at ``log``; ``per_address`` replaces
+    the open connections allowed per client address (a load test plays every seat from one
+    address, as it raises the servers' rate limits)."""
     text = site_config_from_doc()
+    if per_address is not None:
+        text = _replace_once(text, r"^    limit_conn omega_per_address \d+;$", f"    limit_conn omega_per_address {per_address};")
     servers = re.findall(r"^    server 127\.0\.0\.1:\d+ (.*);$", text, flags=re.MULTILINE)
-    assert servers and len(set(servers)) == 1, "the upstream lists its servers with the same options"
+    assert servers and len(set(servers)) == 1, "the upstreams list their servers with the same options"
     lines = "".join(f"    server 127.0.0.1:{port} {servers[0]};\n" for port in upstreams)
-    text = _replace_once(text, r"^(    server 127\.0\.0\.1:\d+ .*;\n)+", lines)
+    # Each upstream (any process; a table's process) lists the same servers: each list is
+    # replaced, once per upstream block.
+    groups = len(re.findall(r"^upstream \w+ \{$", text, flags=re.MULTILINE))
+    text, count = re.subn(r"^(    server 127\.0\.0\.1:\d+ .*;\n)+", lambda _: lines, text, flags=re.MULTILINE)
+    assert groups >= 1 and count == groups, "each upstream of docs/deploy.md lists its servers together"
     text = _replace_once(text, r"^    listen 80;$", f"    listen {host}:{listen};")
     return _replace_once(text, r"/var/log/nginx/omega\.access\.log", str(log))
 
@@ -84,13 +93,15 @@ http {{
 class Nginx:
     """nginx on 127.0.0.1:``port`` in front of servers on ``upstreams``; ``stop`` ends it."""
 
-    def __init__(self, port: int, upstreams: list[int], host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int, upstreams: list[int], host: str = "127.0.0.1",
+                 per_address: int | None = None) -> None:
         self.port = port
         self.url = f"http://{host}:{port}"
         self.prefix = Path(tempfile.mkdtemp(prefix="omega-nginx-"))
         (self.prefix / "sites-enabled").mkdir()
         self.access_log = self.prefix / "omega.access.log"
-        (self.prefix / "sites-enabled" / "omega").write_text(site_config(port, upstreams, self.access_log, host))
+        (self.prefix / "sites-enabled" / "omega").write_text(site_config(
+            port, upstreams, self.access_log, host, per_address))
         conf = self.prefix / "nginx.conf"
         conf.write_text(MAIN.format(prefix=self.prefix))
         as_user: list[str] = []

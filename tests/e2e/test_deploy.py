@@ -1,11 +1,17 @@
 """The site as docs/deploy.md runs it: PostgreSQL, two ``omega serve --no-workers``, two
 ``omega worker`` and nginx (the doc's site file) in front, all real processes.
 
-A person plays in the browser through nginx against a computer while one worker is
-killed (SIGKILL) in the middle of the computer's turn and, a turn later, the server process
-holding the page's socket is killed too: the game goes on through the other process to the
-player's resignation, every turn is stored once, and the page is never reloaded.  Then the client's address and the WebSocket through
+First, a table lives on one process: every request and the socket naming one table reach
+the same server process (nginx's access log names the upstream of each), while other tables
+land on either. Then a person plays in the browser through nginx against a computer while
+one worker is killed (SIGKILL) in the middle of the computer's turn and, a turn later, the
+server process that owns the table (its requests and the page's socket) is killed too: the
+game goes on through the other process to the player's resignation, every turn is stored
+once, and the page is never reloaded. Then the client's address and the WebSocket through
 the proxy, and what the proxy keeps to itself.
+
+The first test runs before the kill (the module's tests share one site, in this order): it
+needs both server processes alive.
 """
 
 from __future__ import annotations
@@ -15,9 +21,11 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,6 +38,7 @@ from websockets.sync.client import connect
 
 from omega import Game
 from omega.cli import build_parser
+from omega.server.app import create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
 from server.server_helpers import PgCluster, ServeProcess, free_port, subprotocols, value
@@ -105,6 +114,95 @@ def site() -> Iterator[Site]:
         pg.stop()
 
 
+#: A line of the doc's ``omega_access`` log format: client, time, method, path, status, bytes,
+#: time taken, and the upstream(s) tried (``a, b`` when nginx passed the request on).
+ACCESS_LINE = re.compile(r'^(\S+) \[[^\]]*\] "(\S+) (\S+) [^"]*" (\d{3}) \d+ \S+ (.*)$')
+
+
+@dataclass(frozen=True)
+class Served:
+    """One line of nginx's access log: who asked what, and which server process answered."""
+
+    client: str
+    method: str
+    path: str
+    status: int
+    tried: tuple[str, ...]
+
+    @property
+    def upstream(self) -> str:
+        """The process that answered: the last one tried."""
+        return self.tried[-1]
+
+
+def served(site: Site, start: int = 0) -> list[Served]:
+    """nginx's access log from byte ``start`` on, line by line."""
+    with site.nginx.access_log.open("rb") as f:
+        f.seek(start)
+        lines = f.read().decode().splitlines()
+    found = [ACCESS_LINE.match(line) for line in lines]
+    assert all(found), lines
+    return [Served(m[1], m[2], m[3], int(m[4]), tuple(re.split(r", | : ", m[5]))) for m in found if m]
+
+
+def naming(lines: list[Served], table_id: str) -> list[Served]:
+    """The lines whose path names the table (any route under its id)."""
+    return [line for line in lines if re.search(rf"/{re.escape(table_id)}(/|$)", line.path)]
+
+
+def log_size(site: Site) -> int:
+    """How long nginx's access log is now, in bytes: a ``start`` for :func:`served`."""
+    return site.nginx.access_log.stat().st_size
+
+
+def _socket_logged(site: Site, table_id: str, client: str, timeout: float = 30) -> None:
+    """Wait until nginx has logged the closed socket of the table (it logs a socket when it
+    ends, a moment after the client closes it)."""
+    deadline = time.monotonic() + timeout
+    while not any(line.path == f"/ws/tables/{table_id}" and line.client == client
+                  for line in served(site)):
+        assert time.monotonic() < deadline, f"nginx never logged the socket of {table_id}"
+        time.sleep(0.05)
+
+
+def test_a_table_lives_on_one_process(site: Site) -> None:
+    """Each table's page, API requests (a read, a rename, a record) and socket all reach one
+    server process, chosen by the table's id; other ids land on the other process too, and a
+    request naming no table (a new table) goes to either."""
+    client = "127.0.0.7"
+    owners: dict[str, str] = {}
+    with httpx.Client(base_url=site.nginx.url, transport=httpx.HTTPTransport(local_address=client),
+                      timeout=30) as http:
+        for _ in range(16):  # two processes: a second one is all but sure within a few tables
+            r = http.post("/api/tables", json={"players": 2})
+            assert r.status_code == 201, r.text
+            t = r.json()
+            tid, auth = t["id"], {"authorization": f"Bearer {t['token']}"}
+            assert http.get(f"/t/{tid}").status_code == 200
+            assert http.get(f"/api/tables/{tid}", headers=auth).status_code == 200
+            assert http.post(f"/api/tables/{tid}/name", json={"name": "Bo"}, headers=auth).status_code == 200
+            ws_url = site.nginx.url.replace("http://", "ws://") + f"/ws/tables/{tid}"
+            with connect(ws_url, subprotocols=subprotocols(t["token"]),  # type: ignore[arg-type]
+                         source_address=(client, 0), open_timeout=30) as ws:
+                assert '"type":"sync"' in str(ws.recv(timeout=30))
+            assert http.get(f"/api/tables/{tid}/record.txt", headers=auth).status_code == 200
+            _socket_logged(site, tid, client)
+            lines = naming(served(site), tid)
+            # (nginx logs the socket when it ends, so its line may come after the record's.)
+            assert sorted((x.method, x.path) for x in lines) == sorted([
+                ("GET", f"/t/{tid}"), ("GET", f"/api/tables/{tid}"), ("POST", f"/api/tables/{tid}/name"),
+                ("GET", f"/ws/tables/{tid}"), ("GET", f"/api/tables/{tid}/record.txt")]), lines
+            assert len({x.upstream for x in lines}) == 1, lines  # one process for all of them
+            assert all(len(x.tried) == 1 for x in lines), lines  # none passed on: both are alive
+            owners[tid] = lines[0].upstream
+            if len(set(owners.values())) == 2:
+                break
+    assert set(owners.values()) == {f"127.0.0.1:{port}" for port in site.upstreams}, owners
+    # What names no table goes round the processes: the new tables came from both.
+    created = [x.upstream for x in served(site) if x.client == client and x.path == "/api/tables"]
+    assert len(set(created)) == 2, created
+
+
 def _kill_a_worker_mid_turn(site: Site, table_id: str) -> bool:
     """Wait until a worker has claimed the computer's turn, SIGKILL it, and tell whether the
     turn was still unplayed when it died (it almost always is: a level-5 turn takes about a
@@ -139,6 +237,7 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
     mine: list[list[str]] = []
     killed_worker = False
     killed_server_at = 0  # the turn after which a server was killed
+    at_kill = after_kill = 0  # nginx's log size at the kill, and once the page is live again
 
     for turn in range(1, 16):  # side 5, 2 players: 15 turns each at most
         expect(table.prompt).to_contain_text("Your turn", timeout=TAKEOVER_MS)
@@ -152,12 +251,22 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
                 site.workers.append(WorkerProcess(site.db, ("--ai-workers", "2")))
                 site.workers[-1].ready()
         elif killed_worker and not killed_server_at:
+            # The process that owns the table holds the page's socket and answered every
+            # request that named the table.
             victim = _serving_the_socket(site)
+            before = naming(served(site), tid)
+            assert before and {x.upstream for x in before} == {f"127.0.0.1:{victim.port}"}, before
+            at_kill = log_size(site)
             victim.kill()
             site.servers.remove(victim)
             killed_server_at = turn
             # The page notices, and reconnects through nginx to the other process by itself.
             expect(page.locator(".conn")).to_have_attribute("data-state", "live", timeout=30_000)
+            # By now nginx has logged the dead process's socket (it ended with the process):
+            # the page's socket was on the table's process.
+            after_kill = log_size(site)
+            ended = [x for x in naming(served(site, at_kill), tid) if x.path == f"/ws/tables/{tid}"]
+            assert [x.tried for x in ended] == [(f"127.0.0.1:{victim.port}",)], ended
     assert killed_worker and killed_server_at
     # The rest of the game would only repeat what the turns since showed: Ann resigns, from
     # the same page, through the surviving process.
@@ -171,6 +280,10 @@ def test_a_game_through_nginx_survives_a_killed_worker_and_a_killed_server(site:
     assert table.stones() == {cell: c.label for cell, c in game.stones().items()}
     assert page.evaluate("window.omegaSamePage") is True  # never reloaded
     assert site.due(tid) is None  # no computer turn left behind
+    # Since the kill the table lives on the surviving process: its requests and its new
+    # socket were answered there (the hash ring moved the dead process's tables to it).
+    after = naming(served(site, after_kill), tid)
+    assert after and {x.upstream for x in after} == {f"127.0.0.1:{site.servers[0].port}"}, after
 
 
 def test_client_addresses_and_sockets_through_nginx(site: Site) -> None:
@@ -210,7 +323,46 @@ def test_the_site_file_is_docs_deploy_md(site: Site) -> None:
     doc = site_config_from_doc().splitlines()
     local = re.compile(r"    (server 127\.0\.0\.1:\d+ .*;|listen [\d.:]+;|access_log \S+ omega_access;)")
     assert [line for line in running if not local.fullmatch(line)] == [line for line in doc if not local.fullmatch(line)]
-    assert len([line for line in running if line.startswith("    server 127.0.0.1:")]) == len(site.upstreams)
+    # Both upstreams (any process; a table's process) list every server.
+    assert len([line for line in running if line.startswith("    server 127.0.0.1:")]) == 2 * len(site.upstreams)
+
+
+def _route_paths(routes: list[Any]) -> set[str]:
+    """Every path the app serves, HTTP and WebSocket, those of included routers too."""
+    paths: set[str] = set()
+    for route in routes:
+        if isinstance(getattr(route, "path", None), str):
+            paths.add(route.path)
+        if hasattr(route, "original_router"):  # FastAPI keeps an included router as it was
+            paths |= _route_paths(route.original_router.routes)
+    return paths
+
+
+def _table_of(path: str) -> str:
+    """What the site file's first ``map`` makes of a path (its regexes in order, the first that
+    matches wins, as nginx takes them): the table id, or "" for a path naming no table."""
+    block = re.search(r"^map \$uri \$omega_table \{\n(.*?)^\}", site_config_from_doc(), flags=re.DOTALL | re.MULTILINE)
+    assert block, "docs/deploy.md's site file maps $uri to $omega_table"
+    for line in block[1].splitlines():
+        source, value = line.split()
+        if source.startswith("~"):
+            found = re.search(source[1:].replace("(?<", "(?P<"), path)  # PCRE's named groups in Python's words
+            if found:
+                return value.rstrip(";").replace("$omega_id", found["omega_id"])
+    return ""
+
+
+def test_every_path_under_a_table_id_is_routed_to_the_table_process(tmp_path: Path) -> None:
+    """Each route of the app with a table id in its path (a new one included) goes by that id,
+    and none other does: nginx's map and the app's routes cannot drift apart."""
+    paths = _route_paths(create_app(f"sqlite:///{tmp_path / 'routes.sqlite3'}").routes)
+    under_a_table = {p for p in paths if "{table_id}" in p}
+    assert {"/t/{table_id}", "/ws/tables/{table_id}", "/api/tables/{table_id}/actions"} <= under_a_table
+    for path in under_a_table:
+        assert _table_of(path.replace("{table_id}", "Ab3_-x9Z")) == "Ab3_-x9Z", path
+    for path in paths - under_a_table:
+        assert _table_of(path.replace("{", "").replace("}", "")) == "", path
+    assert _table_of("/api/tables") == ""  # a new table has no process yet
 
 
 def test_the_systemd_units_are_valid_and_start_commands_omega_accepts(tmp_path: Path) -> None:
