@@ -1,7 +1,7 @@
 """Fixtures for the browser tests: a real ``omega serve`` and Debian's Chromium.
 
 The server runs as a subprocess on a free port with its own SQLite file; the browser is
-launched once per pytest worker (a new context per test keeps storage apart). Screenshots go to
+launched once per module (a new context per test keeps storage apart). Screenshots go to
 ``test-artifacts/screenshots/`` (gitignored). Each module's tests run on one pytest-xdist
 worker; each worker has its own temporary directories, so servers and files never meet.
 """
@@ -46,15 +46,16 @@ def own_server(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
-# One browser per pytest worker, not per module: starting Chromium costs a second or two of
-# CPU, and the contexts that tests open are what keeps their cookies and storage apart.
-@pytest.fixture(scope="session")
+# Per module, not per pytest worker: Playwright's sync API keeps an event loop running in
+# the main thread while it is open, and the worker's next module may be tests that call
+# asyncio.run (which refuses to start inside a running loop).
+@pytest.fixture(scope="module")
 def playwright_instance() -> Iterator[Playwright]:
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     b = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield b

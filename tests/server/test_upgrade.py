@@ -10,6 +10,8 @@ today starts on it (which migrates it to the head) and is asked everything again
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from alembic import command
 from sqlalchemy import MetaData, insert, text
 
 from omega import Game
+from omega.ai.levels import computer_name
 from omega.server.infra.db import make_engine, schema_head
 
 from .server_helpers import Socket, bearer, error_code, make_server, migrations
@@ -42,6 +45,22 @@ def old_database(url: str, rows: dict[str, list[dict[str, Any]]]) -> None:
                        for k, v in row.items()} for row in rows[name]]
             conn.execute(insert(meta.tables[name]), values)
     engine.dispose()
+
+
+OLD_COMPUTER = re.compile(r"Computer (\d+), level (\d+)")
+
+
+def named_as_today(info: dict[str, Any]) -> dict[str, Any]:
+    """A fixture table with its computers named as seats name them now (by their level in
+    words, ``computer_name``; before, "Computer 2, level 1"): names are derived from the
+    table's settings, not stored, so an old table shows today's; nothing else changes."""
+    levels = Counter(level for _seat, level in set(OLD_COMPUTER.findall(info["record_txt"])))
+
+    def today(m: re.Match[str]) -> str:
+        seat, level = m.group(1), m.group(2)
+        return computer_name(int(level), seat=int(seat) if levels[level] > 1 else None)
+
+    return dict(json.loads(OLD_COMPUTER.sub(today, json.dumps(info))))
 
 
 def keeps(new: Any, old: Any) -> bool:
@@ -70,6 +89,7 @@ def test_a_database_written_before_accounts_upgrades_and_every_table_works(db_ur
         tables: dict[str, Any] = fixture["tables"]
         computer_table = next(t for t, info in tables.items() if "computer" in info["about"])
         for table_id, info in tables.items():
+            info = named_as_today(info)
             spectator = bearer(info["spectator_key"])
             # The records first: every seat's first visit below stores a join.
             assert http.get(f"/api/tables/{table_id}/record.txt", headers=spectator).text == info["record_txt"]
