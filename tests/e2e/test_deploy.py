@@ -157,7 +157,8 @@ def log_size(site: Site) -> int:
 
 def _socket_logged(site: Site, table_id: str, client: str, timeout: float = 30) -> None:
     """Wait until nginx has logged the closed socket of the table (it logs a socket when it
-    ends, a moment after the client closes it)."""
+    ends, a moment after the client closes it).  nginx writes its log from another process
+    and tells nobody: reading the file again is the only way to see the line come."""
     deadline = time.monotonic() + timeout
     while not any(line.path == f"/ws/tables/{table_id}" and line.client == client
                   for line in served(site)):

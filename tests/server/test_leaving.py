@@ -10,9 +10,11 @@ change nothing."""
 from __future__ import annotations
 
 import json
+import logging
 import random
-import time
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -65,13 +67,26 @@ def user_id(url: str, key: str) -> int:
     return int(rows(url, f"SELECT id FROM users WHERE username_key = '{key}'")[0][0])
 
 
-def until(check: Callable[[], bool], timeout: float = 30) -> None:
-    """Wait for the server's due work to have done what ``check`` looks for (the scheduler
-    looks at least every 2 s of real time; the fake clock says what is due)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "the due work did not run"
-        time.sleep(0.05)
+@contextmanager
+def told(words: str) -> Iterator[threading.Event]:
+    """An event set when the server logs a line holding ``words`` (its due work says so once
+    it has committed what it did), to wait on instead of reading the database again and again."""
+    said = threading.Event()
+
+    class Listen(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if words in record.getMessage():
+                said.set()
+
+    logger, handler = logging.getLogger("omega.server"), Listen()
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield said
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def test_the_download_holds_the_account_s_own_data_and_nothing_private_of_others(
@@ -208,13 +223,15 @@ def test_after_the_grace_period_the_personal_data_is_removed_and_the_games_stay(
 
     clock.advance(GRACE.total_seconds() - 60)  # not yet
     assert rows(db_url, f"SELECT removed_at FROM account_closures WHERE user_id = {key}") == [(None,)]
-    try:
-        clock.advance(120)
-        renamed = bob_sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "name", timeout=30)
-        assert renamed["event"]["name"] == DELETED_PLAYER
-    finally:
-        bob_sock.close()
-    until(lambda: rows(db_url, f"SELECT removed_at FROM account_closures WHERE user_id = {key}")[0][0] is not None)
+    with told(f"closed account {key} was removed") as removed:
+        try:
+            clock.advance(120)
+            renamed = bob_sock.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "name", timeout=30)
+            assert renamed["event"]["name"] == DELETED_PLAYER
+        finally:
+            bob_sock.close()
+        assert removed.wait(30), "the due work did not remove the data"
+    assert rows(db_url, f"SELECT removed_at FROM account_closures WHERE user_id = {key}")[0][0] is not None
 
     # The account's row stays, reserving the name; what made it a person's is gone.
     assert rows(db_url, f"SELECT username, username_key, password_hash, email, email_pending, origin "

@@ -101,16 +101,9 @@ class Moderation:
 
     # -- the database ---------------------------------------------------------------------------
 
-    def _reading(self, fn: Callable[[Connection], Any]) -> Any:
-        with self.core.repo.engine.connect() as conn:
-            try:
-                return fn(conn)
-            finally:
-                conn.rollback()
-
     async def read(self, fn: Callable[[Connection], Any]) -> Any:
         """``fn(conn)`` in a read of its own."""
-        return await self.core.db(self._reading, fn)
+        return await self.core.db(self.core.repo.read, fn)
 
     async def write(self, fn: Callable[[Connection], Any]) -> Any:
         """``fn(conn)`` in a write transaction of its own."""

@@ -208,17 +208,8 @@ class TableCore:
 
     async def check_rated(self, users: Sequence[int]) -> None:
         """:meth:`refuse_rated` in a read of its own, at the clock's time."""
-        if self.rated_gate is None:
-            return
-
-        def read() -> None:
-            with self.repo.engine.connect() as conn:
-                try:
-                    self.refuse_rated(conn, users, self.clock.now())
-                finally:
-                    conn.rollback()
-
-        await self.db(read)
+        if self.rated_gate is not None:
+            await self.db(self.repo.read, lambda conn: self.refuse_rated(conn, users, self.clock.now()))
 
     async def db(self, fn: Callable[..., T], *args: Any) -> T:
         """Run blocking database work in the database threads."""
