@@ -36,7 +36,8 @@ from omega.names import username_skeleton
 from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
 from omega.server.infra.due import DueRow
 from omega.server.tables.models import EventRow, SeatRow, TableRow
-from omega.server.tables.state import TIMEOUT, SeatConfig, default_name
+from omega.server.tables.seatnames import default_name
+from omega.server.tables.state import TIMEOUT, SeatConfig
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl, stamp_ms
 
@@ -322,7 +323,7 @@ class AccountStore:
         for r in rows:
             configs[r.table_id].append(SeatConfig(r.kind, r.level))
         for r in rows:
-            # A computer's name as its seat shows it (the one home: tables.state.default_name).
+            # A computer's name as its seat shows it (the one home: tables.seatnames.default_name).
             name = default_name(r.idx, SeatConfig(r.kind, r.level), configs[r.table_id]) if r.kind == "computer" else None
             out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username, "name": name})
         return out

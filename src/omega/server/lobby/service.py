@@ -53,7 +53,8 @@ from omega.server.tables.core import TableCore
 from omega.server.tables.decide import Decided, decide_cancel
 from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.models import SeatRow, TableRow
-from omega.server.tables.state import SeatConfig, TableState, default_name
+from omega.server.tables.seatnames import default_name
+from omega.server.tables.state import SeatConfig, TableState
 from omega.server.tables.store import Writer
 from omega.server.tables.timecontrol import TimeControl
 from omega.server.tables.values import NewTable

@@ -58,7 +58,8 @@ from omega.server.tables.decide import Decided
 from omega.server.tables.events import Event, Joined, Renamed
 from omega.server.tables.identity import Identity, SeatHolder, Spectator, TableKeys
 from omega.server.tables.models import PresenceRow, TableRow
-from omega.server.tables.state import TableConfig, TableState, default_name
+from omega.server.tables.seatnames import default_name
+from omega.server.tables.state import TableConfig, TableState
 from omega.server.tables.store import insert_table
 from omega.server.tables.values import Cached
 

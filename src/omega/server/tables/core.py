@@ -53,11 +53,18 @@ from omega.server.tables.decide import (
     decide,
     decide_abandon,
     decide_join,
-    decide_pause,
-    decide_resume,
     decide_timeout,
 )
 from omega.server.tables.events import Event, Joined, LinksRenewed, Renamed, TimedOut
+from omega.server.tables.flags import (
+    FlagPolicy,
+    due_at,
+    due_work,
+    log_timeout,
+    near_decision,
+    pause_decision,
+    timeout_decision,
+)
 from omega.server.tables.identity import (
     Authenticator,
     Credentials,
@@ -71,16 +78,14 @@ from omega.server.tables.identity import (
 from omega.server.tables.state import (
     COMPUTER_TURN,
     DUE_KINDS,
-    FLAG_NEAR,
     PresenceCount,
     TableConfig,
     TableState,
 )
 from omega.server.tables.store import Repository, Writer
-from omega.server.tables.timecontrol import ms_between
 from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
 
-__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "FlagPolicy", "RatedGate", "RATED_BANNED"]
+__all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "RatedGate", "RATED_BANNED"]
 
 log = logging.getLogger("omega.server")
 T = TypeVar("T")
@@ -105,23 +110,6 @@ RATED_BANNED = ("your account may not play rated games now (a moderator's decisi
 
 
 @dataclass(frozen=True)
-class FlagPolicy:
-    """Asked, inside the write that would store a turn-based flag, whether the seat's clock
-    pauses instead: from ``lead`` before the flag falls (the ``flag_near`` due work) and
-    again when it falls.  ``ask(writer, table, seat, now)`` answers the pause's reason, or
-    None to let the flag fall; it may write rows of its own in the same transaction.  Only
-    tables whose clock may be paused (``TableState.pausable``) ask.  The vacation feature
-    sets it (``omega.server.vacation``): the core knows no feature.
-
-    >>> FlagPolicy(timedelta(hours=3), lambda w, table, seat, now: None).lead
-    datetime.timedelta(seconds=10800)
-    """
-
-    lead: timedelta
-    ask: Callable[[Writer, TableState, int, datetime], str | None]
-
-
-@dataclass(frozen=True)
 class _Turned(Decided):
     """An action's decision: its events, or why it stored none or others."""
 
@@ -130,13 +118,6 @@ class _Turned(Decided):
     #: The flag fell before the action came: it is refused with this, once the timeout
     #: (these events) is stored; ``flag`` is when the flag fell.
     too_late: ApiError | None = None
-    flag: datetime | None = None
-
-
-@dataclass(frozen=True)
-class _Flagged(Decided):
-    """The timeout decided at a flag's due time, and when the flag falls (None: no clock runs)."""
-
     flag: datetime | None = None
 
 
@@ -567,82 +548,39 @@ class TableCore:
         return Acted(acted.version, written, seat)
 
     def _due_work(self, state: TableState) -> dict[str, int]:
-        """The table's due work as this process keeps it: no ``flag_near`` without a policy."""
-        due = state.due_work()
-        if self.flag_policy is None:
-            due.pop(FLAG_NEAR, None)
-        return due
+        return due_work(self.flag_policy, state.due_work())
 
     def _due_at(self, state: TableState, kind: str) -> datetime | None:
-        at = state.due_at(kind)
-        if kind == FLAG_NEAR and at is not None and self.flag_policy is not None:
-            return at - self.flag_policy.lead
-        return at
-
-    def _pause_instead(self, state: TableState, w: Writer, now: datetime) -> Decided | None:
-        """The pause the flag policy makes instead of the running clock's flag, if it is near
-        enough and the policy grants one (see :class:`FlagPolicy`)."""
-        policy, seat, flag = self.flag_policy, state.clock_seat(), state.flag_at()
-        if policy is None or seat is None or flag is None or not state.pausable or now < flag - policy.lead:
-            return None
-        reason = policy.ask(w, state, seat, now)
-        paused = decide_pause(state, seat, reason, now) if reason is not None else None
-        return paused if paused is not None and paused.events else None
+        return due_at(self.flag_policy, state, kind)
 
     async def flag(self, due: Due) -> datetime | None:
-        """The scheduler's handler of ``timeout`` work: store the timeout of the table's
-        running clock if its flag has fallen by now (decided in the write, like any action,
-        so a move that got in first wins), unless the flag policy pauses the clock instead.
-        Returns when to look again if the flag has not fallen yet (this process's clock is
-        behind the one that set the time), else None."""
-        def decision(state: TableState, w: Writer, now: datetime) -> _Flagged:
-            paused = self._pause_instead(state, w, now)
-            if paused is not None:
-                return _Flagged(state, paused.events, paused.states)
-            timeout = decide_timeout(state, now)
-            return _Flagged(state, timeout.events, timeout.states, flag=state.flag_at())
-
-        written = await self.write(due.table_id, decision)
+        """The scheduler's handler of ``timeout`` work (``flags.timeout_decision``): None once
+        the timeout (or the policy's pause) is stored, else when to look again (this
+        process's clock is behind the one that set the time, or no clock runs any more)."""
+        written = await self.write(due.table_id, timeout_decision(self.flag_policy))
         if written.stored:
             self._timed_out(due.table_id, written.decided.flag, written.stored)
             return None
-        # Not fallen yet (another process's clock set the time) or no clock runs any more.
         return written.decided.flag
 
     async def flag_near(self, due: Due) -> datetime | None:
-        """The scheduler's handler of ``flag_near`` work: a pausable clock's flag is near;
-        the flag policy may pause it now (else the flag's own ``timeout`` work goes on).
-        Returns when to look again if this process's clock is behind the one that set it."""
-        def decision(state: TableState, w: Writer, now: datetime) -> _Flagged:
-            paused = self._pause_instead(state, w, now)
-            if paused is not None:
-                return _Flagged(state, paused.events, paused.states)
-            near = self._due_at(state, FLAG_NEAR) if FLAG_NEAR in self._due_work(state) else None
-            return _Flagged(state, flag=near if near is not None and now < near else None)
-
-        return (await self.write(due.table_id, decision)).decided.flag
+        """The scheduler's handler of ``flag_near`` work (``flags.near_decision``): when to
+        look again if this process's clock is behind the one that set it."""
+        return (await self.write(due.table_id, near_decision(self.flag_policy))).decided.flag
 
     async def set_pause(self, table_id: str, seat: int, reason: str, wanted: Callable[[Writer], bool]) -> bool:
-        """Bring the clock of ``seat`` to what ``wanted`` answers inside the write (True:
-        paused for ``reason``; False: not paused for it), through the one action path.  A
-        feature's own rows are the truth, read in the table's transaction, so two changes
-        made one after the other leave the table as the last one says.  A clock paused for
-        another reason is left alone.  Returns whether an event was stored."""
-        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
-            if wanted(w):
-                return decide_pause(state, seat, reason, now)
-            if seat in state.paused and state.paused[seat][0] == reason:
-                return decide_resume(state, seat, now)
-            return Decided(state)
-
-        return bool((await self.write(table_id, decision)).stored)
+        """Bring the clock of ``seat`` to what ``wanted`` answers inside the write
+        (``flags.pause_decision``), through the one action path.  A feature's own rows are
+        the truth, read in the table's transaction, so two changes made one after the other
+        leave the table as the last one says.  Returns whether an event was stored."""
+        return bool((await self.write(table_id, pause_decision(seat, reason, wanted))).stored)
 
     def _timed_out(self, table_id: str, flag: datetime | None, stored: Sequence[Event]) -> None:
         # Both ways a flag falls (the scheduler's timeout, a move that came too late) store
         # the timeout through one write: counted here once, in the process that stored it.
         if any(isinstance(e.payload, TimedOut) for e in stored):
             self.metrics.timeout_fired()
-        _log_timeout(table_id, flag, stored)
+        log_timeout(table_id, flag, stored)
 
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
@@ -797,13 +735,3 @@ def _refuse_replaced(joining: Decided, seat: int, seen: int | None) -> None:
     the replacement (a seat that has joined keeps its token)."""
     if joining.events and seen is not None and joining.before.renewed_at.get(seat, 0) > seen:
         raise ApiError("forbidden", "this invite link was replaced by a newer one")
-
-
-def _log_timeout(table_id: str, flag: datetime | None, stored: Sequence[Event]) -> None:
-    """Log a stored timeout and how long after the flag fell the server stored it."""
-    out = next((e for e in stored if isinstance(e.payload, TimedOut)), None)
-    if out is None or flag is None or out.at is None:
-        return
-    assert isinstance(out.payload, TimedOut)
-    log.info("clock of seat %d ran out at table %s%s; stored %d ms after the flag fell", out.payload.seat, table_id,
-             " (game aborted)" if out.payload.aborted else "", ms_between(flag, out.at))

@@ -19,12 +19,11 @@ input/output, no clock; every rule question goes to ``Game``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from omega.ai.levels import MIN_LEVEL, computer_name
 from omega.game import Game
 from omega.server.tables.events import (
     PLAY_EVENTS,
@@ -45,12 +44,13 @@ from omega.server.tables.events import (
     TimedOut,
     TurnPlayed,
 )
+from omega.server.tables.seatnames import default_name
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, ms_between, stamp_ms
 from omega.server.tables.views import final_ranking, game_view, hints_text, with_viewer
 from omega.texts import outcome_text
 
 __all__ = ["COMPUTER_TURN", "TIMEOUT", "FLAG_NEAR", "DUE_KINDS", "RESIGNED_LEVEL", "MIN_RATED_TURNS", "CLAIM_AFTER", "PresenceCount", "SeatConfig",
-           "TableConfig", "TableState", "default_name", "ended_by_resignations"]
+           "TableConfig", "TableState", "ended_by_resignations"]
 
 #: Level of the computer that plays on for a resigned seat.
 RESIGNED_LEVEL = 1
@@ -682,25 +682,3 @@ def ended_by_resignations(config: TableConfig, resigned: list[int]) -> bool:
     if config.players - len(resigned) < 2:
         return True
     return not any(s.kind == "human" and i not in resigned for i, s in enumerate(config.seats))
-
-
-def default_name(index: int, seat: SeatConfig, seats: Sequence[SeatConfig] = ()) -> str:
-    """The name a seat shows until its player picks one (computer seats keep it).
-
-    A computer is named by its level in words (``omega.ai.levels.computer_name``, the one
-    home of that name); where ``seats`` (the table's) hold another computer of the same
-    level, its seat number tells the two apart.  People are numbered by seat ("Player 2");
-    the colour is left out because a pie swap changes it.  Derived from the table's
-    settings only, so a restart gives the same names.
-
-    >>> two = (SeatConfig("human"), SeatConfig("computer", 3), SeatConfig("computer", 3))
-    >>> default_name(1, two[1]), default_name(1, two[1], two), default_name(2, two[2], two)
-    ('Computer (Medium)', 'Computer 2 (Medium)', 'Computer 3 (Medium)')
-    >>> default_name(0, SeatConfig("human"))
-    'Player 1'
-    """
-    if seat.kind == "computer":
-        level = seat.level if seat.level is not None else MIN_LEVEL
-        twins = sum(1 for s in seats if s.kind == "computer" and s.level == seat.level)
-        return computer_name(level, index + 1 if twins > 1 else None)
-    return f"Player {index + 1}"

@@ -7,7 +7,7 @@ turn-based table of the account to the row (each table through the one action pa
 comes back when the vacation must end (its planned end, or the allowance spent).  So a crash
 between the commit and the tables loses nothing: the work is still due.
 
-Automatic vacation is the core's :class:`~omega.server.tables.core.FlagPolicy`: when a
+Automatic vacation is the core's :class:`~omega.server.tables.flags.FlagPolicy`: when a
 turn-based flag is near (:data:`~omega.server.vacation.allowance.AUTOMATIC_BEFORE`), the
 write that would store the flag asks :meth:`Vacations.ask`, which starts the vacation in the
 same transaction and has the clock paused instead, with a ``vacation_started`` notice.
@@ -34,7 +34,8 @@ from omega.server.errors import ApiError
 from omega.server.infra.db import utc
 from omega.server.infra.due import Due, keep_due_row
 from omega.server.notify.notices import Notice
-from omega.server.tables.core import FlagPolicy, TableCore
+from omega.server.tables.core import TableCore
+from omega.server.tables.flags import FlagPolicy
 from omega.server.tables.models import SeatRow, TableRow
 from omega.server.tables.state import TableState
 from omega.server.tables.store import Writer
