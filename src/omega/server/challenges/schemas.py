@@ -18,8 +18,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints, TypeAdapter
 
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, LEVEL_RANGE, TABLE_SIZES
-from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, parse
+from omega.server.infra.bodies import Strict, bad_body, parse
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, require_clock
 
 __all__ = ["NewChallenge", "parse_new", "PLAYERS"]
@@ -50,24 +49,20 @@ class NewChallenge(Strict):
 _new = TypeAdapter(NewChallenge)
 
 
-def _bad(message: str) -> ApiError:
-    return ApiError("bad_request", f"bad request: {message}")
-
-
 def parse_new(raw: bytes) -> NewChallenge:
     """A challenge's settings, checked as a whole, its time control as a table's."""
     c = parse(_new, raw)
     try:
         clock = c.clock
     except ValueError as e:
-        raise _bad(str(e)) from None
+        raise bad_body(str(e)) from None
     c.time_control = clock.text if clock.timed else None
     if c.pie and c.players != 2:
-        raise _bad("pie: the pie rule is a 2-player option")
+        raise bad_body("pie: the pie rule is a 2-player option")
     if c.players == 2 and c.level is not None:
-        raise _bad("level: only the seats past two players are computers")
+        raise bad_body("level: only the seats past two players are computers")
     if c.rated and c.players != 2:
-        raise _bad("rated: a rated challenge is between two people (a rated table has no computer seats)")
+        raise bad_body("rated: a rated challenge is between two people (a rated table has no computer seats)")
     require_clock(c.rated, clock)
     if c.players > 2 and c.level is None:
         c.level = DEFAULT_LEVEL

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from omega.server.errors import ApiError
 
-__all__ = ["Strict", "bad_request", "parse", "utc_time"]
+__all__ = ["Strict", "bad_body", "bad_request", "parse", "utc_time"]
 
 T = TypeVar("T")
 
@@ -30,12 +30,20 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def bad_body(message: str) -> ApiError:
+    """The ``bad_request`` error of a body, in the words every body's refusal has.
+
+    >>> bad_body("rounds: at most 20").message
+    'bad request: rounds: at most 20'
+    """
+    return ApiError("bad_request", f"bad request: {message}")
+
+
 def bad_request(e: ValidationError) -> ApiError:
     """The ``bad_request`` error of a body that failed validation (its first problem)."""
     first = e.errors()[0]
     where = ".".join(str(p) for p in first["loc"])
-    return ApiError("bad_request", f"bad request: {where}: {first['msg']}" if where
-                    else f"bad request: {first['msg']}")
+    return bad_body(f"{where}: {first['msg']}" if where else str(first["msg"]))
 
 
 def parse(adapter: TypeAdapter[T], raw: bytes | str) -> T:

@@ -19,8 +19,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, TypeAdapter, field_validator
 
 from omega.server.config import TABLE_SIZES
-from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, parse, utc_time
+from omega.server.infra.bodies import Strict, bad_body, parse, utc_time
 from omega.server.tables.timecontrol import TimeControl, require_clock
 
 __all__ = ["NewTournament", "PauseBody", "parse_new", "parse_pause", "RANGES", "NAME_MAX", "STARTS_WITHIN_DAYS",
@@ -111,44 +110,40 @@ _new = TypeAdapter(NewTournament)
 _pause = TypeAdapter(PauseBody)
 
 
-def _bad(message: str) -> ApiError:
-    return ApiError("bad_request", f"bad request: {message}")
-
-
 def parse_new(raw: bytes) -> NewTournament:
     """A new tournament's settings, checked as a whole."""
     t = parse(_new, raw)
     try:
         clock = t.clock
     except ValueError as e:
-        raise _bad(str(e)) from None
+        raise bad_body(str(e)) from None
     t.time_control = clock.text
     if not clock.timed:
-        raise _bad("time_control: a tournament's games need a clock (real time such as 3+2, or turn-based such as 1d)")
+        raise bad_body("time_control: a tournament's games need a clock (real time such as 3+2, or turn-based such as 1d)")
     require_clock(t.rated, clock)
     if t.pie_rule and t.players != 2:
         t.pie_rule = False  # the pie rule is a 2-player option: 3-4 players simply play without it
     if t.format == "swiss" and t.rounds is None:
-        raise _bad("rounds: a Swiss tournament needs its number of rounds")
+        raise bad_body("rounds: a Swiss tournament needs its number of rounds")
     if t.format != "swiss" and t.rounds is not None:
-        raise _bad(f"rounds: only a Swiss tournament sets its rounds ({t.format.replace('_', ' ')} does not)")
+        raise bad_body(f"rounds: only a Swiss tournament sets its rounds ({t.format.replace('_', ' ')} does not)")
     if t.format == "arena":
         if t.minutes is None:
-            raise _bad("minutes: an arena needs its length in minutes")
+            raise bad_body("minutes: an arena needs its length in minutes")
         if clock.kind != "realtime":
-            raise _bad("time_control: an arena is played in real time (such as 3+2)")
+            raise bad_body("time_control: an arena is played in real time (such as 3+2)")
         if t.round_minutes is not None:
-            raise _bad("round_minutes: an arena has no rounds")
+            raise bad_body("round_minutes: an arena has no rounds")
     elif t.minutes is not None:
-        raise _bad("minutes: only an arena has a length in minutes")
+        raise bad_body("minutes: only an arena has a length in minutes")
     if t.vacation and clock.kind != "turn_based":
-        raise _bad("vacation: only turn-based games pause for a vacation")
+        raise bad_body("vacation: only turn-based games pause for a vacation")
     if t.min_players is None:
         t.min_players = t.players
     if t.min_players < t.players:
-        raise _bad(f"min_players: at least {t.players}, the players of one table")
+        raise bad_body(f"min_players: at least {t.players}, the players of one table")
     if t.max_players < t.min_players:
-        raise _bad("max_players: at least min_players")
+        raise bad_body("max_players: at least min_players")
     if t.gap_seconds is None:
         t.gap_seconds = 15 if clock.kind == "realtime" else 0
     return t
