@@ -15,8 +15,6 @@ omega.server.errors.ApiError: bad request: rated: Input should be a valid boolea
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-import asyncio
-import contextlib
 import json
 import logging
 from dataclasses import dataclass, replace
@@ -27,7 +25,6 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import Field, StringConstraints, TypeAdapter
 from starlette.requests import HTTPConnection
-from starlette.websockets import WebSocketDisconnect
 
 from omega.server.accounts.routes import (
     USER_CHARGED,
@@ -41,6 +38,7 @@ from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
+from omega.server.infra.pagesocket import PageSocket
 from omega.server.infra.scheduler import Scheduler
 from omega.server.lobby.quickplay import QuickPlay
 from omega.server.lobby.service import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed, LobbyQuery
@@ -222,17 +220,13 @@ async def lobby_socket(websocket: WebSocket) -> None:
     user = await session_user(websocket)
     sub = lobby.feed.add(user.id if user is not None else None, limits.ws_send_queue)
 
-    sending = asyncio.Lock()
-
-    async def send(message: dict[str, Any]) -> None:
-        async with sending, asyncio.timeout(limits.ws_send_timeout):
-            await websocket.send_text(json.dumps(message, separators=(",", ":")))
+    page = PageSocket(websocket, limits, clock.monotonic)
 
     async def snapshot() -> None:
         quick = await quickplay.status(user) if user is not None else None
         first = await lobby.listing()  # the first page, unfiltered: the page asks by HTTP for others
-        await send({"type": "lobby", "tables": first["tables"], "total": first["total"], "limit": first["limit"],
-                    "you": user_json(user), "quickplay": quick})
+        await page.send({"type": "lobby", "tables": first["tables"], "total": first["total"], "limit": first["limit"],
+                         "you": user_json(user), "quickplay": quick})
 
     async def pump() -> None:
         while True:
@@ -241,31 +235,10 @@ async def lobby_socket(websocket: WebSocket) -> None:
                 sub.resync = False
                 await snapshot()
             else:
-                await send(message)
+                await page.send(message)
 
-    writer: asyncio.Task[None] | None = None
     try:
-        await snapshot()
-        writer = asyncio.get_running_loop().create_task(pump())
-        bucket = Buckets(limits.ws_rate, limits.ws_burst, max_keys=1)
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            if not bucket.take("", clock.monotonic()):
-                continue  # a flood costs its sender only
-            raw = message.get("text") or ""
-            if len(raw) <= limits.max_message and raw.replace(" ", "") == '{"type":"ping"}':
-                await send({"type": "pong"})
-            else:
-                await send({"type": "error", "request_id": None, "error": {
-                    "code": "bad_request", "message": 'bad request: the lobby socket takes {"type": "ping"} only'}})
-    except (WebSocketDisconnect, TimeoutError, OSError):
-        pass
+        await page.run("the lobby", snapshot, pump)
     finally:
         lobby.feed.remove(sub)
-        if writer is not None:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
 

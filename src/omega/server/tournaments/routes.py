@@ -10,15 +10,11 @@ service (its due work, its hook on the games' ends).
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-import asyncio
-import contextlib
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 from starlette.requests import HTTPConnection
-from starlette.websockets import WebSocketDisconnect
 
 from omega.server.accounts.routes import (
     USER_CHARGED,
@@ -30,6 +26,7 @@ from omega.server.accounts.routes import (
 )
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
+from omega.server.infra.pagesocket import PageSocket
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
 from omega.server.tournaments.feed import TournamentFeed
@@ -136,9 +133,10 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
         return
     watcher = parts.feed.add(tournament_id)
 
+    page = PageSocket(websocket, limits, clock.monotonic)
+
     async def send(view: dict[str, Any]) -> None:
-        async with asyncio.timeout(limits.ws_send_timeout):
-            await websocket.send_text(json.dumps({"type": "tournament", "tournament": view}, separators=(",", ":")))
+        await page.send({"type": "tournament", "tournament": view})
 
     async def pump() -> None:
         while True:
@@ -146,28 +144,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
             watcher.dirty.clear()
             await send(await parts.tournaments.view(tournament_id, user))
 
-    writer: asyncio.Task[None] | None = None
     try:
-        await send(first)
-        writer = asyncio.get_running_loop().create_task(pump())
-        bucket = Buckets(limits.ws_rate, limits.ws_burst, max_keys=1)
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            if not bucket.take("", clock.monotonic()):
-                continue  # a flood costs its sender only
-            raw = message.get("text") or ""
-            if len(raw) <= limits.max_message and raw.replace(" ", "") == '{"type":"ping"}':
-                await websocket.send_text('{"type":"pong"}')
-            else:
-                await websocket.send_text(json.dumps({"type": "error", "request_id": None, "error": {
-                    "code": "bad_request", "message": 'bad request: the tournament socket takes {"type": "ping"} only'}}))
-    except (WebSocketDisconnect, TimeoutError, OSError):
-        pass
+        await page.run("the tournament", lambda: send(first), pump)
     finally:
         parts.feed.remove(watcher)
-        if writer is not None:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await writer
