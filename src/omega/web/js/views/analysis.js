@@ -29,6 +29,8 @@ import { BoardView } from "./board.js";
  *   best: Cell[] | "swap" | null, key: string, cached: boolean}} Evaluation
  */
 
+/** Variations deeper than this are drawn at this depth (omega.css indents so far). */
+const MAX_INDENT = 6;
 /** Milliseconds the page waits after a change before it saves the board. */
 export const SAVE_AFTER_MS = 500;
 const KEYS = "omega.analysis.keys";
@@ -206,8 +208,10 @@ class AnalysisPage {
     const s = this.study;
     const rows = A.moveRows(s);
     const items = rows.map((r) => {
-      if (r.kind !== "move") return h("li", { class: "analysis-paren", style: `margin-left:${r.depth}em` }, r.kind === "open" ? "(" : ")");
-      return h("li", { style: `margin-left:${r.depth}em` },
+      // The page's styles indent a line by its depth (an inline style would break the CSP).
+      const depth = String(Math.min(r.depth, MAX_INDENT));
+      if (r.kind !== "move") return h("li", { class: "analysis-paren", "data-depth": depth }, r.kind === "open" ? "(" : ")");
+      return h("li", { "data-depth": depth },
         h("button", {
           type: "button", class: `btn small move${r.node === s.at ? " current" : ""}`, "data-node": String(r.node),
           "data-depth": String(r.depth), "aria-current": r.node === s.at ? "true" : "false",
