@@ -98,6 +98,10 @@ def test_an_account_board_follows_the_account_not_the_address(site: LiveServer, 
     r = ann.post(f"/api/analysis/{board['id']}", {"nodes": [], "version": 2}, origin="https://evil.example")
     assert code(r) == "cross_site"
     assert read(ann, board["id"])["nodes"] == [[0, ["a1", "a2", "a3"]]]
+    # The account's data download holds its boards (closing it removes them with the rest).
+    r = ann.get("/api/account/export", headers={"origin": site.url})
+    assert r.status_code == 200, r.text
+    assert [b["id"] for b in r.json()["analysis_boards"]] == [board["id"]]
 
 
 def test_a_finished_game_opens_at_its_position(site: LiveServer) -> None:
