@@ -12,13 +12,15 @@ Starts a real ``omega serve`` (its own SQLite file, ``--ai-workers``), then:
    computer of ``--level`` on side 10 and times each reply (bench/computer_fairness.py's
    victim), first alone, then while ``--boards`` analysis boards, each from an address of
    its own (so each a different owner: the hardest case for a fair share), ask for a new
-   position as soon as the last one is answered.
+   position as soon as the last one is answered (``--owners`` puts them on fewer addresses:
+   one owner's boards beyond two are refused ``busy``).
 
 Prints one JSON object: the latency's p50, p95 and max in milliseconds (and the search's
 own seconds), the cached answers', and the victim's reply times alone and under the boards,
 with the boards' answers counted by outcome.
 
-    .venv/bin/python bench/analysis.py --positions 40 --boards 8 --replies 15
+    .venv/bin/python bench/analysis.py --positions 30 --boards 8 --replies 12
+    .venv/bin/python bench/analysis.py --positions 10 --boards 8 --owners 1 --level 4 --replies 6
 """
 
 from __future__ import annotations
@@ -89,12 +91,12 @@ def latency(base: str, count: int) -> dict[str, Any]:
             "iterations_median": statistics.median(iterations), "cached_ms": spread(cached)}
 
 
-def board(base: str, address: str, stop: threading.Event, counts: dict[str, int]) -> None:
-    """One open analysis board: a new position as soon as the last one is answered."""
-    rng = random.Random(address)
+def board(base: str, address: str, number: int, stop: threading.Event, counts: dict[str, int]) -> None:
+    """Open analysis board ``number``: a new position as soon as the last one is answered."""
+    rng = random.Random(number)
     with fairness._client(base, address) as http:
         while not stop.is_set():
-            _, r = evaluate(http, positions(1, rng.randrange(10**9))[0], "board")
+            _, r = evaluate(http, positions(1, rng.randrange(10**9))[0], f"board{number}")
             key = "answered" if r.status_code == 200 else r.json()["error"]["code"]
             counts[key] = counts.get(key, 0) + 1
 
@@ -102,7 +104,8 @@ def board(base: str, address: str, stop: threading.Event, counts: dict[str, int]
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--positions", type=int, default=30, help="positions whose evaluation is timed")
-    ap.add_argument("--boards", type=int, default=8, help="analysis boards asking at once, each its own owner")
+    ap.add_argument("--boards", type=int, default=8, help="analysis boards asking at once")
+    ap.add_argument("--owners", type=int, default=0, help="addresses the boards come from (0: one each)")
     ap.add_argument("--replies", type=int, default=15, help="computer replies the player times, alone and under the boards")
     ap.add_argument("--level", type=int, default=1, help="the player's computer level")
     ap.add_argument("--ai-workers", type=int, default=4, help="worker processes for computers")
@@ -119,8 +122,9 @@ def main() -> None:
             result: dict[str, Any] = {"ai_workers": args.ai_workers, "latency": latency(base, args.positions)}
             alone = fairness._victim(base, args.level, args.replies)
             stop, counts = threading.Event(), {}  # type: ignore[var-annotated]
-            boards = [threading.Thread(target=board, args=(base, f"127.0.4.{i + 1}", stop, counts), daemon=True)
-                      for i in range(args.boards)]
+            owners = args.owners or args.boards
+            boards = [threading.Thread(target=board, args=(base, f"127.0.4.{i % owners + 1}", i, stop, counts),
+                                       daemon=True) for i in range(args.boards)]
             for t in boards:
                 t.start()
             time.sleep(3.0)  # the boards fill the workers' queue first
@@ -130,6 +134,7 @@ def main() -> None:
                 t.join(30)
             result["victim"] = {"level": args.level, "alone_ms": spread([1000 * w for w in alone]),
                                 "under_boards_ms": spread([1000 * w for w in loaded]), "boards": args.boards,
+                                "owners": owners,
                                 "board_answers": counts,
                                 "status": httpx.get(f"{base}/api/status", timeout=10).json().get("computers")}
             print(json.dumps(result, indent=2))

@@ -18,7 +18,7 @@ from omega import Game
 EVAL_WAIT_MS = 60_000
 
 
-def finished_game(server: Server) -> tuple[str, str, Game]:
+def finished_game(server: Server) -> tuple[str, str]:
     """A table of two people who each play two turns, then White resigns."""
     made = server.request("POST", "/api/tables", None, {"players": 2, "size": 5, "name": "Ann"})
     tokens = [made["token"], made["invites"]["1"]]
@@ -29,7 +29,7 @@ def finished_game(server: Server) -> tuple[str, str, Game]:
                        {"type": "turn", "cells": turn, "request_id": f"t{game.turns_played}"})
         game.play(turn)
     server.request("POST", f"/api/tables/{made['id']}/actions", tokens[0], {"type": "resign", "request_id": "r"})
-    return made["id"], tokens[0], game
+    return made["id"], tokens[0]
 
 
 def evaluated(page: Page) -> None:
@@ -48,7 +48,7 @@ def click(page: Page, *cells: str) -> None:
 
 @pytest.mark.slow
 def test_a_finished_game_opens_on_the_analysis_board_and_is_shared(server: Server, contexts: Contexts) -> None:
-    table_id, token, game = finished_game(server)
+    table_id, token = finished_game(server)
     page = contexts.page()
     page.goto(f"{server.base}/t/{table_id}#seat={token}")
     table = TablePage(page)

@@ -17,11 +17,13 @@ import pytest
 from omega import Game
 from omega.game import Action
 from omega.record import parse_tree
-from omega.server.analysis.evaluate import PER_OWNER, Evaluations, position_key
+from omega.server.analysis.evaluate import EVALUATE, PER_OWNER, Evaluations, position_key
+from omega.server.app import create_app
 from omega.server.work.computers import FairSlots
 
-from .server_helpers import Api, LiveServer, bearer
-from .site_helpers import Browser, finished_table
+from .server_helpers import Api, LiveServer, PgCluster, bearer
+from .site_helpers import Browser, finished_table, rows
+from .worker_process import WorkerProcess
 
 #: A search the tests can afford (the site's is level 4's, bench/analysis.py measures it).
 QUICK = (300, 0.5)
@@ -160,6 +162,53 @@ def test_positions_are_evaluated_and_cached_per_position(site: LiveServer) -> No
         assert code(r) == expected, r.text
 
 
+# -- servers without computer players (PostgreSQL): a worker process evaluates --------------------
+
+
+def test_a_position_nobody_searches_answers_busy_and_waits_as_due_work(pg: PgCluster) -> None:
+    url = pg.new_database()
+    live = LiveServer(create_app(url, bot_factory=None))  # as --no-workers, and no worker runs
+    live.app.state.analysis.evaluations.wait = 0.3
+    try:
+        guest = Browser(live)
+        r = evaluate(guest, [["e5", "a1"]], stream="b1")
+        assert code(r) == "busy" and "too long" in r.json()["error"]["message"]
+        # The position waits for a worker in the asker's name (the workers claim owners in turn).
+        assert rows(url, f"SELECT owner FROM due WHERE kind = '{EVALUATE}'") == [("127.0.0.1",)]
+        # A second board of the same owner may ask too; a third is past the owner's share.
+        assert code(evaluate(guest, [["c3", "a1"]], stream="b2")) == "busy"
+        r = evaluate(guest, [["d4", "a1"]], stream="b3")
+        assert code(r) == "busy" and f"{PER_OWNER} positions" in r.json()["error"]["message"]
+        assert len(rows(url, f"SELECT table_id FROM due WHERE kind = '{EVALUATE}'")) == 2
+    finally:
+        live.stop()
+
+
+@pytest.mark.slow
+def test_a_worker_evaluates_for_a_server_without_computer_players(pg: PgCluster) -> None:
+    url = pg.new_database()
+    worker = WorkerProcess(url, ("--ai-workers", "1"), bot="random")
+    live = None
+    try:
+        worker.ready()
+        live = LiveServer(create_app(url, bot_factory=None))
+        guest = Browser(live)
+        r = evaluate(guest, [["e5", "a1"]], stream="b1")
+        assert r.status_code == 200, r.text
+        first = r.json()
+        assert not first["cached"] and first["iterations"] > 0 and len(first["best"]) == 2
+        assert rows(url, f"SELECT count(*) FROM due WHERE kind = '{EVALUATE}'") == [(0,)]
+        # Stored for every process: another server (here, the same one's memory cleared)
+        # answers from the database without a search.
+        live.app.state.analysis.evaluations._cache.clear()
+        again = evaluate(guest, [["e5", "a1"]]).json()
+        assert again["best"] == first["best"] and again["values"] == first["values"]
+    finally:
+        if live is not None:
+            live.stop()
+        worker.stop()
+
+
 # -- the fair share of the workers, without a server ------------------------------------------------
 
 
@@ -198,7 +247,7 @@ async def settle() -> None:
 def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_workers() -> None:
     async def scene() -> None:
         workers = Workers(4)  # at most 2 of one owner's at once, one kept for quick turns
-        evals = Evaluations(workers, queue=64)  # type: ignore[arg-type]
+        evals = Evaluations(None, workers, queue=64)  # type: ignore[arg-type]  (a server's core: unused here)
         # Someone else holds two workers: ann's first board takes the third.
         others = [await workers.slots.acquire("bob"), await workers.slots.acquire("bob")]
         first = asyncio.create_task(evals.evaluate("ann", "board1", position(("e5", "a1"))))

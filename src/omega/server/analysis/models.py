@@ -9,7 +9,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["BoardRow"]
+__all__ = ["BoardRow", "EvaluationRow"]
 
 
 class BoardRow(Base):
@@ -39,3 +39,22 @@ class BoardRow(Base):
     version: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class EvaluationRow(Base):
+    """A position asked at a server without computer players, for a worker process to
+    evaluate (the ``evaluate`` due work, keyed by ``digest``), and its answer once found:
+    also the evaluations' cache shared by every process.  Purged after a day."""
+
+    __tablename__ = "analysis_evaluations"
+    #: The position's key (``evaluate.position_key``) hashed to fit the due work's key.
+    digest: Mapped[str] = mapped_column(String(32), primary_key=True)
+    players: Mapped[int] = mapped_column(Integer)
+    size: Mapped[int] = mapped_column(Integer)
+    pie_rule: Mapped[bool] = mapped_column(Boolean)
+    #: The entries that reach it from the empty board (JSON).
+    actions: Mapped[str] = mapped_column(Text)
+    #: Whose place in the workers' rotation the search takes (the first to ask).
+    owner: Mapped[str] = mapped_column(String(64))
+    answer: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -25,12 +25,17 @@ from omega.server.analysis.schemas import (
 )
 from omega.server.analysis.service import Boards, Owner
 from omega.server.infra.limits import owner_key, read_body
+from omega.server.infra.scheduler import Scheduler
 from omega.server.site import index
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import Reader, credentials_of
 from omega.server.work.computers import ComputerPlayers
 
-__all__ = ["router", "setup"]
+__all__ = ["router", "setup", "install_worker", "PURGE", "PURGE_EVERY"]
+
+#: The recurring work that forgets old evaluations asked of other processes, and how often.
+PURGE = "analysis_purge"
+PURGE_EVERY = 3600.0
 
 router = APIRouter()
 # The page opens these paths itself (js/main.js).
@@ -38,14 +43,27 @@ router.add_api_route("/analysis", index, methods=["GET", "HEAD"], include_in_sch
 router.add_api_route("/analysis/{board_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
 
 
-def setup(app: FastAPI, core: TableCore, computers: ComputerPlayers | None, queue: int,
+def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None, queue: int,
           budget: Budget | None = None) -> Boards:
     """The analysis boards of the app (``app.state.analysis``); evaluations are searched by
-    ``computers`` (None: refused, ``unavailable``) and refused ``busy`` past ``queue`` turns
-    waiting for them."""
-    boards = Boards(core, Evaluations(computers, queue, budget))
+    ``computers`` (None: by another process's, on PostgreSQL; else ``unavailable``) and
+    refused ``busy`` past ``queue`` turns waiting for them."""
+    evaluations = install_worker(core, scheduler, computers, queue, budget)
+    boards = Boards(core, evaluations)
     app.state.analysis = boards
     return boards
+
+
+def install_worker(core: TableCore, scheduler: Scheduler, computers: ComputerPlayers | None, queue: int,
+                   budget: Budget | None = None) -> Evaluations:
+    """The evaluations of a process (a server's, or ``omega worker``'s): with computer
+    players it evaluates the positions asked at servers without them; every process purges
+    the old ones once an hour."""
+    evaluations = Evaluations(core, computers, queue, budget)
+    if computers is not None:
+        evaluations.search_in(scheduler)
+    scheduler.every(PURGE, PURGE_EVERY, evaluations.purge)
+    return evaluations
 
 
 def _boards(request: Request) -> Boards:
