@@ -110,6 +110,28 @@ export async function startAnalysis(root, boardId) {
   }
 }
 
+/**
+ * A select of numbers.
+ * @param {string} name
+ * @param {string} label
+ * @param {number[]} values
+ * @param {number} chosen
+ */
+function numberChoice(name, label, values, chosen) {
+  return h("label", { class: "account-field" }, h("span", {}, label),
+    h("select", { name }, values.map((v) => h("option", { value: String(v), selected: v === chosen }, String(v)))));
+}
+
+/** The form that opens a new empty board of any player count and side (`/analysis?...`). */
+function newBoardForm() {
+  const form = h("form", { class: "links analysis-new", method: "get", action: "/analysis", "aria-label": t("New board") },
+    h("h2", {}, t("New board")),
+    h("div", { class: "row" }, numberChoice("players", t("Players"), [2, 3, 4], 2), numberChoice("size", t("Side"), [5, 6, 7, 8, 9, 10], 5),
+      h("label", { class: "account-field" }, h("input", { type: "checkbox", name: "pie", value: "1" }), h("span", {}, t("Pie rule")))),
+    h("button", { type: "submit", class: "btn small", "data-action": "new-board" }, t("Open an empty board")));
+  return form;
+}
+
 class AnalysisPage {
   /**
    * @param {HTMLElement} root
@@ -162,7 +184,7 @@ class AnalysisPage {
       h("div", { class: "board-area" }, this.view.tools, wrap),
       h("div", { class: "side" }, this.toMove, this.evalBox, controls,
         h("section", { class: "log-box analysis-log", "aria-label": t("Moves") }, h("h2", {}, t("Moves")), this.moves),
-        share, this.status));
+        share, newBoardForm(), this.status));
     root.querySelector(".table-page")?.append(tip);
     addEventListener("keydown", (e) => {
       if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
