@@ -7,6 +7,7 @@ import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
+import { t } from "./i18n.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
 import { AccountArea, AccountLists } from "./views/account.js";
@@ -308,7 +309,8 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
       h("a", { href: "/watch", class: "nav-link" }, "Watch"),
-      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
+      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"),
+      h("a", { href: "/analysis", class: "nav-link" }, t("Analysis board")), accountArea.el),
     // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,

@@ -78,7 +78,8 @@ export const percent = (value) => `${Math.round(100 * value)}%`;
 
 /**
  * Start the analysis board in `root`: the board `boardId`, or a new empty one of the
- * setting in the address's query (`?players=2&size=5&pie=1`).
+ * setting in the address's query (`?players=2&size=5&pie=1`), or without either the form
+ * that chooses that setting.
  * @param {HTMLElement} root
  * @param {string | null} boardId
  */
@@ -90,8 +91,13 @@ export async function startAnalysis(root, boardId) {
       h("span", { class: "table-title" }, t("Analysis board")), new AccountArea().el),
     h("main", { class: "layout" }, note)));
   try {
+    const q = new URLSearchParams(location.search);
+    if (!boardId && !q.has("players")) {
+      // A board is made only when its setting is chosen: a link to /analysis makes none.
+      root.querySelector("main")?.replaceChildren(h("div", { class: "side" }, newBoardForm()));
+      return;
+    }
     if (!boardId) {
-      const q = new URLSearchParams(location.search);
       /** @type {{board: Board, key: string}} */
       const made = await api("POST", "/api/analysis", {
         body: { players: Number(q.get("players") || 2), size: Number(q.get("size") || 5), pie_rule: q.get("pie") === "1" },
