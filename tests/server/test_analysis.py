@@ -17,8 +17,12 @@ import pytest
 from omega import Game
 from omega.game import Action
 from omega.record import parse_tree
-from omega.server.analysis.evaluate import EVALUATE, PER_OWNER, Evaluations, position_key
+from omega.server.analysis.evaluate import EVAL_TAG, EVALUATE, PER_OWNER, Evaluations, position_key
 from omega.server.app import create_app
+from omega.server.clock import FakeClock
+from omega.server.infra.db import make_engine
+from omega.server.infra.due import Due
+from omega.server.tables.store import Repository
 from omega.server.work.computers import FairSlots
 
 from .server_helpers import Api, LiveServer, PgCluster, bearer
@@ -247,7 +251,7 @@ async def settle() -> None:
 def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_workers() -> None:
     async def scene() -> None:
         workers = Workers(4)  # at most 2 of one owner's at once, one kept for quick turns
-        evals = Evaluations(None, workers, queue=64)  # type: ignore[arg-type]  (a server's core: unused here)
+        evals = Evaluations(Core(), workers, queue=64)  # type: ignore[arg-type]
         # Someone else holds two workers: ann's first board takes the third.
         others = [await workers.slots.acquire("bob"), await workers.slots.acquire("bob")]
         first = asyncio.create_task(evals.evaluate("ann", "board1", position(("e5", "a1"))))
@@ -279,5 +283,58 @@ def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_worker
         again = await evals.evaluate("carl", "x", position(("e5", "a1")))
         assert again["cached"] and again["key"] == position_key(position(("e5", "a1")))
         assert evals.searched == 2 and evals.waiting("ann") == 0
+
+    asyncio.run(scene())
+
+
+class Core:
+    """What the evaluations use of a server's table core: its database (SQLite in memory,
+    the work run at once), its notes to other processes (kept), and a clock."""
+
+    def __init__(self) -> None:
+        self.repo = Repository(make_engine("sqlite://"))
+        self.repo.migrate()
+        self.clock = FakeClock()
+        self.notes: list[tuple[str, str]] = []
+
+    async def db(self, fn: Any, *args: Any) -> Any:
+        return fn(*args)
+
+    async def note(self, table_id: str, tag: str) -> None:
+        self.notes.append((table_id, tag))
+
+
+def test_a_server_without_computer_players_asks_a_worker_through_the_database() -> None:
+    """The protocol of ``evaluate`` due work, both sides in one process on one database: the
+    server stores the position and its work in the asker's name and waits; a newer position
+    of the same board replaces it (its unclaimed work dropped); a worker's process searches
+    the newer one, keeps the answer and notes it; the server answers from the database."""
+    async def scene() -> None:
+        core = Core()
+        server = Evaluations(core, None, queue=64)  # type: ignore[arg-type]
+        server.elsewhere = True  # as on PostgreSQL, where the others' notes are heard
+        workers = Workers(2)
+        worker = Evaluations(core, workers, queue=64)  # type: ignore[arg-type]
+        first = asyncio.create_task(server.evaluate("ann", "board1", position(("e5", "a1"))))
+        await settle()
+        due = core.repo.due_count(EVALUATE)
+        assert due == 1 and core.notes[-1][1] == "w"  # the workers are woken
+        newer = asyncio.create_task(server.evaluate("ann", "board1", position(("c3", "a1"))))
+        await settle()
+        with pytest.raises(Exception, match="newer position"):
+            await first
+        assert core.repo.due_count(EVALUATE) == 1  # the first position's work is gone
+        digest = core.notes[-1][0]
+        workers.gate.set()
+        await worker.run(Due(EVALUATE, digest, 0))
+        assert workers.started == ["ann"] and core.notes[-1] == (digest, EVAL_TAG)
+        assert server.remote(digest, EVAL_TAG)
+        answer = await newer
+        assert answer["values"] == {"White": 0.5, "Black": 0.5} and not answer["cached"]
+        # Asked again, by anyone: the cache; and the stored answer, for a process without it.
+        assert (await server.evaluate("bob", "x", position(("c3", "a1"))))["cached"]
+        server._cache.clear()
+        assert (await server.evaluate("bob", "x", position(("c3", "a1"))))["best"] is None
+        assert len(workers.started) == 1  # no second search
 
     asyncio.run(scene())

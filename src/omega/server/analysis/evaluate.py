@@ -137,6 +137,9 @@ class Evaluations:
         self.computers = computers
         #: Seconds to wait for another process's answer.
         self.wait = WAIT
+        #: Whether a position this process cannot search is asked of another (PostgreSQL:
+        #: every process listens for the others' notes).
+        self.elsewhere = computers is None and core.repo.is_postgres
         self._elsewhere: dict[str, list[asyncio.Future[None]]] = {}
         self._remote_streams: dict[tuple[str, str], tuple[str, asyncio.Future[None]]] = {}
         #: Computer work waiting here past which an evaluation is refused (``busy``).
@@ -166,10 +169,10 @@ class Evaluations:
             return {**found, "key": key, "cached": True}
         if game.is_over:
             return {**answer_of(game, None), "key": key, "cached": False}
-        if self.computers is None:
-            if not self.core.repo.is_postgres:
-                raise ApiError("unavailable", "this server has no computer players to evaluate positions")
+        if self.elsewhere:
             return {**await self._ask_elsewhere(owner, stream, key, game), "key": key}
+        if self.computers is None:
+            raise ApiError("unavailable", "this server has no computer players to evaluate positions")
         older = self._streams.get((owner, stream))
         if older is not None and not older.started and older.task is not None:
             older.task.cancel()  # waiting for a worker still: it has cost nothing
