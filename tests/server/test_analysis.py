@@ -17,6 +17,7 @@ import pytest
 from omega import Game
 from omega.game import Action
 from omega.record import parse_tree
+from omega.server.analysis import service
 from omega.server.analysis.evaluate import EVAL_TAG, EVALUATE, PER_OWNER, Evaluations, position_key
 from omega.server.app import create_app
 from omega.server.clock import FakeClock
@@ -108,6 +109,19 @@ def test_an_account_board_follows_the_account_not_the_address(site: LiveServer, 
     r = ann.get("/api/account/export", headers={"origin": site.url})
     assert r.status_code == 200, r.text
     assert [b["id"] for b in r.json()["analysis_boards"]] == [board["id"]]
+
+
+def test_an_owner_keeps_a_bounded_number_of_boards(site: LiveServer, db_url: str,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(service, "BOARDS_PER_OWNER", 2)
+    guest = Browser(site)
+    first = made(guest.post("/api/analysis", {"players": 2, "size": 5}))["board"]
+    made(guest.post(f"/api/analysis/{first['id']}/copy"))
+    for r in (guest.post("/api/analysis", {"players": 2, "size": 5}), guest.post(f"/api/analysis/{first['id']}/copy")):
+        assert r.status_code == 429 and code(r) == "too_many_boards", r.text
+    # Counted by a digest: no guest's address is kept with a board.
+    assert rows(db_url, "SELECT count(*), min(owner) FROM analysis_boards")[0][0] == 2
+    assert "127.0.0.1" not in str(rows(db_url, "SELECT owner FROM analysis_boards"))
 
 
 def test_a_finished_game_opens_at_its_position(site: LiveServer) -> None:

@@ -24,7 +24,8 @@ class BoardRow(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     user_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=True,
                                                 index=True)
-    #: Who the board counts against (``infra.limits.owner_key``: the account, else the address).
+    #: Who the board counts against: the SHA-256 of ``infra.limits.owner_key`` (the account,
+    #: else the address; only compared, so no guest's address is kept).
     owner: Mapped[str] = mapped_column(String(64), index=True)
     key_hash: Mapped[str] = mapped_column(String(64))
     players: Mapped[int] = mapped_column(Integer)

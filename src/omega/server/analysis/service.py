@@ -66,10 +66,12 @@ class Boards:
         self.evaluations = evaluations
 
     async def _make(self, who: Owner, tree: VariationTree, start: int, source: str | None) -> dict[str, Any]:
-        if await self.core.db(boards_of, self.core.repo, who.key) >= BOARDS_PER_OWNER:
+        # Counted by a digest of the owner's key: a guest's address is not kept with the board.
+        counted = hash_token(who.key)
+        if await self.core.db(boards_of, self.core.repo, counted) >= BOARDS_PER_OWNER:
             raise ApiError("too_many_boards", f"you keep {BOARDS_PER_OWNER} analysis boards already")
         key = secrets.token_urlsafe(24)
-        stored = Stored(secrets.token_urlsafe(16), who.user_id, who.key, hash_token(key), tree.players, tree.size,
+        stored = Stored(secrets.token_urlsafe(16), who.user_id, counted, hash_token(key), tree.players, tree.size,
                         tree.pie_rule, json.dumps(tree.nodes(), separators=(",", ":")), start, source, 1)
         await self.core.db(add_board, self.core.repo, stored, self.core.clock.now())
         return {"board": _view(stored, Owner(who.user_id, who.key, key)), "key": key}

@@ -70,7 +70,7 @@ def board(db: Database, board_id: str) -> Stored | None:
 
 
 def boards_of(db: Database, owner: str) -> int:
-    """How many boards ``owner`` (an account's or an address's key) has."""
+    """How many boards ``owner`` (the digest of an account's or an address's key) has."""
     with db.engine.connect() as conn:
         count = conn.execute(select(func.count()).select_from(BoardRow).where(BoardRow.owner == owner)).scalar_one()
         conn.rollback()
