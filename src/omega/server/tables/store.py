@@ -361,6 +361,25 @@ class Repository(DueQueue):
             conn.rollback()
         return v
 
+    def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The current version of each of ``table_ids`` that exists."""
+        out: dict[str, int] = {}
+        with self.engine.connect() as conn, conn.begin():
+            for i in range(0, len(table_ids), 1000):
+                rows = conn.execute(select(TableRow.id, TableRow.version).where(TableRow.id.in_(table_ids[i:i + 1000])))
+                out.update((r[0], int(r[1])) for r in rows)
+        return out
+
+    def publish(self, payloads: Sequence[str]) -> None:
+        """NOTIFY each payload on the events channel (``pubsub.CHANNEL``), in a transaction of
+        its own that does not wait for the disk: a notification lost in a crash costs a
+        wake-up, never an event (PostgreSQL only)."""
+        with self.engine.begin() as conn:
+            sql = _driver_sql(conn)
+            sql.run(conn, "SET LOCAL synchronous_commit = off")
+            for payload in payloads:
+                sql.run(conn, "SELECT pg_notify('omega_events', %s)", (payload,))
+
     def events_after(self, table_id: str, version: int) -> list[Event]:
         """The table's events after ``version``, in order."""
         with self.engine.connect() as conn, conn.begin():
