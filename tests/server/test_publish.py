@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
+import httpx
 import pytest
 
 from omega.server.clock import FakeClock
@@ -21,7 +25,7 @@ from omega.server.tables.state import SeatConfig
 from omega.server.tables.store import Repository
 from omega.server.tables.values import NewTable
 
-from .server_helpers import PgCluster
+from .server_helpers import Api, PgCluster, ServeProcess, Socket
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -151,3 +155,43 @@ def test_a_publish_lost_between_commit_and_notify_is_caught_up_by_version(pg: Pg
     assert loaded is not None
     turns = [e for e in loaded.events if e.kind == "turn"]
     assert [e.request_id for e in turns] == [f"r{n}" for n in range(5)]  # none lost, none twice
+
+
+@pytest.mark.slow
+def test_a_server_killed_between_commit_and_publish_loses_no_turn(pg: PgCluster) -> None:
+    """Two real ``omega serve`` processes: A stores a turn and is SIGKILLed before it
+    publishes it (its client gets no answer); B's socket on the table still gets the turn,
+    by version; the client's retry through B gets the first answer, and the game goes on
+    with every version seen once and the turn stored once."""
+    url = pg.new_database()
+    dying = ServeProcess(url, program=(sys.executable, str(Path(__file__).with_name("dying_server.py"))))
+    b = ServeProcess(url)
+    dying.ready()
+    b.ready()
+    api_a, api_b = Api(dying.url), Api(b.url)
+    try:
+        t = api_b.create(players=2, size=5)
+        tid, tokens = t["id"], [t["invites"]["0"], t["invites"]["1"]]
+        watch = Socket(b.ws_url, tid, t["spectator_key"])
+        try:
+            assert watch.recv()["type"] == "sync"
+            with pytest.raises(httpx.TransportError):  # committed, then killed: no answer
+                api_a.act(tid, tokens[0], {"type": "turn", "cells": ["a1", "b1"]}, request_id="first")
+            assert dying.proc.wait(30) == -signal.SIGKILL
+            lost = watch.until(lambda m: m["type"] == "event")  # at B's next heartbeat at most
+            assert lost["event"]["kind"] == "turn" and lost["event"]["cells"] == ["a1", "b1"]
+            retried = api_b.turn(tid, tokens[0], ["a1", "b1"], request_id="first")
+            assert retried["version"] == lost["version"]  # the first answer: nothing played twice
+            api_b.turn(tid, tokens[1], ["c1", "d1"])
+            watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn" and m["event"]["seat"] == 1)
+            versions = [m["version"] for m in watch.received if m["type"] == "event"]
+            assert versions == list(range(versions[0], versions[-1] + 1))
+            history = api_b.state(tid, tokens[0])["game"]["history"]
+            assert len(history) == 2
+        finally:
+            watch.close()
+    finally:
+        api_a.close()
+        api_b.close()
+        dying.kill()
+        b.stop()
