@@ -49,7 +49,7 @@ SEPARATOR = "\n"
 #: The longest payload sent, in bytes: PostgreSQL refuses one of 8,000 or more.
 MAX_PAYLOAD = 7_900
 #: Seconds a :class:`Publisher` gathers committed entries before it sends them together.
-PUBLISH_WINDOW = 0.002
+PUBLISH_WINDOW = 0.005
 
 
 @dataclass(frozen=True)

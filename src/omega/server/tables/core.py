@@ -222,7 +222,7 @@ class TableCore:
     def close(self) -> None:
         """Release the database threads and connections."""
         self._executor.shutdown(wait=True)
-        self.repo.engine.dispose()
+        self.repo.close()
 
     @property
     def cached_tables(self) -> int:
