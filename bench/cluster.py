@@ -52,30 +52,35 @@ def _port() -> int:
 
 
 class Postgres:
-    """A PostgreSQL cluster in a temporary directory (run as ``postgres`` when we are root)."""
+    """A PostgreSQL cluster in a temporary directory (run as ``postgres`` when we are root),
+    listening on ``host`` (and its socket directory); ``prefix`` runs its server inside
+    something (``ip netns exec NAME``: bench/netns.py)."""
 
-    def __init__(self, fsync: bool) -> None:
+    def __init__(self, fsync: bool, host: str = "127.0.0.1", prefix: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="omega-bench-pg-"))
-        self.port = _port()
+        self.port = _port() if host == "127.0.0.1" else 5432
         self.as_pg = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         if self.as_pg:
             shutil.chown(self.dir, "postgres")
         data = self.dir / "data"
         subprocess.run([*self.as_pg, str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
                        check=True, capture_output=True)
-        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 "
+        if host != "127.0.0.1":
+            with (data / "pg_hba.conf").open("a") as hba:
+                hba.write(f"host all all {host.rsplit('.', 1)[0]}.0/24 trust\n")
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses={host} -c max_connections=300 "
                    f"-c fsync={'on' if fsync else 'off'}")
-        subprocess.run([*self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
+        subprocess.run([*prefix, *self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
                         str(self.dir / "log"), "-w", "-t", "60", "start"], check=True, capture_output=True)
         self.data = data
         self.sql("CREATE DATABASE omega")
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/omega"
+        self.url = f"postgresql+psycopg://postgres@{host}:{self.port}/omega"
 
     def sql(self, query: str) -> Any:
         """Run ``query``; the first column of its first row, if it has one."""
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+        with psycopg.connect(f"host={self.dir} port={self.port} user=postgres dbname=postgres",
                              autocommit=True) as conn:
             cursor = conn.execute(query)
             row = cursor.fetchone() if cursor.description else None
@@ -92,6 +97,14 @@ class Postgres:
         subprocess.run([*self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
                        capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def end(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Ask every process to stop, then wait for each (they stop side by side)."""
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.wait(30)
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -119,7 +132,7 @@ def _group(pgid: int) -> list[int]:
     return out
 
 
-def _cpu(pids: list[int]) -> dict[int, float]:
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
     """CPU seconds (user + system) of each process so far."""
     out = {}
     for pid in pids:
@@ -129,7 +142,7 @@ def _cpu(pids: list[int]) -> dict[int, float]:
     return out
 
 
-def _used(before: dict[int, float], after: dict[int, float]) -> float:
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
     # A process that started during the run (a PostgreSQL backend) counts from zero.
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
@@ -181,8 +194,8 @@ def _run(args: argparse.Namespace, count: int) -> tuple[int, dict[str, Any] | No
 
         def sample() -> dict[str, dict[int, float]]:
             assert nginx is not None
-            return {"servers": _cpu(server_pids), "nginx": _cpu(_group(nginx.proc.pid)),
-                    "postgresql": _cpu(pg.pids()) if pg is not None else {}}
+            return {"servers": cpu_seconds(server_pids), "nginx": cpu_seconds(_group(nginx.proc.pid)),
+                    "postgresql": cpu_seconds(pg.pids()) if pg is not None else {}}
 
         wal_before = pg.wal_position() if pg is not None else None
         load_before = os.getloadavg()[0]
@@ -197,7 +210,7 @@ def _run(args: argparse.Namespace, count: int) -> tuple[int, dict[str, Any] | No
         turns = max(1, int(result["turns"]))
         result["database"] = args.db if pg is None else f"postgresql (fsync {args.pg_fsync})"
         result["server_processes"] = count
-        result["cpu_ms_per_turn"] = {part: round(1000 * _used(before[part], after[part]) / turns, 3)
+        result["cpu_ms_per_turn"] = {part: round(1000 * cpu_used(before[part], after[part]) / turns, 3)
                                      for part in before if after[part]}
         result["server_peak_rss_mb"] = [_peak_rss_mb(pid) for pid in server_pids]
         result["load_average"] = [load_before, os.getloadavg()[0]]

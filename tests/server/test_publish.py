@@ -17,7 +17,7 @@ import pytest
 
 from omega.server.clock import FakeClock
 from omega.server.infra.db import make_engine
-from omega.server.infra.pubsub import Delivery, PgListener, Subscriber, entries
+from omega.server.infra.pubsub import Delivery, PgListener, Publisher, Subscriber, entries
 from omega.server.tables.actions import TurnAction
 from omega.server.tables.core import TableCore
 from omega.server.tables.identity import AccountAuthenticator, SeatHolder
@@ -79,6 +79,26 @@ async def until(sub: Subscriber, version: int) -> list[int]:
         if isinstance(item, Delivery):
             out.append(item.version)
     return out
+
+
+def test_flush_waits_only_for_the_notes_given_before_it() -> None:
+    """Under a steady stream of commits the publisher is never idle; waiting for the notes
+    already given (``TableCore.note`` does) still ends."""
+    sent: list[str] = []
+
+    async def scenario() -> None:
+        async def send(payloads: list[str]) -> None:
+            sent.extend(payloads)
+            publisher.publish([f"a:t{len(sent)}:1"])  # another commit, every time
+
+        publisher = Publisher(send, window=0.001)
+        publisher.publish(["a:t0:1"])
+        await asyncio.wait_for(publisher.flush(), 30)
+        publisher.publish(["a:t0:2"])
+        await asyncio.wait_for(publisher.flush(), 30)
+
+    asyncio.run(scenario())
+    assert sent[0] == "a:t0:1" and "a:t0:2" in "\n".join(sent)
 
 
 def test_turns_are_published_after_their_commit(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -260,6 +260,10 @@ class Publisher:
         self.window = window
         self._pending: list[str] = []
         self._task: asyncio.Task[None] | None = None
+        #: Notes given, and notes whose batch is over (sent or failed): what :meth:`flush` waits for.
+        self._given = 0
+        self._over = 0
+        self._waiting: list[asyncio.Future[None]] = []
         #: Batches sent and the notes in them (for the benchmarks); batches that failed.
         self.batches = 0
         self.notes = 0
@@ -267,14 +271,20 @@ class Publisher:
 
     def publish(self, notes: Iterable[str]) -> None:
         """Send ``notes`` with the next batch (on the event loop; never waits)."""
+        before = len(self._pending)
         self._pending.extend(notes)
+        self._given += len(self._pending) - before
         if self._task is None and self._pending:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def flush(self) -> None:
-        """Wait until every note given so far is sent (or its batch failed)."""
-        while self._task is not None:
-            await asyncio.shield(self._task)
+        """Wait until every note given so far is sent (or its batch failed); notes given
+        meanwhile are not waited for, so a steady stream of them never keeps it waiting."""
+        target = self._given
+        while self._over < target:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting.append(waiter)
+            await waiter
 
     async def _run(self) -> None:
         try:
@@ -284,15 +294,24 @@ class Publisher:
                 batch, self._pending = self._pending, []
                 try:
                     await self._send(pack(batch))
+                    self.batches += 1
+                    self.notes += len(batch)
                 except Exception as e:  # the database is unreachable: the others catch up by version
                     self.failed += 1
                     log.warning("could not publish %d table notes (%s); other processes catch up by version",
                                 len(batch), e)
-                    continue
-                self.batches += 1
-                self.notes += len(batch)
-        finally:
+                self._batch_over(len(batch))
+        finally:  # also when cancelled (the loop is closing): what is left is not sent
             self._task = None
+            self._pending = []
+            self._batch_over(self._given - self._over)
+
+    def _batch_over(self, count: int) -> None:
+        self._over += count
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 class PgListener:
