@@ -139,6 +139,7 @@ def create_app(
                 await listener.stop()
             await the_lobby.stop()
             passwords.close()
+            await core.publisher.flush()  # what the last commits stored, for the other processes
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
