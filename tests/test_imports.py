@@ -66,6 +66,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.server.run", "omega.server.app"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.metrics"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.work.worker"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.analysis.routes"): "start-up: `omega worker` checks its arguments first",
     ("omega.server.run", "omega.server.infra.limits"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.transport"): "start-up: uvicorn is loaded only when it runs",
     ("omega.server.ratings.service", "omega.server.infra.db"): "start-up: `omega ratings` opens the database itself",
