@@ -123,7 +123,7 @@ class Puzzle:
         if game.is_over:
             raise ValueError(f"puzzle {puzzle.id}: the game is over in its position")
         game.play(list(puzzle.answer))
-        if len(puzzle.given) != puzzle.players or any(g not in (None, a) for g, a in zip(puzzle.given, puzzle.answer)):
+        if len(puzzle.given) != puzzle.players or any(g not in (None, a) for g, a in zip(puzzle.given, puzzle.answer, strict=True)):
             raise ValueError(f"puzzle {puzzle.id}: its given stones are not the answer's")
         return puzzle
 
