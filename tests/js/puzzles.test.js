@@ -49,5 +49,5 @@ test("the words of the task, the verdict, the line and the ratings", () => {
   const base = { answer: ["e5", "a1"], line: [["b2", "c3"], ["d4", "d5"]], player: null, puzzle: { rating: 1500, change: 0 } };
   assert.equal(verdictText({ ...base, correct: true, rated: true }), "Right! That is the best turn.");
   assert.match(verdictText({ ...base, correct: false, rated: false }), /^Not the best turn.*not rated\.$/);
-  assert.equal(lineText(base, ["White", "Black"], "White"), "Black: b2 c3 · White: d4 d5");
+  assert.equal(lineText(base, ["White", "Black"], "White"), "Black's turn: White b2, Black c3 · White's turn: White d4, Black d5");
 });

@@ -13,10 +13,11 @@ more search of its own (``tests/test_puzzles.py``, ``omega puzzles check``) stil
 with room for the searches' noise.
 
 >>> from omega import Game
->>> g = Game(size=2); g.play(["a1", "c3"]); g.play(["b2", "c2"]); g.play(["b3", "a2"])
->>> found = list(mine_game(g, "test", seed=1))
->>> [p.to_move for p in found], found[0].margin
-(['White'], 0.06)
+>>> g = Game.from_history([("a3", "c3"), ("c4", "e3"), ("c1", "b3"), ("d3", "a2"), ("b4", "d4"), ("c5", "d2"),
+...                        ("c2", "e4"), ("e5", "a1")], size=3)
+>>> found = list(mine_game(g, "tiny.txt", seed=1))
+>>> [(p.source, p.given, p.answer, p.margin) for p in found]
+[('tiny.txt#4', ('b4', None), ('b4', 'd4'), 0.06), ('tiny.txt#6', (None, None), ('c2', 'e4'), 0.06)]
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def engine_line(game: Game, answer: Sequence[str], budget: Budget = DEEP, seed: 
                 turns: int = LINE_TURNS) -> tuple[Turn, ...]:
     """The search's line after ``answer``: the turns it plays next (fewer at the end).
 
-    >>> g = Game(size=2); g.play(["a1", "c3"])
+    >>> g = Game(size=3); g.play(["a1", "c3"])
     >>> len(engine_line(g, ["b2", "c2"], QUICK, turns=1))
     1
     """

@@ -175,8 +175,8 @@ export function verdictText(v) {
 }
 
 /**
- * The search's line after the answer, in words: each turn's colour and cells.
- * @example lineText({answer: ["e5", "a1"], line: [["b2", "c3"]]}, ["White", "Black"], "White") // "Black: b2 c3"
+ * The search's line after the answer, in words: whose turn, then each colour's cell.
+ * @example lineText({answer: ["e5", "a1"], line: [["b2", "c3"]]}, ["White", "Black"], "White") // "Black's turn: White b2, Black c3"
  * @param {Pick<Verdict, "line" | "answer">} v
  * @param {Color[]} colors
  * @param {Color} toMove
@@ -186,7 +186,8 @@ export function lineText(v, colors, toMove) {
   let at = colors.indexOf(toMove);
   return v.line.map((turn) => {
     at = (at + 1) % colors.length;
-    return `${t(colors[at])}: ${turn.join(" ")}`;
+    const cells = turn.map((cell, i) => `${t(colors[i])} ${cell}`).join(", ");
+    return `${t("{color}'s turn", { color: t(colors[at]) })}: ${cells}`;
   }).join(" · ");
 }
 
