@@ -5,6 +5,7 @@ the shipped set and for the puzzles mined here from a tiny record."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from omega import Game
-from omega.puzzles.command import CHECK
+from omega.puzzles.command import CHECK, puzzles_main
 from omega.puzzles.format import PUZZLE_FORMAT, Puzzle, read_puzzles, shipped_puzzles, write_puzzles
 from omega.puzzles.glicko import NEWCOMER, Rating, rate
 from omega.puzzles.mine import CONFIRM_MARGIN, MARGIN, check, mine_game
@@ -25,7 +26,7 @@ from omega.puzzles.values import DEEP, QUICK, Budget, turns_of, value_turns
 TINY = Game.from_history([("a3", "c3"), ("c4", "e3"), ("c1", "b3"), ("d3", "a2"), ("b4", "d4"), ("c5", "d2"),
                           ("c2", "e4"), ("e5", "a1")], size=3)
 #: Shipped puzzles searched again in this test (each takes a few seconds).
-SAMPLE = 3
+SAMPLE = 8
 
 
 def holds(puzzle: Puzzle, budget: Budget, seed: int) -> tuple[bool, float | None]:
@@ -125,7 +126,7 @@ def test_glicko2_moves_the_player_and_the_puzzle_apart() -> None:
     assert rate(NEWCOMER, [(NEWCOMER, 1.0)], min_deviation=45).deviation >= 45
 
 
-def test_omega_puzzles_make_and_check(tmp_path: Path) -> None:
+def test_omega_puzzles_make_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = tmp_path / "games"
     records.mkdir()
     (records / "game-00001.txt").write_text(TINY.record())
@@ -139,3 +140,5 @@ def test_omega_puzzles_make_and_check(tmp_path: Path) -> None:
                               str(out)], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no such record file or folder" in missing.stderr
     assert read_puzzles(out) == made  # a refused run leaves the file alone
+    assert puzzles_main(argparse.Namespace(action="check", file=str(out), sample=None, seed=7)) == 0
+    assert capsys.readouterr().out.endswith("1 of 1 puzzles hold\n")

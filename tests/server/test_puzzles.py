@@ -22,10 +22,8 @@ SHIPPED = {p.id: p for p in shipped_puzzles()}
 
 def wrong_turn(p: Puzzle) -> list[str]:
     """A legal turn that keeps the given stones and is not the answer."""
-    game = p.game()
-    free = [c for c in game.empty_cells() if c not in p.answer]
-    return [cell if given is None and cell != p.answer[i] else (given or free[i])
-            for i, (given, cell) in enumerate(zip(p.given, p.answer, strict=True))]
+    free = [c for c in p.game().empty_cells() if c not in p.answer]
+    return [given if given is not None else free[i] for i, given in enumerate(p.given)]
 
 
 def next_puzzle(b: Browser, **params: str) -> dict[str, Any]:
