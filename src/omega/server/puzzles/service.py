@@ -85,8 +85,8 @@ class Puzzles:
             return
         async with self._loading:
             if not self._loaded:
-                puzzles = list(self.source())
-                await self.core.db(self.core.repo.write, lambda conn: load(conn, puzzles))
+                # Reading and checking the file replays every puzzle's game: off the event loop.
+                await self.core.db(lambda: self.core.repo.write(lambda conn: load(conn, list(self.source()))))
                 self._loaded = True
 
     async def _player(self, user: User | None) -> tuple[Rating | None, dict[str, int]]:
