@@ -88,6 +88,9 @@ def test_a_solve_and_a_miss_move_both_ratings_and_only_the_first_attempt_counts(
 
     seen = database(site, db_url)
     assert seen["attempts"] == 2 and len(seen["players"]) == 1
+    # Her data download holds her puzzle rating and her attempts.
+    mine = ann.get("/api/account/export", headers={"sec-fetch-site": "same-origin"}).json()["puzzles"]
+    assert mine["rating"]["attempts"] == 2 and [a["puzzle"] for a in mine["attempts"]] == [p.id, q.id]
     assert len(seen["puzzles"]) == len(SHIPPED)  # the shipped set, loaded once
 
 
