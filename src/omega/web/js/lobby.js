@@ -6,6 +6,7 @@ import * as account from "./account.js";
 import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
+import { t } from "./i18n.js";
 import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
@@ -308,6 +309,7 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
       h("a", { href: "/watch", class: "nav-link" }, "Watch"),
+      h("a", { href: "/puzzles", class: "nav-link" }, t("Puzzles")),
       h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
     // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
