@@ -23,11 +23,14 @@ from starlette.types import Receive, Scope, Send
 
 from omega.ai.levels import LEVELS
 from omega.board import cell_count
+from omega.i18n import _
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.language import connection_language
 from omega.server.infra.metrics import MetricsAccess
+from omega.server.languages import PAGE_VARY, localized
 from omega.server.moderation.schemas import limits_config as moderation_limits
 from omega.server.social.chat_text import CHAT_MAX
 from omega.server.tables.deps import table_core
@@ -71,11 +74,13 @@ def site_config() -> dict[str, Any]:
     }
 
 
-def index() -> Response:
-    """The page (the one page of the site; it reads its path itself)."""
+def index(request: Request) -> Response:
+    """The page (the one page of the site; it reads its path itself), in the reader's
+    language (``languages.localized``)."""
     page = web_dir() / "index.html"
     if page.is_file():
-        return HTMLResponse(page.read_text(encoding="utf-8"))
+        html = localized(page.read_text(encoding="utf-8"), connection_language(request))
+        return HTMLResponse(html, headers={"vary": PAGE_VARY})
     return HTMLResponse(_MISSING_CLIENT)
 
 
@@ -92,7 +97,7 @@ def root_file(request: Request) -> Response:
     name, content_type = ROOT_FILES[request.url.path]
     path = web_dir() / name
     if not path.is_file():
-        raise ApiError("not_found", f"{name} is not installed")
+        raise ApiError("not_found", _("{name} is not installed", name=name))
     headers = {"cache-control": "no-cache", "service-worker-allowed": "/"} if name == "sw.js" \
         else {"cache-control": "no-cache"}
     return Response(path.read_bytes(), media_type=content_type, headers=headers)
@@ -128,7 +133,7 @@ async def prometheus(request: Request) -> Response:
     access: MetricsAccess = request.app.state.metrics_access
     if not access.allows(request.client.host if request.client else None,
                          forwarded="x-forwarded-for" in request.headers):
-        raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
+        raise ApiError("forbidden", _("metrics are served to monitoring addresses only (omega serve --metrics-from)"))
     metrics = table_core(request).metrics
     await metrics.refresh()
     body, content_type = metrics.render(request.headers.get("accept", ""))
@@ -157,15 +162,15 @@ async def status(request: Request) -> dict[str, Any]:
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return JSONResponse(exc.as_json(), status_code=exc.status)
+    return JSONResponse(exc.as_json(connection_language(request)), status_code=exc.status)
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     # The database is down or restarting: nothing was acknowledged, the client may retry
     # (with the same request_id, so a retry never plays twice).
     log.error("database error on %s: %s", request.url.path, exc)
-    error = ApiError("unavailable", "the database is not available; try again")
-    return JSONResponse(error.as_json(), status_code=error.status)
+    error = ApiError("unavailable", _("the database is not available; try again"))
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -173,14 +178,14 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
     error = ApiError(code, str(exc.detail))
     # A 405 keeps the router's Allow header.
-    return JSONResponse(error.as_json(), status_code=error.status, headers=exc.headers)
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status, headers=exc.headers)
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     # A bug: the traceback goes to the log (uvicorn logs it after this answer), the client
     # gets the usual error shape, never a plain-text page.
-    error = ApiError("internal", "internal server error")
-    return JSONResponse(error.as_json(), status_code=error.status)
+    error = ApiError("internal", _("internal server error"))
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status)
 
 
 def setup(app: FastAPI, metrics_from: str) -> None:
@@ -197,7 +202,7 @@ def setup(app: FastAPI, metrics_from: str) -> None:
     async def not_found(scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(PROGRAM_PATHS):
-            response = index()
+            response = index(Request(scope))
             response.status_code = 404
             await response(scope, receive, send)
             return

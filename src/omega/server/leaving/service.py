@@ -42,6 +42,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.server.accounts.service import Accounts, User
 from omega.server.clock import stamp
 from omega.server.errors import ApiError
@@ -183,7 +184,7 @@ class Leaving:
             with self.repo.writing() as conn:
                 closure = store.closure_of(conn, user.id, lock=True)
                 if closure is None:
-                    raise ApiError("not_closed", "this account is not closed: log in as usual")
+                    raise ApiError("not_closed", _("this account is not closed: log in as usual"))
                 if closure.removed_at is not None or now >= closure.remove_at:
                     raise ApiError("account_removed", REMOVED)
                 store.drop_closure(conn, user.id)

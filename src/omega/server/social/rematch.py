@@ -49,6 +49,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from omega.i18n import _
 from omega.server.clock import stamp
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Notice
@@ -201,9 +202,9 @@ class Rematches:
         cached = await self.core.fresh(table_id)
         state = cached.state
         if state.config.seats[who.seat].kind != "human":
-            raise ApiError("forbidden", "this seat is played by the computer")
+            raise ApiError("forbidden", _("this seat is played by the computer"))
         if not state.over:
-            raise ApiError("conflict", "a rematch can be proposed once the game is over")
+            raise ApiError("conflict", _("a rematch can be proposed once the game is over"))
         seat = who.seat
         humans = frozenset(i for i, s in enumerate(state.config.seats) if s.kind == "human")
         asker = cached.keys.seat_users[seat] if seat < len(cached.keys.seat_users) else None
@@ -216,7 +217,7 @@ class Rematches:
             if before is None or before.status != "proposed":
                 if op == "propose":  # it started already: the asker is told where it stands
                     return None
-                raise ApiError("conflict", "no rematch is proposed at this table")
+                raise ApiError("conflict", _("no rematch is proposed at this table"))
             if op == "decline":
                 return replace(before, status="declined", ended_by=seat)
             if seat in before.accepted:  # a second proposal, or an acceptance sent twice
