@@ -17,8 +17,9 @@ from pathlib import Path
 
 WEB_JS = Path(__file__).resolve().parent.parent / "src" / "omega" / "web" / "js"
 
-#: Words that are the same in every language (the site's name).
-SAME_EVERYWHERE = frozenset({"Omega"})
+#: Words that are the same in every language (the site's name), and values that are shown
+#: translated where they are drawn (the colours, which the server names: ``colorName()``).
+SAME_EVERYWHERE = frozenset({"Omega", "White", "Black", "Red", "Blue"})
 
 _TOKEN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.|\$\{(?:[^{}]|\{[^{}]*\})*\})*`""", re.S)
 # What comes just before a literal that no reader sees.
@@ -27,7 +28,7 @@ _HIDDEN_BEFORE = re.compile(
     r"""|getElementById\(|addEventListener\(|removeEventListener\(|dispatchEvent\(|new (?:Custom)?Event\(|dataset\.\w+\s*===?|"""
     r"""\b(?:type|kind|href|src|rel|role|name|value|autocomplete|inputmode|id|for|method|lang|dir|pattern|style|action|"""
     r"""enterkeyhint|autocapitalize|spellcheck|target|mode|cache|credentials|state|status|code|reason|phase|op|path)\s*:|"""
-    r""""(?:aria-(?:live|hidden|current|pressed|expanded|controls|describedby|haspopup|modal|selected|checked|invalid|busy|atomic|relevant|orientation|sort)|data-[\w-]+|viewBox|[a-z-]*(?:fill|stroke|transform|points|width|height|x|y|r|cx|cy|d)[a-z-]*)"\s*:|"""
+    r""""(?:aria-(?:live|hidden|current|pressed|expanded|controls|describedby|haspopup|modal|selected|checked|invalid|busy|atomic|relevant|orientation|sort)|data-[\w-]+|viewBox|fill|stroke|stroke-width|transform|points|width|height|x|y|r|cx|cy|d|x1|x2|y1|y2|font-size|text-anchor|dominant-baseline|opacity|fill-opacity)"\s*:|"""
     r"""[=!]==?|\bcase|\bt\(|\bimport\b|\bfrom|fetch\(|\bapi\w*\(|\bget\w*\(|\bpost\w*\(|\bput\w*\(|\bdel\w*\(|localStorage\.\w+\(|sessionStorage\.\w+\(|"""
     r"""console\.\w+\(|setAttribute\(|getAttribute\(|hasAttribute\(|removeAttribute\(|createElement(?:NS)?\(|\bh\(|\bsvg\(|\bel\(|"""
     r"""new URL\(|new URLSearchParams\(|searchParams\.\w+\(|params\.\w+\(|\bsend\w*\(|\.style\.\w+\s*=|setProperty\(|"""

@@ -23,6 +23,7 @@ import { RematchView } from "./views/rematch.js";
 import { ReplayView } from "./views/replay.js";
 import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./store.js").Prefs} Prefs */
@@ -59,7 +60,7 @@ export class TablePage {
     this.turnAlert = new TurnAlert(tableId);
     this.review = new ReviewView({ onAsk: on.onAskReview, onGo: on.onGo });
     this.claim = new ClaimView({ onClaim: on.onClaim });
-    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, "Hint");
+    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, t("Hint"));
     this.links = new LinksView(tableId, { onRename: on.onRename, onRenew: on.onRenew });
     this.options = new OptionsView(prefs, on, touch);
     this.boardWrap = h("div", { class: "board-wrap" });
@@ -115,7 +116,7 @@ export class TablePage {
     this.rematch.update(x.rematch, M.seat, M.state.seats.map((s) => s.name));
     // Rated tables keep their chat to the players (the server says so too).
     const rated = Boolean(/** @type {{rated?: boolean}} */ (M.state).rated);
-    this.chat.setWriter(M.seat, M.seat === null && rated ? "Spectators cannot write at a rated table." : null);
+    this.chat.setWriter(M.seat, M.seat === null && rated ? t("Spectators cannot write at a rated table.") : null);
     this.replay.update(M);
     this.movelog.update(M);
     this.links.update(M, x.invites, x.nameMax);
@@ -135,11 +136,11 @@ export class TablePage {
  */
 export function showProblem(root, code, role, tableId, detail) {
   const { title, text } = problemText(code, role, tableId, detail);
-  document.title = `${title} · Omega`;
+  document.title = t("{title} · Omega", { title });
   fill(root, h("div", { class: "problem-page" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
     h("main", { class: "problem card", "data-problem": code || "no_link" },
       h("h1", {}, title),
       h("p", {}, text),
-      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, t("Back to the lobby"))))));
 }

@@ -8,6 +8,7 @@
 
 import { h } from "../dom.js";
 import { Geometry, cellName } from "../geometry.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Cell} Cell */
 /** @typedef {import("../types.js").Color} Color */
@@ -81,7 +82,7 @@ const BLANK = { stone: null, staged: null, last: false, recent: false, num: null
  */
 export function cellLabel(cell, d) {
   if (d.stone) return `${cell}, ${d.stone} stone${d.last ? ", last turn" : ""}`;
-  if (d.staged) return `${cell}, ${d.staged} stone staged`;
+  if (d.staged) return t("{cell}, {staged} stone staged", { cell, staged: d.staged });
   return `${cell}, empty`;
 }
 
@@ -95,13 +96,8 @@ export class BoardView {
     this.container = container;
     this.tip = tip;
     this.handlers = handlers;
-    this.svg = el("svg", { class: "board", role: "group", "aria-label": "Omega board" });
-    this.svg.innerHTML = `<defs>
-      <radialGradient id="g-white" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e2d6bb"/></radialGradient>
-      <radialGradient id="g-black" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4b4b55"/><stop offset="1" stop-color="#0e0e12"/></radialGradient>
-      <radialGradient id="g-red" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#df4a63"/><stop offset="1" stop-color="#8a0c22"/></radialGradient>
-      <radialGradient id="g-blue" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4f82e0"/><stop offset="1" stop-color="#16388a"/></radialGradient>
-    </defs>`;
+    this.svg = el("svg", { class: "board", role: "group", "aria-label": t("Omega board") });
+    this.svg.innerHTML = t("<defs>\n      <radialGradient id=\"g-white\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#fffdf6\"/><stop offset=\"1\" stop-color=\"#e2d6bb\"/></radialGradient>\n      <radialGradient id=\"g-black\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#4b4b55\"/><stop offset=\"1\" stop-color=\"#0e0e12\"/></radialGradient>\n      <radialGradient id=\"g-red\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#df4a63\"/><stop offset=\"1\" stop-color=\"#8a0c22\"/></radialGradient>\n      <radialGradient id=\"g-blue\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#4f82e0\"/><stop offset=\"1\" stop-color=\"#16388a\"/></radialGradient>\n    </defs>");
     this.cellLayer = el("g", { class: "cells" });
     this.labelLayer = el("g", { class: "labels" });
     this.stoneLayer = el("g", { class: "stones" });
@@ -134,7 +130,7 @@ export class BoardView {
     this.zoomed = false;
     this.viewW = 0;
     this.viewH = 0;
-    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, "Zoom in");
+    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, t("Zoom in"));
     this.zoomButton.addEventListener("click", () => this.setZoom(!this.zoomed));
     /** the controls above the board (placed by the page) */
     this.tools = h("div", { class: "board-tools" }, this.zoomButton);
@@ -162,7 +158,7 @@ export class BoardView {
     const scale = ZOOMED_TARGET_PX / W;
     this.svg.style.width = on ? `${Math.ceil(this.viewW * scale)}px` : "";
     this.svg.style.height = on ? `${Math.ceil(this.viewH * scale)}px` : "";
-    this.zoomButton.textContent = on ? "Zoom out" : "Zoom in";
+    this.zoomButton.textContent = on ? t("Zoom out") : t("Zoom in");
     this.zoomButton.setAttribute("aria-pressed", String(on));
     if (on) {
       // Start from the middle of the board, the way it looked before.
@@ -238,7 +234,7 @@ export class BoardView {
     this.viewW = maxX - minX + W + 2 * pad;
     this.viewH = maxY - minY + 2 * R + 2 * pad;
     this.svg.setAttribute("viewBox", `${fmt(x0)} ${fmt(y0)} ${fmt(this.viewW)} ${fmt(this.viewH)}`);
-    this.svg.setAttribute("aria-label", `Omega board, side ${size}: ${this.geo.cells.length} cells; arrow keys move between cells, Enter places a stone`);
+    this.svg.setAttribute("aria-label", t("Omega board, side {size}: {cellsCount} cells; arrow keys move between cells, Enter places a stone", { size, cellsCount: this.geo.cells.length }));
     // Tab comes to the middle of the board first.
     const middle = cellName(size, size);
     this.focusCell = this.geo.coords.has(middle) ? middle : this.geo.cells[0];
@@ -320,7 +316,7 @@ export class BoardView {
     for (const g of this.best) g.remove();
     for (const hex of this.hexes.values()) delete hex.dataset.best;
     this.best = best.map((b) => {
-      const g = this.stone(b.cell, b.color, "stone ghost best", false);
+      const g = this.stone(b.cell, b.color, t("stone ghost best"), false);
       const hex = this.hexes.get(b.cell);
       if (hex) hex.dataset.best = b.color;
       this.stoneLayer.insertBefore(g, this.ghost);
@@ -351,8 +347,8 @@ export class BoardView {
     this.stones.delete(cell);
     // A stone and a staged stone never share a cell: staging skips taken cells.
     let stone = null;
-    if (now.stone) stone = this.stone(cell, now.stone, now.last ? "stone last" : "stone", now.markers, now.num);
-    else if (now.staged) stone = this.stone(cell, now.staged, "stone staged", now.markers);
+    if (now.stone) stone = this.stone(cell, now.stone, now.last ? t("stone last") : "stone", now.markers, now.num);
+    else if (now.staged) stone = this.stone(cell, now.staged, t("stone staged"), now.markers);
     if (stone) {
       this.stoneLayer.insertBefore(stone, this.ghost);
       this.stones.set(cell, stone);
@@ -391,7 +387,7 @@ export class BoardView {
     if (key === this.ghostKey) return;
     this.ghostKey = key;
     this.ghost?.remove();
-    this.ghost = ghost ? this.stone(ghost.cell, ghost.color, "stone ghost", false) : null;
+    this.ghost = ghost ? this.stone(ghost.cell, ghost.color, t("stone ghost"), false) : null;
     if (this.ghost) this.stoneLayer.append(this.ghost);
   }
 
