@@ -50,13 +50,16 @@ class Loose:
 
 def _prose(text: str) -> bool:
     plain = re.sub(r"\$\{(?:[^{}]|\{[^{}]*\})*\}", " ", text)
-    if plain.strip() in SAME_EVERYWHERE or plain.startswith(("/", "#", "http", "mailto:", "data:", "@", "Bearer ")):
+    if plain.strip() in SAME_EVERYWHERE or plain.lstrip().startswith(("/", "#", "http", "mailto:", "data:", "@", "Bearer ", "<", "%3C")):
         return False
     if re.fullmatch(r"[\w.-]+", plain.strip()) and not re.match(r"[A-Z][a-z]", plain.strip()):
         return False  # one lowercase word or identifier: a value, a key, a name of something
     if re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain or re.search(r"[.#\[][\w-]+[\]=]", plain):
         return False  # a class list or a selector
-    return bool(_PROSE.search(plain))
+    if _PROSE.search(plain):
+        return True
+    # A template with values put in: a word of three letters or more beside a space reads.
+    return plain != text and bool(re.search(r"(?:^|\s)[a-z]{3,}(?:\s|$)", plain))
 
 
 def loose(source: str, path: str = "") -> list[Loose]:

@@ -15,7 +15,7 @@ import { t } from "./i18n.js";
  */
 export function seatText(s) {
   if (s.kind === "computer") return t("computer level {level}", { level: s.level });
-  return s.username ? `${s.username}${s.rating !== null ? ` (${s.rating})` : ""}` : "guest";
+  return s.username ? `${s.username}${s.rating !== null ? ` (${s.rating})` : ""}` : t("guest");
 }
 
 /**

@@ -220,7 +220,7 @@ export function startLobby(root) {
         id: tbl.id, token: tbl.token, seat: tbl.seat, invites: tbl.invites, spectator_key: tbl.spectator_key,
         players: form.players, size: form.size, pie: Boolean(body.pie_rule), status: tbl.state ? tbl.state.status : "playing",
       });
-      location.assign(`/tbl/${tbl.id}#seat=${tbl.token}`);
+      location.assign(`/t/${tbl.id}#seat=${tbl.token}`);
     } catch (err) {
       error.textContent = err instanceof Error ? err.message : String(err);
       error.hidden = false;
@@ -233,8 +233,8 @@ export function startLobby(root) {
   function join(e) {
     e.preventDefault();
     const text = joinInput.value.trim();
-    const m = /\/tbl\/([A-Za-z0-9_-]+)(#(?:seat|watch)=[A-Za-z0-9_-]+)?/.exec(text);
-    if (m) location.assign(`/tbl/${m[1]}${m[2] || ""}`);
+    const m = /\/t\/([A-Za-z0-9_-]+)(#(?:seat|watch)=[A-Za-z0-9_-]+)?/.exec(text);
+    if (m) location.assign(`/t/${m[1]}${m[2] || ""}`);
     else {
       error.textContent = "That does not look like a table link (…/t/<id>#seat=… or #watch=…).";
       error.hidden = false;
@@ -275,21 +275,21 @@ export function startLobby(root) {
    * @param {TableState | null} st its state when just fetched
    */
   function tableRow(tbl, st) {
-    const href = `/tbl/${tbl.id}#${tbl.token ? `seat=${tbl.token}` : `watch=${tbl.watch}`}`;
+    const href = `/t/${tbl.id}#${tbl.token ? `seat=${tbl.token}` : `watch=${tbl.watch}`}`;
     let status = (tbl.status && REMEMBERED_STATUS[tbl.status]) || "playing";
     if (st && st.status === "playing" && tbl.seat !== null && tbl.seat !== undefined && st.game.current_seat === tbl.seat) status = t("your turn");
     // A turn-based table waiting for my move says how long I have (days and hours).
     const clock = st && st.clock;
     const left = status === "your turn" && clock && clock.kind === "turn_based" && clock.flag_at
-      ? ` · ${clockText(Date.parse(clock.flag_at) - Date.now(), "turn_based")} left` : "";
+      ? t(" · {time} left", { time: clockText(Date.parse(clock.flag_at) - Date.now(), "turn_based") }) : "";
     const copies = [];
     if (tbl.invites) {
       for (const [i, tok] of Object.entries(tbl.invites)) {
         if (Number(i) === tbl.seat) continue;
-        copies.push(h("span", { class: "copy-item" }, swatch(COLORS[Number(i)]), copyButton(`${location.origin}/tbl/${tbl.id}#seat=${tok}`, t("Invite {value}", { value: colorName(COLORS[Number(i)]) }))));
+        copies.push(h("span", { class: "copy-item" }, swatch(COLORS[Number(i)]), copyButton(`${location.origin}/t/${tbl.id}#seat=${tok}`, t("Invite {value}", { value: colorName(COLORS[Number(i)]) }))));
       }
     }
-    if (tbl.spectator_key) copies.push(copyButton(`${location.origin}/tbl/${tbl.id}#watch=${tbl.spectator_key}`, t("Spectator link")));
+    if (tbl.spectator_key) copies.push(copyButton(`${location.origin}/t/${tbl.id}#watch=${tbl.spectator_key}`, t("Spectator link")));
     const forget = h("button", { type: "button", class: "btn small ghost", title: t("Forget this table on this device") }, t("Forget"));
     forget.addEventListener("click", () => {
       store.forgetTable(tbl);
@@ -297,7 +297,8 @@ export function startLobby(root) {
     });
     return h("li", { class: `table-row ${status.replaceAll(" ", "-")}${tbl.status === "cancelled" ? " gone" : ""}`, "data-table": tbl.id, "data-key": rowKey(tbl) },
       h("a", { href, class: "open" }, t("Table {id}", { id: tbl.id })),
-      h("span", { class: "muted" }, ` ${tbl.players} players · side ${tbl.size}${tbl.pie ? " · pie" : ""}${clock ? ` · ${clock.control}` : ""}${tbl.token ? "" : " · watching"} `),
+      h("span", { class: "muted" }, " ", t("{players} players · side {size}", { players: tbl.players, size: tbl.size }), tbl.pie ? t(" · pie") : "",
+        clock ? ` · ${clock.control}` : "", tbl.token ? "" : t(" · watching"), " "),
       h("span", { class: "status" }, status === "your turn" && clock ? t("your move{left}", { left }) : status),
       h("div", { class: "row copies" }, copies, forget));
   }

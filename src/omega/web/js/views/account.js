@@ -216,7 +216,7 @@ function others(seats, mine) {
 }
 
 /** @param {{players: number, size: number, pie_rule: boolean, time_control?: {text: string, kind: string}}} tbl */
-const settings = (tbl) => `${tbl.players} players · side ${tbl.size}${tbl.pie_rule ? " · pie" : ""}`
+const settings = (tbl) => t("{players} players · side {size}", { players: tbl.players, size: tbl.size }) + (tbl.pie_rule ? t(" · pie") : "")
   + (tbl.time_control && tbl.time_control.kind !== "untimed" ? ` · ${tbl.time_control.text}` : "");
 
 /** @param {PlayedGame} g */
@@ -286,10 +286,10 @@ export class AccountLists {
   tableRow(tbl, now) {
     // Turn-based time left is worth a glance in a list; a real-time clock is watched at the table.
     const left = tbl.your_turn && tbl.flag_at && tbl.time_control && tbl.time_control.kind === "turn_based"
-      ? ` · ${clockText(Date.parse(tbl.flag_at) - now, "turn_based")} left` : "";
-    const status = tbl.your_turn ? t("your turn{left}", { left }) : "waiting";
+      ? t(" · {time} left", { time: clockText(Date.parse(tbl.flag_at) - now, "turn_based") }) : "";
+    const status = tbl.your_turn ? t("your turn{left}", { left }) : t("waiting");
     return h("li", { class: `account-row ${tbl.your_turn ? "your-turn" : "playing"}`, "data-account-table": tbl.id },
-      h("a", { href: `/tbl/${tbl.id}`, class: "open" }, t("Table {id}", { id: tbl.id })),
+      h("a", { href: `/t/${tbl.id}`, class: "open" }, t("Table {id}", { id: tbl.id })),
       h("span", { class: "muted" }, ` ${settings(tbl)} · ${COLORS[tbl.seat] || ""} ${others(tbl.seats, tbl.seat)} `),
       h("span", { class: "status" }, status));
   }
@@ -298,7 +298,7 @@ export class AccountLists {
   gameRow(g) {
     const outcome = g.reason === "aborted" ? "aborted" : g.won ? "won" : "lost";
     return h("li", { class: `account-row ${outcome}`, "data-account-game": g.id },
-      h("a", { href: `/tbl/${g.id}`, class: "open", title: t("Open the game and its replay") }, t("Table {id}", { id: g.id })),
+      h("a", { href: `/t/${g.id}`, class: "open", title: t("Open the game and its replay") }, t("Table {id}", { id: g.id })),
       h("span", { class: "muted" }, ` ${settings(g)} · ${g.color} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
       h("span", { class: "status" }, result(g)));
   }

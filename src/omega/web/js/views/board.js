@@ -8,7 +8,7 @@
 
 import { h } from "../dom.js";
 import { Geometry, cellName } from "../geometry.js";
-import { t } from "../i18n.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Cell} Cell */
 /** @typedef {import("../types.js").Color} Color */
@@ -81,9 +81,9 @@ const BLANK = { stone: null, staged: null, last: false, recent: false, num: null
  * @param {Pick<Drawn, "stone" | "staged" | "last">} d
  */
 export function cellLabel(cell, d) {
-  if (d.stone) return `${cell}, ${d.stone} stone${d.last ? ", last turn" : ""}`;
-  if (d.staged) return t("{cell}, {staged} stone staged", { cell, staged: d.staged });
-  return `${cell}, empty`;
+  if (d.stone) return d.last ? t("{cell}, {color} stone, last turn", { cell, color: colorName(d.stone) }) : t("{cell}, {color} stone", { cell, color: colorName(d.stone) });
+  if (d.staged) return t("{cell}, {staged} stone staged", { cell, staged: colorName(d.staged) });
+  return t("{cell}, empty", { cell });
 }
 
 export class BoardView {
@@ -97,7 +97,12 @@ export class BoardView {
     this.tip = tip;
     this.handlers = handlers;
     this.svg = el("svg", { class: "board", role: "group", "aria-label": t("Omega board") });
-    this.svg.innerHTML = t("<defs>\n      <radialGradient id=\"g-white\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#fffdf6\"/><stop offset=\"1\" stop-color=\"#e2d6bb\"/></radialGradient>\n      <radialGradient id=\"g-black\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#4b4b55\"/><stop offset=\"1\" stop-color=\"#0e0e12\"/></radialGradient>\n      <radialGradient id=\"g-red\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#df4a63\"/><stop offset=\"1\" stop-color=\"#8a0c22\"/></radialGradient>\n      <radialGradient id=\"g-blue\" cx=\"40%\" cy=\"35%\" r=\"70%\"><stop offset=\"0\" stop-color=\"#4f82e0\"/><stop offset=\"1\" stop-color=\"#16388a\"/></radialGradient>\n    </defs>");
+    this.svg.innerHTML = `<defs>
+      <radialGradient id="g-white" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e2d6bb"/></radialGradient>
+      <radialGradient id="g-black" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4b4b55"/><stop offset="1" stop-color="#0e0e12"/></radialGradient>
+      <radialGradient id="g-red" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#df4a63"/><stop offset="1" stop-color="#8a0c22"/></radialGradient>
+      <radialGradient id="g-blue" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4f82e0"/><stop offset="1" stop-color="#16388a"/></radialGradient>
+    </defs>`;
     this.cellLayer = el("g", { class: "cells" });
     this.labelLayer = el("g", { class: "labels" });
     this.stoneLayer = el("g", { class: "stones" });
@@ -316,7 +321,7 @@ export class BoardView {
     for (const g of this.best) g.remove();
     for (const hex of this.hexes.values()) delete hex.dataset.best;
     this.best = best.map((b) => {
-      const g = this.stone(b.cell, b.color, t("stone ghost best"), false);
+      const g = this.stone(b.cell, b.color, "stone ghost best", false);
       const hex = this.hexes.get(b.cell);
       if (hex) hex.dataset.best = b.color;
       this.stoneLayer.insertBefore(g, this.ghost);
@@ -347,8 +352,8 @@ export class BoardView {
     this.stones.delete(cell);
     // A stone and a staged stone never share a cell: staging skips taken cells.
     let stone = null;
-    if (now.stone) stone = this.stone(cell, now.stone, now.last ? t("stone last") : "stone", now.markers, now.num);
-    else if (now.staged) stone = this.stone(cell, now.staged, t("stone staged"), now.markers);
+    if (now.stone) stone = this.stone(cell, now.stone, now.last ? "stone last" : "stone", now.markers, now.num);
+    else if (now.staged) stone = this.stone(cell, now.staged, "stone staged", now.markers);
     if (stone) {
       this.stoneLayer.insertBefore(stone, this.ghost);
       this.stones.set(cell, stone);
@@ -387,7 +392,7 @@ export class BoardView {
     if (key === this.ghostKey) return;
     this.ghostKey = key;
     this.ghost?.remove();
-    this.ghost = ghost ? this.stone(ghost.cell, ghost.color, t("stone ghost"), false) : null;
+    this.ghost = ghost ? this.stone(ghost.cell, ghost.color, "stone ghost", false) : null;
     if (this.ghost) this.stoneLayer.append(this.ghost);
   }
 

@@ -93,7 +93,7 @@ export class ControlsView {
       const w = f.winner;
       const how = f.claimed ? t(" by claim") : f.reason === "resignation" ? t(" by resignation") : f.reason === "timeout" ? t(" on time") : "";
       content = f.reason === "aborted" ? [h("strong", {}, t("Game aborted")), t(" — it does not count")]
-        : [h("strong", {}, t("Game over")), w ? [" — ", swatch(w), ` ${w}${f.name ? ` (${f.name})` : ""} wins${how}`] : null];
+        : [h("strong", {}, t("Game over")), w ? [" — ", swatch(w), " ", (f.name ? t("{color} ({name}) wins", { color: colorName(w), name: f.name }) : t("{color} wins", { color: colorName(w) })) + how] : null];
     } else if (f.kind === "join") {
       content = [h("strong", {}, t("Waiting for {value} to join.", { value: f.names.join(" and ") })),
         t(" Send the invite link; the game starts when they open it. "),

@@ -238,7 +238,7 @@ export class LobbyList {
       s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? s.name || `computer ${s.computer}` : "free"));
     const buttons = [];
     if (mine) {
-      buttons.push(h("a", { class: "btn small", href: `/tbl/${tbl.id}` }, t("Open")));
+      buttons.push(h("a", { class: "btn small", href: `/t/${tbl.id}` }, t("Open")));
       if (host && host.user === me) {
         const cancel = h("button", { type: "button", class: "btn small ghost" }, t("Cancel"));
         cancel.addEventListener("click", () => this.act(`/api/lobby/tables/${encodeURIComponent(tbl.id)}/cancel`, cancel));
@@ -248,11 +248,12 @@ export class LobbyList {
       const take = h("button", { type: "button", class: "btn confirm small take-seat" }, t("Take a seat"));
       take.addEventListener("click", async () => {
         const answer = await this.act(`/api/lobby/tables/${encodeURIComponent(tbl.id)}/take`, take, {});
-        if (answer) location.assign(`/tbl/${tbl.id}`);
+        if (answer) location.assign(`/t/${tbl.id}`);
       });
       buttons.push(take);
     } else buttons.push(h("span", { class: "muted" }, t("log in to join")));
-    const settings = `${tbl.players} players · side ${tbl.size}${tbl.pie_rule ? " · pie" : ""} · ${tbl.rated ? "rated" : "casual"} · ${tbl.time_control || "untimed"}`;
+    const settings = t("{players} players · side {size}", { players: tbl.players, size: tbl.size }) + (tbl.pie_rule ? t(" · pie") : "")
+      + ` · ${tbl.rated ? t("rated") : t("casual")} · ${tbl.time_control || t("untimed")}`;
     return h("li", { class: "open-table", "data-open-table": tbl.id },
       h("div", { class: "row" }, h("strong", {}, settings), h("span", { class: "muted" }, ` ${tbl.free} free`)),
       h("div", { class: "row seats-line" }, seats), h("div", { class: "row" }, buttons));
@@ -289,6 +290,6 @@ export class LobbyList {
       id: tbl.id, token: tbl.token, seat: tbl.seat, invites: {}, spectator_key: tbl.spectator_key,
       players, size: body.size, pie: body.pie_rule, status: tbl.state ? tbl.state.status : "waiting",
     });
-    location.assign(`/tbl/${tbl.id}`);
+    location.assign(`/t/${tbl.id}`);
   }
 }

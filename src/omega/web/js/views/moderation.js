@@ -68,8 +68,8 @@ export function when(iso) {
  * @param {Action} a
  */
 export function actionText(a) {
-  const until = a.until ? ` until ${when(a.until)}` : "";
-  const lifted = a.lifted_at ? `, lifted ${when(a.lifted_at)}` : "";
+  const until = a.until ? t(" until {when}", { when: when(a.until) }) : "";
+  const lifted = a.lifted_at ? t(", lifted {when}", { when: when(a.lifted_at) }) : "";
   return `${a.moderator ? `${a.moderator}: ` : ""}${a.action.replace("_", " ")} ${a.username}${until} (${a.reason})${lifted}`;
 }
 
@@ -187,7 +187,8 @@ export function startModeration(root) {
             h("li", {}, `#${r.id} ${r.reporter} → ${r.username}: ${reasons[r.reason] || r.reason} (${r.status})`)))),
         h("details", {}, h("summary", {}, t("Games ({gamesCount})", { gamesCount: p.games.length })),
           h("ul", {}, p.games.map((/** @type {any} */ g) => h("li", {}, h("a", { href: `/t/${g.id}` }, g.id),
-            ` ${g.rated ? "rated" : "casual"} · place ${g.place ?? "-"}${g.rating ? ` · ${g.rating.before} → ${g.rating.after}` : ""}${g.unrated ? ` · ${g.unrated}` : ""}`)))),
+            " ", g.rated ? t("rated") : t("casual"), " · ", t("place {place}", { place: g.place ?? "-" }),
+            `${g.rating ? ` · ${g.rating.before} → ${g.rating.after}` : ""}${g.unrated ? ` · ${g.unrated}` : ""}`)))),
         h("details", {}, h("summary", {}, t("Rating changes ({rating_changesCount}), reverted ({revertsCount})", { rating_changesCount: p.rating_changes.length, revertsCount: p.reverts.length })),
           h("ul", {}, p.rating_changes.map((/** @type {any} */ c) => h("li", {}, `${c.table_id}: ${c.before} → ${c.after}`)))),
         h("details", {}, h("summary", {}, t("Shared-origin flags ({flagsCount})", { flagsCount: p.flags.length })),

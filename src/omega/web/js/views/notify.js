@@ -8,11 +8,11 @@ import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 
-const HEX = t("%3Cpolygon points='0,-10 8.7,-5 8.7,5 0,10 -8.7,5 -8.7,-5' fill='%23c9b27c'/%3E%3Ccircle r='5.5' fill='%23151518'/%3E");
+const HEX = "%3Cpolygon points='0,-10 8.7,-5 8.7,5 0,10 -8.7,5 -8.7,-5' fill='%23c9b27c'/%3E%3Ccircle r='5.5' fill='%23151518'/%3E";
 /** @param {string} dot */
 const ICON = (dot) => `data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='-10 -10 20 20'%3E${HEX}${dot}%3C/svg%3E`;
 const PLAIN = ICON("");
-const YOUR_MOVE = ICON(t("%3Ccircle cx='5.5' cy='-5.5' r='4.5' fill='%23d93025' stroke='white' stroke-width='1'/%3E"));
+const YOUR_MOVE = ICON("%3Ccircle cx='5.5' cy='-5.5' r='4.5' fill='%23d93025' stroke='white' stroke-width='1'/%3E");
 
 export class TurnAlert {
   /** @param {string} tableId */

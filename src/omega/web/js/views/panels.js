@@ -64,8 +64,8 @@ export class PanelsView {
 function drawPanel(el, f) {
   const seat = f.seat;
   const tags = [];
-  if (seat && f.mine) tags.push(h("span", { class: "tag you" }, "you"));
-  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, `computer · level ${seat.level}`));
+  if (seat && f.mine) tags.push(h("span", { class: "tag you" }, t("you")));
+  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, t("computer · level {level}", { level: seat.level })));
   // A claimed seat did not give up: its player left and kept the others waiting.
   if (f.resigned) tags.push(h("span", { class: "tag resigned" }, seat && seat.claimed ? "left" : "resigned"));
   if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, t("out of time")));

@@ -121,15 +121,17 @@ export function startProfile(root, username) {
         nowPlaying(l.game, p.username),
         h("h2", {}, t("Ratings")),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
-          h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
-            h("a", { href: `/leaderboard/${n}`, class: "small" }, "leaderboard")),
+          h("h3", {}, t("{players} players: ", { players: n }), h("strong", {}, ratingText(r.ratings[n])),
+            t(" · {games}, {wins} won ", { games: count(r.ratings[n].games, "game"), wins: r.ratings[n].wins }),
+            h("a", { href: `/leaderboard/${n}`, class: "small" }, t("leaderboard"))),
           chart(r.history.filter((c) => String(c.players) === n), n)))
           : h("p", { class: "muted" }, t("No rated game yet.")),
         h("h2", {}, t("Recent games")),
         h("ul", { class: "account-list recent-games" }, r.games.length ? r.games.map((g) => h("li", { "data-game": g.id },
           h("a", { href: `/t/${g.id}`, title: t("The game and its replay") }, t("Table {id}", { id: g.id })),
           ...opponents(g.opponents),
-          h("span", { class: "muted" }, ` · ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
+          h("span", { class: "muted" }, " · ", t("{players} players · side {size}", { players: g.players, size: g.size }),
+            ` · ${g.rated ? t("rated") : t("casual")} · ${(g.finished_at || "").slice(0, 10)} `),
           h("span", { class: "result" }, g.result),
           g.rating ? h("span", { class: "rating-change" }, ` · ${changeText(g.rating.before, g.rating.after)}`) : ""))
           : h("li", { class: "muted" }, t("No finished game yet."))));

@@ -121,8 +121,9 @@ export class QuickPlayView {
       const r = await api("GET", `/api/users/${encodeURIComponent(user.username)}/ratings`);
       const rows = Object.entries(r.ratings).map(([n, rating]) => {
         const last = [...r.history].reverse().find((c) => String(c.players) === n);
-        return h("li", { "data-rating-players": n }, `${n} players: `, h("strong", {}, ratingText(rating)),
-          ` · ${rating.games} game${rating.games === 1 ? "" : "s"}`, last ? ` · last ${changeText(last.before, last.after)}` : "");
+        return h("li", { "data-rating-players": n }, t("{players} players: ", { players: n }), h("strong", {}, ratingText(rating)),
+          t(rating.games === 1 ? " · {games} game" : " · {games} games", { games: rating.games }),
+          last ? t(" · last {change}", { change: changeText(last.before, last.after) }) : "");
       });
       fill(this.mine, h("a", { href: `/u/${encodeURIComponent(user.username)}` }, t("Your profile")),
         rows.length ? h("ul", { class: "rating-lines" }, rows) : h("span", { class: "muted" }, t(" · no rated game yet")));

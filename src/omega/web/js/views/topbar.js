@@ -40,11 +40,11 @@ export class TopBarView {
     if (!isLoaded(m)) return;
     const st = m.state;
     const noVacation = st.clock && st.clock.kind === "turn_based" && st.clock.pausable === false;
-    const clock = st.clock ? ` · ${st.clock.control}${noVacation ? " · no vacation" : ""}` : "";
+    const clock = st.clock ? ` · ${st.clock.control}${noVacation ? t(" · no vacation") : ""}` : "";
     keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}|${clock}`, () =>
-      fill(this.title, t("Table {tableId}", { tableId: this.tableId }), h("span", { class: "muted", title: st.clock ? `${st.clock.label}${noVacation ? "; vacation not allowed" : ""}` : "" },
-        ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}${clock}`)));
-    const title = t("{isMyTurn}Omega · table {tableId}", { isMyTurn: isMyTurn(m) ? t("● Your turn · ") : "", tableId: this.tableId });
+      fill(this.title, t("Table {tableId}", { tableId: this.tableId }), h("span", { class: "muted", title: st.clock ? `${st.clock.label}${noVacation ? t("; vacation not allowed") : ""}` : "" },
+        t(" · side {size} · {players} players", { size: st.size, players: st.players }), st.pie_rule ? t(" · pie rule") : "", clock)));
+    const title = isMyTurn(m) ? t("● Your turn · Omega · table {tableId}", { tableId: this.tableId }) : t("Omega · table {tableId}", { tableId: this.tableId });
     if (document.title !== title) document.title = title;
   }
 }

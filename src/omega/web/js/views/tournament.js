@@ -140,7 +140,7 @@ export function startTournament(root, id) {
   function gameItem(g, tour, user) {
     const mine = Boolean(user && g.players.includes(user.username));
     const link = h("a", {
-      href: `/tour/${encodeURIComponent(g.table)}`, class: "game-link", "data-key": `game-${g.table}`,
+      href: `/t/${encodeURIComponent(g.table)}`, class: "game-link", "data-key": `game-${g.table}`,
       onclick: () => store.rememberTournamentTable(g.table, tour),
     }, g.places ? "replay" : mine ? "play" : "watch");
     return h("li", { class: `tournament-game${g.places ? "" : " on"}${mine ? " mine" : ""}`, "data-game": g.table },
@@ -176,7 +176,7 @@ export function startTournament(root, id) {
     if (opened && tour.status === "running") {
       // A round seated this player: to their game, with the way back remembered.
       store.rememberTournamentTable(opened, tour);
-      location.assign(`/tour/${encodeURIComponent(opened)}`);
+      location.assign(`/t/${encodeURIComponent(opened)}`);
     }
     if (document.title !== `${tour.name} · Omega`) document.title = t("{name} · Omega", { name: tour.name });
     keyed(title, tour.name, () => (title.textContent = tour.name));
@@ -192,7 +192,7 @@ export function startTournament(root, id) {
       myGame.hidden = !table;
       if (table) {
         refill(myGame, h("strong", {}, t("Your game is being played. ")), h("a", {
-          href: `/tour/${encodeURIComponent(table)}`, class: "btn confirm small", "data-key": "my-game",
+          href: `/t/${encodeURIComponent(table)}`, class: "btn confirm small", "data-key": "my-game",
           onclick: () => store.rememberTournamentTable(table, tour),
         }, t("Open your game")));
       }

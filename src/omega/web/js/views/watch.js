@@ -31,7 +31,7 @@ function choice(name, label, options) {
  * @param {LiveGame} g
  */
 function row(g) {
-  const facts = `${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"}`
+  const facts = t("{players} players · side {size}", { players: g.players, size: g.size }) + ` · ${g.rated ? t("rated") : t("casual")}`
     + (g.time_control.kind !== "untimed" ? ` · ${g.time_control.text}` : "");
   return h("li", { class: "live-game", "data-live": g.id },
     h("div", { class: "row" },
