@@ -260,7 +260,7 @@ export const shouldResend = (m, code, retryStale, historyBefore) =>
 export function refused(m, stagedBefore, reason, code) {
   const lost = stagedBefore.filter((c) => !m.staged.includes(c));
   let text = reason;
-  if (m.staged.length && lost.length) text += t(" {value} {value2} taken meanwhile; your other staged stones are kept.", { value: lost.join(", "), value2: lost.length > 1 ? "were" : "was" });
+  if (m.staged.length && lost.length) text += (lost.length > 1 ? t(" {cells} were taken meanwhile; your other staged stones are kept.", { cells: lost.join(", ") }) : t(" {cells} was taken meanwhile; your other staged stones are kept.", { cells: lost.join(", ") }));
   else if (m.staged.length) text += t(" Your staged stones are kept.");
   else if (lost.length) text += t(" The position changed, so the staged stones were taken back.");
   return note(m, "error", text, code);

@@ -167,7 +167,7 @@ export function countdownText(ms) {
   const left = Math.max(0, Math.ceil(ms / 1000));
   const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
   const days = Math.floor(left / 86_400);
-  if (days >= 1) return t(days === 1 ? "{days} day {hours} h" : "{days} days {hours} h", { days, hours: Math.floor(left / 3600) % 24 });
+  if (days >= 1) return (days === 1 ? t("{days} day {hours} h", { days, hours: Math.floor(left / 3600) % 24 }) : t("{days} days {hours} h", { days, hours: Math.floor(left / 3600) % 24 }));
   const h = Math.floor(left / 3600);
   const m = Math.floor(left / 60) % 60;
   return h ? `${h}:${pad(m)}:${pad(left % 60)}` : `${m}:${pad(left % 60)}`;

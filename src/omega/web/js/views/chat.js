@@ -47,8 +47,8 @@ export function chatCount(text, max) {
   const length = [...text.trim()].length;
   if (max === null) return { text: "", over: false, length };
   const left = max - length;
-  if (left >= 0) return { text: t("{left} character{value} left", { left, value: left === 1 ? "" : "s" }), over: false, length };
-  return { text: t("{value} character{value2} too many (at most {max})", { value: -left, value2: left === -1 ? "" : "s", max }), over: true, length };
+  if (left >= 0) return { text: (left === 1 ? t("{left} character left", { left }) : t("{left} characters left", { left })), over: false, length };
+  return { text: (left === -1 ? t("{over} character too many (at most {max})", { over: -left, max }) : t("{over} characters too many (at most {max})", { over: -left, max })), over: true, length };
 }
 
 export class ChatView {

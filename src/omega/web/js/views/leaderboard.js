@@ -39,6 +39,6 @@ export function startLeaderboard(root, players) {
     fill(body, page.ratings.map((r) => h("tr", { "data-player": r.username },
       h("td", {}, String(r.rank)), h("td", {}, h("a", { href: `/u/${encodeURIComponent(r.username)}` }, r.username)),
       h("td", {}, ratingText(r)), h("td", {}, String(r.games)), h("td", {}, String(r.wins)))));
-    note.textContent = page.total ? t("{total} rated player{value}", { total: page.total, value: page.total === 1 ? "" : "s" }) : t("Nobody is rated at this player count yet.");
+    note.textContent = page.total ? (page.total === 1 ? t("{total} rated player", { total: page.total }) : t("{total} rated players", { total: page.total })) : t("Nobody is rated at this player count yet.");
   }).catch((err) => (note.textContent = describe(err)));
 }

@@ -213,7 +213,7 @@ export function startModeration(root) {
         /** @type {Promise<{flags: any[]}>} */ (api("GET", "/api/moderation/flags")),
         /** @type {Promise<{actions: Action[]}>} */ (api("GET", "/api/moderation/actions"))]);
       const open = r.reports.filter((x) => x.status === "open").length;
-      note.textContent = t("{open} report{value} open.", { open, value: open === 1 ? "" : "s" });
+      note.textContent = (open === 1 ? t("{open} report open.", { open }) : t("{open} reports open.", { open }));
       fill(queue, r.reports.length ? r.reports.map(reportItem) : h("li", { class: "muted" }, t("No report yet.")));
       fill(flags, f.flags.length ? f.flags.map((x) => h("li", {}, h("a", { href: `/t/${x.table_id}` }, x.table_id),
         ` ${x.users.join(" & ")} · ${x.reason} · ${when(x.at)}`)) : h("li", { class: "muted" }, t("No flag.")));

@@ -83,7 +83,7 @@ export class QuickPlayView {
     for (const field of [this.players, this.size, this.clock]) field.disabled = waiting;
     if (!account.known()) fill(this.status, h("span", { class: "muted" }, t("Log in to play rated games.")));
     else if (state && state.status === "waiting") {
-      fill(this.status, t("Waiting for {value} other player{value2} · side {size} · {time_control} · ", { value: state.players - 1, value2: state.players > 2 ? "s" : "", size: state.size, time_control: state.time_control }) +
+      fill(this.status, (state.players > 2 ? t("Waiting for {others} other players · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control }) : t("Waiting for {others} other player · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control })) +
         t("your rating {rating} · {others_waiting} waiting with you", { rating: state.rating, others_waiting: state.others_waiting }));
     } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
       // Followed once already: the lobby stays, with a way back.
@@ -122,7 +122,7 @@ export class QuickPlayView {
       const rows = Object.entries(r.ratings).map(([n, rating]) => {
         const last = [...r.history].reverse().find((c) => String(c.players) === n);
         return h("li", { "data-rating-players": n }, t("{players} players: ", { players: n }), h("strong", {}, ratingText(rating)),
-          t(rating.games === 1 ? " · {games} game" : " · {games} games", { games: rating.games }),
+          (rating.games === 1 ? t(" · {games} game", { games: rating.games }) : t(" · {games} games", { games: rating.games })),
           last ? t(" · last {change}", { change: changeText(last.before, last.after) }) : "");
       });
       fill(this.mine, h("a", { href: `/u/${encodeURIComponent(user.username)}` }, t("Your profile")),

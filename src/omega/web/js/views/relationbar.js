@@ -30,7 +30,7 @@ export class RelationBar {
     this.open = h("button", { type: "button", class: "btn small confirm", "data-action": "challenge", "aria-expanded": "false" }, t("Challenge"));
     this.note = h("div", { class: "account-note", role: "status" });
     this.players = h("select", { "aria-label": t("Challenge: players"), class: "challenge-players" },
-      [2, 3, 4].map((n) => h("option", { value: String(n) }, n === 2 ? t("2 players") : t(n > 3 ? "{players} players ({computers} computers)" : "{players} players ({computers} computer)", { players: n, computers: n - 2 }))));
+      [2, 3, 4].map((n) => h("option", { value: String(n) }, n === 2 ? t("2 players") : (n > 3 ? t("{players} players ({computers} computers)", { players: n, computers: n - 2 }) : t("{players} players ({computers} computer)", { players: n, computers: n - 2 })))));
     this.size = h("select", { "aria-label": t("Challenge: board side"), class: "challenge-size" });
     this.level = h("select", { "aria-label": t("Challenge: computer level"), class: "challenge-level", hidden: true });
     this.pie = h("input", { type: "checkbox", class: "challenge-pie" });
