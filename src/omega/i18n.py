@@ -104,8 +104,8 @@ class Message(str):
     def in_language(self, lang: str) -> str:
         """The sentence in ``lang``; values that are messages themselves are translated too.
 
-        >>> Message("{c} to move", {"c": Message("Red")}).in_language("es")
-        'Turno de Rojo'
+        >>> Message("{color} wins", {"color": Message("Red")}).in_language("es")
+        'Rojo gana'
         """
         values = {k: v.in_language(lang) if isinstance(v, Message) else v for k, v in self.params.items()}
         return fill_in(gettext(self.msgid, lang), values)
