@@ -62,7 +62,7 @@ log = logging.getLogger("omega.server")
 FORGOT_ANSWER = ("if an account has this username or verified address, a mail with a link to "
                  "choose a new password is on its way to its address")
 #: What a refused mail-sending request says.
-RATE_LIMITED = "too many mails asked for; wait a while and try again"
+RATE_LIMITED = _("too many mails asked for; wait a while and try again")
 
 
 class MailQueue(Protocol):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from omega.i18n import _
+from omega.i18n import N_, Message, _
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
 from omega.server.accounts.roles import ROLES, roles_of
@@ -50,9 +50,9 @@ HISTORY_PAGE_MAX = 50
 #: Unfinished tables listed at most.
 MY_TABLES_MAX = 100
 #: The one answer to a failed log-in, whatever failed.
-LOGIN_FAILED = "wrong username or password"
+LOGIN_FAILED = _("wrong username or password")
 #: The one answer to a username that is taken or looks like one that is (``name``: as asked).
-NAME_TAKEN = "the username {name!r} is not available (taken, or too like one taken); choose another"
+NAME_TAKEN = N_("the username {name} is not available (taken, or too like one taken); choose another")
 
 
 def new_session_id() -> str:
@@ -167,11 +167,11 @@ class Accounts:
         # look-alike of a taken one (omega.names.username_skeleton) gets the same answer: it
         # is not available either, and the message need not point at whom it looks like.
         if await self.core.db(self.store.username_taken, name, key):
-            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
+            raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         user = await self.core.db(self.store.create_user, name, key, await self.passwords.hash(password),
                                   self.clock.now(), address)
         if user is None:  # someone registered it, or a look-alike, in the meantime
-            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
+            raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         return await self._new_session(user, replaces, address)
 
     async def authenticate(self, username: str, password: str, address: str) -> User:

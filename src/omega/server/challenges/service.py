@@ -87,8 +87,8 @@ def describe(players: int, size: int, pie: bool, rated: bool, time_control: str 
 
 
 def _over(status: str) -> ApiError:
-    return ApiError("challenge_over", f"this challenge was {status} already" if status != "pending"
-                    else "this challenge expired")
+    return ApiError("challenge_over", _("this challenge was {status} already", status=status) if status != "pending"
+                    else _("this challenge expired"))
 
 
 def _not_found() -> ApiError:
@@ -182,9 +182,9 @@ class Challenges:
         """Say no to a challenge made to ``user``."""
         def check(c: Any) -> None:
             if c.to_id != user.id:
-                raise ApiError("forbidden", "only the challenged player declines a challenge"
-                               if c.to_id is not None else "a challenge open by link is not declined: leave it, "
-                               "or its sender cancels it")
+                raise ApiError("forbidden", _("only the challenged player declines a challenge")
+                               if c.to_id is not None else _("a challenge open by link is not declined: leave it, "
+                                                             "or its sender cancels it"))
 
         return await self._answer(user, challenge_id, "declined", check)
 

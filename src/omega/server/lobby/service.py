@@ -42,7 +42,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
-from omega.i18n import _
+from omega.i18n import Message, _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
@@ -331,9 +331,9 @@ class Lobby:
         async with self._opening:
             mine, here = await self.core.db(self._open_counts, user.id, address)
             if mine >= self.limits.lobby_open_per_account:
-                raise ApiError("too_many_open_tables", _too_many(mine, "your account has", "one account"))
+                raise ApiError("too_many_open_tables", _too_many(mine, True))
             if here >= self.limits.lobby_open_per_address:
-                raise ApiError("too_many_open_tables", _too_many(here, "your address has", "one address"))
+                raise ApiError("too_many_open_tables", _too_many(here, False))
             created = await self.core.create(replace(new, name=user.username, creator_user=user.id, open=True),
                                              owner=owner)
             await self._record_opening(created["id"], address)
@@ -381,8 +381,8 @@ class Lobby:
             free = [i for i, s in enumerate(c.seats) if s.kind == "human" and not state.joined[i]]
             chosen = free[0] if seat is None else seat
             if chosen not in free:
-                raise ApiError("conflict", f"seat {chosen + 1} is not free; {len(free)} free seat(s) left"
-                               if 0 <= chosen < c.players else f"there is no seat {chosen + 1} at this table")
+                raise ApiError("conflict", _("seat {seat} is not free; free seats left: {free}", seat=chosen + 1, free=len(free))
+                               if 0 <= chosen < c.players else _("there is no seat {seat} at this table", seat=chosen + 1))
             bound = w.conn.execute(update(SeatRow).where(
                 SeatRow.table_id == table_id, SeatRow.idx == chosen, SeatRow.user_id.is_(None)).values(user_id=user.id))
             if bound.rowcount != 1:  # held by an account already: the log and the seats disagree
@@ -523,14 +523,18 @@ class Lobby:
         return out
 
 
-def _too_many(count: int, whose: str, who: str) -> str:
-    """The message of ``too_many_open_tables`` (the one home of its words).
+def _too_many(count: int, account: bool) -> Message:
+    """The message of ``too_many_open_tables`` (the one home of its words), for an account's
+    tables or an address's.
 
-    >>> _too_many(5, "your account has", "one account")
+    >>> _too_many(5, True)
     'your account has 5 open tables waiting for players, the most one account may have: cancel one, or wait until one starts'
     """
-    return (f"{whose} {count} open tables waiting for players, the most {who} may have: "
-            "cancel one, or wait until one starts")
+    if account:
+        return _("your account has {count} open tables waiting for players, the most one account may have: "
+                 "cancel one, or wait until one starts", count=count)
+    return _("your address has {count} open tables waiting for players, the most one address may have: "
+             "cancel one, or wait until one starts", count=count)
 
 
 def _seat_of(conn: Connection, table_id: str, user_id: int) -> int | None:

@@ -314,8 +314,8 @@ class Moderation:
         def write(conn: Connection) -> dict[str, Any]:
             changed = grant(conn, user.username, role, now) if granted else revoke(conn, user.username, role)
             if not changed:
-                raise ApiError("conflict", f"{user.username} is {role} already" if granted
-                               else f"{user.username} is not {role}")
+                raise ApiError("conflict", _("{username} is {role} already", username=user.username, role=role) if granted
+                               else _("{username} is not {role}", username=user.username, role=role))
             store.add_action(conn, moderator_id=admin.id, moderator_name=admin.username, user_id=user.id,
                              username=user.username, action=action, reason=f"{action.replace('_', ' ')}: {role}",
                              detail={"role": role}, created_at=now)

@@ -218,8 +218,8 @@ class Chat:
         cached = await self.core.get(table_id)
         config = cached.state.config
         if not may_chat(config, who):
-            raise ApiError("forbidden", "spectators cannot write in the chat of a rated table"
-                           if isinstance(who, Spectator) else "this seat cannot write in the chat")
+            raise ApiError("forbidden", _("spectators cannot write in the chat of a rated table")
+                           if isinstance(who, Spectator) else _("this seat cannot write in the chat"))
         message = check_chat_text(raw_text)
         seat = who.seat if isinstance(who, SeatHolder) else None
         writer = cached.keys.seat_users[seat] if seat is not None and seat < len(cached.keys.seat_users) else account

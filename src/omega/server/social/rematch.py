@@ -197,8 +197,8 @@ class Rematches:
         twice, changes nothing).  Refused with ``forbidden`` (a spectator, a computer seat) or
         ``conflict`` (the game is not over; nothing to accept or decline)."""
         if not isinstance(who, SeatHolder):
-            raise ApiError("forbidden", "only the players can answer a rematch" if isinstance(who, Spectator)
-                           else "the computer does not ask for rematches")
+            raise ApiError("forbidden", _("only the players can answer a rematch") if isinstance(who, Spectator)
+                           else _("the computer does not ask for rematches"))
         cached = await self.core.fresh(table_id)
         state = cached.state
         if state.config.seats[who.seat].kind != "human":

@@ -106,8 +106,8 @@ StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
 #: (``TableCore.rated_gate``); without one every account may.
 RatedGate = Callable[[Connection, Sequence[int], datetime], frozenset[int]]
 #: What an account barred from rated play is told (``rated_banned``).
-RATED_BANNED = ("your account may not play rated games now (a moderator's decision: your account page "
-                "shows until when); casual tables are open to you")
+RATED_BANNED = _("your account may not play rated games now (a moderator's decision: your account page "
+                 "shows until when); casual tables are open to you")
 
 
 @dataclass(frozen=True)
