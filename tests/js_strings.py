@@ -54,7 +54,8 @@ def _prose(text: str) -> bool:
         return False
     if re.fullmatch(r"[\w.-]+", plain.strip()) and not re.match(r"[A-Z][a-z]", plain.strip()):
         return False  # one lowercase word or identifier: a value, a key, a name of something
-    if re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain or re.search(r"[.#\[][\w-]+[\]=]", plain):
+    if not re.match(r"\s*[A-Z][a-z]", plain) and (
+            re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain or re.search(r"[.#\[][\w-]+[\]=]", plain)):
         return False  # a class list or a selector
     if _PROSE.search(plain):
         return True

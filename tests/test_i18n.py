@@ -35,7 +35,7 @@ NOT_SHOWN = {
     ("patch.js", None),
     ("views/board.js", '"stone ghost best"'), ("views/board.js", '"stone last"'),
     ("views/board.js", '"stone staged"'), ("views/board.js", '"stone ghost"'),
-    ("live.js", None),
+    ("live.js", None), ("api.js", "\"Content-Type\""),
 }
 #: Refusals whose words are not the site's own: the rules' (``omega.game``'s IllegalMove,
 #: English, code ``illegal_move``) and the web framework's (a 404 or 405 of no route).

@@ -74,7 +74,7 @@ export function problemText(code, role, tableId, detail = "") {
   if (!role || code === "auth_required") {
     return {
       title: t("This table needs a link"),
-      text: `Table ${tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.`,
+      text: t("Table {tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.", { tableId }),
     };
   }
   if (code !== "forbidden") return { title: t("This table cannot be shown"), text: detail || t("The server refused table {tableId}.", { tableId }) };

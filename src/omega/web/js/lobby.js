@@ -174,7 +174,7 @@ export function startLobby(root) {
       else if (form.me === i) note = t("You");
       else note = t("A friend: gets an invite link to open");
       rows.push(h("div", { class: "seat-row", "data-seat": String(i) },
-        swatch(COLORS[i]), h("span", { class: "cname" }, COLORS[i]), kind,
+        swatch(COLORS[i]), h("span", { class: "cname" }, colorName(COLORS[i])), kind,
         seat.kind === "computer" ? level : h("label", { class: "me" }, me, " me"),
         h("span", { class: "seat-note muted" }, note),
       ));
@@ -236,7 +236,7 @@ export function startLobby(root) {
     const m = /\/t\/([A-Za-z0-9_-]+)(#(?:seat|watch)=[A-Za-z0-9_-]+)?/.exec(text);
     if (m) location.assign(`/t/${m[1]}${m[2] || ""}`);
     else {
-      error.textContent = "That does not look like a table link (…/t/<id>#seat=… or #watch=…).";
+      error.textContent = t("That does not look like a table link (…/t/<id>#seat=… or #watch=…).");
       error.hidden = false;
     }
   }

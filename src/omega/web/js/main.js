@@ -51,7 +51,7 @@ else if (/^\/watch\/?$/.test(location.pathname)) {
 }
 else {
   document.title = t("Page not found · Omega");
-  problem("no_page", t("Page not found"), "There is nothing at this address. Table links look like …/t/<id>#seat=…");
+  problem("no_page", t("Page not found"), t("There is nothing at this address. Table links look like …/t/<id>#seat=…"));
 }
 
 /**

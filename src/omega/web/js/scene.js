@@ -279,7 +279,7 @@ export function endingFacts(m) {
   if (reason === "aborted") {
     const resigned = (game(m).resigned || []).map((color) => {
       const seat = seatOf(m, color);
-      return seat ? `${color} (${seatLabel(seat)})` : color;
+      return seat ? `${colorName(color)} (${seatLabel(seat)})` : colorName(color);
     });
     return { reason, heading: t("Game aborted"), text: abortedText(resigned, Boolean(m.state.rated)), ranked: false, place: null };
   }

@@ -11,7 +11,7 @@ import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
-import { t } from "../i18n.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -299,7 +299,7 @@ export class AccountLists {
     const outcome = g.reason === "aborted" ? "aborted" : g.won ? "won" : "lost";
     return h("li", { class: `account-row ${outcome}`, "data-account-game": g.id },
       h("a", { href: `/t/${g.id}`, class: "open", title: t("Open the game and its replay") }, t("Table {id}", { id: g.id })),
-      h("span", { class: "muted" }, ` ${settings(g)} · ${g.color} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
+      h("span", { class: "muted" }, ` ${settings(g)} · ${colorName(g.color)} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
       h("span", { class: "status" }, result(g)));
   }
 }

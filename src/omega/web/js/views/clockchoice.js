@@ -23,9 +23,9 @@ export class ClockChoice {
     this.minutes = h("input", { type: "number", id: `${id}-minutes`, "aria-label": t("Minutes per player"), value: "5", class: "num" });
     this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": t("Seconds added per move"), value: "5", class: "num" });
     this.reserve = h("select", { id: `${id}-reserve`, "aria-label": t("Reserve") });
-    this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, " min + ", this.seconds, t(" s a move"));
+    this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, t(" min + "), this.seconds, t(" s a move"));
     this.vacation = h("input", { type: "checkbox", id: `${id}-pausable`, checked: true });
-    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve,
+    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, t(" reserve "), this.reserve,
       h("label", { class: "toggle", title: t("A player on vacation has this clock paused") }, " ", this.vacation, t(" vacation allowed")));
     this.el = h("span", { class: "clock-choice" }, this.select, " ", this.custom, this.reserveRow);
     this.select.addEventListener("change", () => this.draw());
@@ -43,7 +43,7 @@ export class ClockChoice {
     const group = (group, label) => h("optgroup", { label },
       choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === chosen }, c.label)));
     fill(this.select, this.timed ? [] : choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
-      group("realtime", t("Real time (minutes + seconds a move)")), group("turn_based", "Turn-based"));
+      group("realtime", t("Real time (minutes + seconds a move)")), group("turn_based", t("Turn-based")));
     const r = config.realtime;
     Object.assign(this.minutes, { min: String(r.base_minutes.min), max: String(r.base_minutes.max) });
     Object.assign(this.seconds, { min: String(r.increment_seconds.min), max: String(r.increment_seconds.max) });

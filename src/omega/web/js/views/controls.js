@@ -103,9 +103,9 @@ export class ControlsView {
     } else if (f.kind === "stage") {
       const color = /** @type {import("../types.js").Color} */ (f.color);
       content = [
-        h("strong", {}, t("Your turn")), " — place ", swatch(color), h("strong", { class: "next-color" }, ` ${color}`),
+        h("strong", {}, t("Your turn")), t(" — place "), swatch(color), h("strong", { class: "next-color" }, ` ${colorName(color)}`),
         t(" (stone {value} of {players})", { value: f.index + 1, players: m.state.players }),
-        h("div", { class: "order muted" }, t("Order: "), f.order.map((c, k) => h("span", { class: k < f.index ? "done" : k === f.index ? "now" : "" }, `${k ? " → " : ""}${c}`))),
+        h("div", { class: "order muted" }, t("Order: "), f.order.map((c, k) => h("span", { class: k < f.index ? "done" : k === f.index ? "now" : "" }, `${k ? " → " : ""}${colorName(c)}`))),
       ];
     } else {
       const color = f.color;
@@ -114,7 +114,7 @@ export class ControlsView {
       else if (!color) content = [t("Waiting…")];
       else if (f.computer !== null) content = [swatch(color), t(" {color}: computer (level {computer}) is thinking…", { color: colorName(color), computer: f.computer })];
       else content = [swatch(color), t(" Waiting for {color} ({f})…", { color: colorName(color), f: f.name })];
-      if (f.watching) content = [h("span", { class: "tag" }, "watching"), " ", ...content];
+      if (f.watching) content = [h("span", { class: "tag" }, t("watching")), " ", ...content];
     }
     const typed = buffer ? h("div", { class: "typed" }, t("Typed: "), h("kbd", {}, buffer), t(" — Enter to place")) : null;
     fill(this.prompt, h("div", {}, content), typed);

@@ -7,7 +7,7 @@ import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
 import { endingFacts } from "../scene.js";
 import { game, isOver, mySeat, seatLabel, seatOf } from "../tablestate.js";
-import { t } from "../i18n.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
@@ -77,9 +77,9 @@ export class GameOverView {
       const mine = me !== null && me.color === color;
       return h("li", { "data-color": color, class: mine ? "mine" : "" },
         h("span", { class: "place" }, `${i + 1}.`), swatch(color),
-        h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
-        mine ? h("span", { class: "me-tag" }, "you") : null,
-        resigned.has(color) ? h("span", { class: "tag resigned" }, seatOf(m, color)?.claimed ? "left" : "resigned") : null,
+        h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${colorName(color)}`),
+        mine ? h("span", { class: "me-tag" }, t("you")) : null,
+        resigned.has(color) ? h("span", { class: "tag resigned" }, seatOf(m, color)?.claimed ? t("left") : t("resigned")) : null,
         (g.timed_out || []).includes(color) ? h("span", { class: "tag resigned" }, t("out of time")) : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });

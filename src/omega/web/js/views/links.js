@@ -86,7 +86,7 @@ export class LinksView {
       h("p", {}, t("Send each friend their own link. The game starts when they open it.")),
       h("ul", { class: "invite-list" }, waiting.map((s) => {
         const url = `${base}#seat=${invites[String(s.index)]}`;
-        return h("li", { "data-seat": String(s.index) }, swatch(s.color), ` ${seatLabel(s)} (${s.color}) `,
+        return h("li", { "data-seat": String(s.index) }, swatch(s.color), ` ${seatLabel(s)} (${colorName(s.color)}) `,
           h("span", { class: "row" }, copyButton(url, t("Copy invite for {seatLabel}", { seatLabel: seatLabel(s) })), shareButton(url, t("Play Omega with me"))));
       })));
   }

@@ -48,10 +48,10 @@ export class LobbyList {
     this.fSize = filter(t("Show tables of board side"), "filter-size");
     this.fRated = filter(t("Show rated or casual tables"), "filter-rated");
     this.fClock = filter(t("Show tables with clock"), "filter-clock");
-    fill(this.fRated, h("option", { value: "" }, t("rated or casual")), h("option", { value: "true" }, "rated"),
-      h("option", { value: "false" }, "casual"));
-    fill(this.fClock, h("option", { value: "" }, t("any clock")), h("option", { value: "untimed" }, "untimed"),
-      h("option", { value: "realtime" }, t("real time")), h("option", { value: "turn_based" }, "turn-based"));
+    fill(this.fRated, h("option", { value: "" }, t("rated or casual")), h("option", { value: "true" }, t("rated")),
+      h("option", { value: "false" }, t("casual")));
+    fill(this.fClock, h("option", { value: "" }, t("any clock")), h("option", { value: "untimed" }, t("untimed")),
+      h("option", { value: "realtime" }, t("real time")), h("option", { value: "turn_based" }, t("turn-based")));
     this.filterForm = h("form", {
       class: "lobby-filters row", role: "search", "aria-label": t("Filter open tables"),
       /** @param {Event} e */
@@ -107,11 +107,11 @@ export class LobbyList {
    * @param {SiteConfig} config
    */
   setConfig(config) {
-    fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
+    fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
     fill(this.fPlayers, h("option", { value: "" }, t("any players")),
-      playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
+      playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
     fill(this.fSize, h("option", { value: "" }, t("any side")),
-      config.sizes.map((s) => h("option", { value: String(s.size) }, `side ${s.size}`)));
+      config.sizes.map((s) => h("option", { value: String(s.size) }, t("side {size}", { size: s.size }))));
     this.clock.setConfig(config.time_controls);
     // A rated table must have a clock: the form starts rated, so it starts on quick play's
     // default clock (the server's, GET /api/config time_controls.quickplay).

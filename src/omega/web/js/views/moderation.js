@@ -81,7 +81,7 @@ export function startModeration(root) {
   document.title = t("Moderation · Omega");
   const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
   const queue = h("ul", { class: "report-queue account-list", "aria-label": t("Reports") });
-  const flags = h("ul", { class: "flag-list account-list", "aria-label": "Fair-play flags" });
+  const flags = h("ul", { class: "flag-list account-list", "aria-label": t("Fair-play flags") });
   const log = h("ul", { class: "action-log account-list", "aria-label": t("Actions") });
   const player = h("div", { class: "player-history" });
   const who = /** @type {HTMLInputElement} */ (h("input", { type: "text", "aria-label": t("Username"), placeholder: t("Username") }));
@@ -100,7 +100,7 @@ export function startModeration(root) {
           e.preventDefault();
           if (who.value.trim()) showPlayer(who.value.trim());
         } }, who, h("button", { type: "submit", class: "btn small" }, t("Look up"))), player),
-      h("section", { class: "mod-flags" }, h("h2", {}, "Fair-play flags"), flags),
+      h("section", { class: "mod-flags" }, h("h2", {}, t("Fair-play flags")), flags),
       h("section", { class: "mod-log" }, h("h2", {}, t("Actions")), log))));
 
   /**
@@ -177,7 +177,7 @@ export function startModeration(root) {
       const p = await api("GET", `/api/moderation/players/${encodeURIComponent(username)}`);
       fill(player,
         h("h3", {}, h("a", { href: `/u/${encodeURIComponent(p.username)}` }, p.username),
-          h("span", { class: "muted small" }, ` since ${when(p.created_at)} ${p.roles.join(" ")}`)),
+          h("span", { class: "muted small" }, t(" since {when}", { when: when(p.created_at) }) + ` ${p.roles.join(" ")}`)),
         p.in_force.length ? h("p", { class: "mod-in-force" }, t("In force: "), p.in_force.map((/** @type {Action} */ a) => actionText(a)).join("; ")) : null,
         actionForm(p.username, null),
         h("details", { open: true }, h("summary", {}, t("Actions ({actionsCount})", { actionsCount: p.actions.length })),

@@ -24,7 +24,7 @@ const TOGGLES = [
   ["sound", t("Sound"), t("a short tone when it becomes your turn")],
   ["notify", t("Notifications"), t("a browser notification when it becomes your move while this tab is hidden")],
   ["coords", t("Coordinates"), t("row letters and column numbers, cell names in empty cells")],
-  ["markers", "Colour-blind marks", t("ring White, cross Black, triangle Red, square Blue")],
+  ["markers", t("Colour-blind marks"), t("ring White, cross Black, triangle Red, square Blue")],
   ["sinceMine", t("Marks since my last turn"), t("number every turn played since yours, not only the last")],
 ];
 

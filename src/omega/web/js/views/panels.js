@@ -7,7 +7,7 @@ import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
 import { panelFacts } from "../scene.js";
 import { colorsInPlay } from "../tablestate.js";
-import { t } from "../i18n.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Color} Color */
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
@@ -85,7 +85,7 @@ function drawPanel(el, f) {
         h("span", { class: "value", title: f.score, "data-score": f.score }, formatScore(f.score)),
         preview)),
     h("div", { class: "row2" },
-      h("span", { class: "cname" }, f.color),
+      h("span", { class: "cname" }, colorName(f.color)),
       ...tags,
       f.toMove ? h("span", { class: "turn-flag" }, t("to move")) : null,
       // Filled and ticked by the clocks view (views/clocks.js) at a timed table.

@@ -87,7 +87,7 @@ export class QuickPlayView {
         t("your rating {rating} · {others_waiting} waiting with you", { rating: state.rating, others_waiting: state.others_waiting }));
     } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
       // Followed once already: the lobby stays, with a way back.
-      fill(this.status, "Your quick-play game: ", h("a", { href: `/t/${state.table_id}` }, t("Table {table_id}", { table_id: state.table_id })));
+      fill(this.status, t("Your quick-play game: "), h("a", { href: `/t/${state.table_id}` }, t("Table {table_id}", { table_id: state.table_id })));
     } else if (state && state.status === "matched") {
       fill(this.status, t("Matched: opening the table…"));
       store.followMatch(state.table_id);

@@ -10,7 +10,7 @@ import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 
-const CONN_LABELS = { live: "live", connecting: t("connecting…"), reconnecting: t("reconnecting…"), refused: t("not connected") };
+const CONN_LABELS = { live: t("live"), connecting: t("connecting…"), reconnecting: t("reconnecting…"), refused: t("not connected") };
 
 export class TopBarView {
   /** @param {string} tableId */

@@ -146,7 +146,7 @@ export function startTournament(root, id) {
     return h("li", { class: `tournament-game${g.places ? "" : " on"}${mine ? " mine" : ""}`, "data-game": g.table },
       h("span", { class: "game-seats" }, gameLine(g).map((p, seat) => h("span", { class: `game-seat${p.won ? " won" : ""}`, "data-player": p.name },
         swatch(COLORS[seat]), " ", p.name, p.place ? h("span", { class: "muted" }, ` ${p.place}`) : null))),
-      g.places ? null : h("span", { class: "tag" }, "playing"), link);
+      g.places ? null : h("span", { class: "tag" }, t("playing")), link);
   }
 
   /**
@@ -228,8 +228,8 @@ export function startTournament(root, id) {
         h("td", {}, String(r.rank)),
         h("td", { class: "player" }, h("a", { href: `/u/${encodeURIComponent(r.user)}` }, r.user),
           h("span", { class: "muted small" }, ` ${r.rating}`),
-          r.withdrawn ? [" ", h("span", { class: "tag" }, "withdrawn")] : null,
-          r.paused ? [" ", h("span", { class: "tag paused" }, "paused")] : null),
+          r.withdrawn ? [" ", h("span", { class: "tag" }, t("withdrawn"))] : null,
+          r.paused ? [" ", h("span", { class: "tag paused" }, t("paused"))] : null),
         h("td", { class: "points", "data-column": "points" }, numberText(r.points)),
         columns.map((c) => h("td", { "data-column": c.key }, c.cell(r)))))
         : h("tr", {}, h("td", { colspan: String(columns.length + 3), class: "muted" }, t("Nobody has joined yet.")))));

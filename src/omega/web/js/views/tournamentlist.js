@@ -37,8 +37,8 @@ function row(tour) {
   return h("li", { class: "tournament-row", "data-tournament": tour.id },
     h("div", { class: "row" },
       h("a", { href: `/tournaments/${encodeURIComponent(tour.id)}`, class: "tournament-name" }, tour.name),
-      tour.public ? null : h("span", { class: "tag", title: t("Not listed for others: joined by its link") }, "private"),
-      tour.mine ? h("span", { class: "tag you" }, "yours") : null),
+      tour.public ? null : h("span", { class: "tag", title: t("Not listed for others: joined by its link") }, t("private")),
+      tour.mine ? h("span", { class: "tag you" }, t("yours")) : null),
     h("div", { class: "muted small tournament-facts" },
       t("{describe} · {players} per table · side {size} · {time_control} · {value}", { describe: tour.describe, players: tour.players, size: tour.size, time_control: tour.time_control, value: tour.rated ? "rated" : "casual" })),
     h("div", { class: "small tournament-when" }, `${entrants} · ${when}`));

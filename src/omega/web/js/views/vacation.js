@@ -71,7 +71,7 @@ export class VacationSection {
     const auto = h("input", { type: "checkbox", name: "automatic-vacation", checked: v.automatic });
     auto.addEventListener("change", () => this.change(() => account.setAutomaticVacation(auto.checked)));
     const automatic = h("label", { class: "toggle vacation-auto" }, auto,
-      ` Start it by itself when a turn-based clock has less than ${v.automatic_before_hours} hours left`);
+      t(" Start it by itself when a turn-based clock has less than {automatic_before_hours} hours left", { automatic_before_hours: v.automatic_before_hours }));
     if (v.on_vacation) {
       const back = h("button", { type: "button", class: "btn small", "data-action": "end-vacation" }, t("End vacation"));
       back.addEventListener("click", () => this.change(() => account.endVacation()));
@@ -80,7 +80,7 @@ export class VacationSection {
       fill(this.el, h("h3", {}, t("Vacation")), left,
         h("p", { class: "vacation-on", "data-vacation": "on" },
           t("On vacation{value} since {since}, {until}. ", { value: v.started_automatically ? t(" (started by itself)") : "", since, until })
-          + "Your turn-based clocks are paused."),
+          + t("Your turn-based clocks are paused.")),
         back, automatic, this.note);
       return;
     }
