@@ -55,7 +55,7 @@ def _prose(text: str) -> bool:
     if re.fullmatch(r"[\w.-]+", plain.strip()) and not re.match(r"[A-Z][a-z]", plain.strip()):
         return False  # one lowercase word or identifier: a value, a key, a name of something
     if not re.match(r"\s*[A-Z][a-z]", plain) and (
-            re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain or re.search(r"[.#\[][\w-]+[\]=]", plain)):
+            (re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain) or re.search(r"[.#\[][\w-]+[\]=]", plain)):
         return False  # a class list or a selector
     if _PROSE.search(plain):
         return True

@@ -14,12 +14,15 @@ every language the site calls complete; no sentence is written outside them.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from js_strings import loose_in_page
 
+from js_strings import loose_in_page
 from omega import catalogs
 from omega.game import Color, Game
 from omega.i18n import COMPLETE, DEFAULT, LANGUAGES, catalog
@@ -126,3 +129,21 @@ def test_the_clis_game_texts_read_in_each_language() -> None:
     while not played.is_over:
         played.play(list(played.empty_cells()[:len(played.colors)]))
     assert factors_text(played, Color.WHITE, "de") == factors_text(played, Color.WHITE)  # small numbers: the same
+
+
+def test_the_terminal_game_speaks_the_locales_language() -> None:
+    """``omega play`` in a Spanish locale, and ``--lang`` over the locale."""
+
+    def play(*args: str, **env: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "omega.cli", "play", "--size", "2", "--no-color", *args],
+                              input="e5\nquit\n", capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "LC_ALL": "", "LC_MESSAGES": "", **env})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    spanish = play(LANG="es_ES.UTF-8")
+    assert "Turno de Blanco (jugador 0), ronda 1; 7 casillas vacías" in spanish
+    assert "Blanco (jugador 0), casillas para Blanco, Negro> " in spanish and "Partida detenida." in spanish
+    german = play("--lang", "de", LANG="es_ES.UTF-8")
+    assert "Weiß am Zug (Spieler 0), Runde 1; 7 leere Felder" in german
+    assert "White to move (player 0)" in play(LANG="C.UTF-8")
