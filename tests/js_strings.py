@@ -52,7 +52,7 @@ def _prose(text: str) -> bool:
     plain = re.sub(r"\$\{(?:[^{}]|\{[^{}]*\})*\}", " ", text)
     if plain.strip() in SAME_EVERYWHERE or plain.lstrip().startswith(("/", "#", "http", "mailto:", "data:", "@", "Bearer ", "<", "%3C")):
         return False
-    if re.fullmatch(r"[\w.-]+", plain.strip()) and not re.match(r"[A-Z][a-z]", plain.strip()):
+    if plain == text and re.fullmatch(r"[\w.-]+", plain.strip()) and not re.match(r"[A-Z][a-z]", plain.strip()):
         return False  # one lowercase word or identifier: a value, a key, a name of something
     if not re.match(r"\s*[A-Z][a-z]", plain) and (
             (re.fullmatch(r"[\w:.-]+(?:\s+[\w:.-]+)*", plain.strip()) and "-" in plain) or re.search(r"[.#\[][\w-]+[\]=]", plain)):

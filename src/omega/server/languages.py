@@ -12,6 +12,7 @@ True
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import hashlib
 import json
+from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -50,10 +51,11 @@ def catalog_json(lang: str) -> dict[str, Any]:
             "messages": catalog(lang)}
 
 
+@lru_cache(maxsize=16)
 def localized(html: str, lang: str) -> str:
     """The page's HTML in ``lang``: ``<html lang dir>`` and the catalog inlined as a JSON data
     block (not a script: the Content-Security-Policy runs none inline; ``<`` is escaped so
-    that no text in it can close the element)."""
+    that no text in it can close the element). Kept per page and language: every visit asks."""
     data = json.dumps(catalog_json(lang), ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     block = f'<script type="application/json" id="omega-i18n">{data}</script>\n'
     html = html.replace('<html lang="en">', f'<html lang="{lang}" dir="{direction(lang)}">', 1)

@@ -114,7 +114,7 @@ export function startLobby(root) {
         if (form.me >= n) form.me = 0;
         draw();
       });
-      return h("label", { class: form.players === n ? "on" : "" }, input, ` ${n} players`);
+      return h("label", { class: form.players === n ? "on" : "" }, input, t(" {n} players", { n }));
     }));
   }
 
@@ -175,7 +175,7 @@ export function startLobby(root) {
       else note = t("A friend: gets an invite link to open");
       rows.push(h("div", { class: "seat-row", "data-seat": String(i) },
         swatch(COLORS[i]), h("span", { class: "cname" }, colorName(COLORS[i])), kind,
-        seat.kind === "computer" ? level : h("label", { class: "me" }, me, " me"),
+        seat.kind === "computer" ? level : h("label", { class: "me" }, me, t(" me")),
         h("span", { class: "seat-note muted" }, note),
       ));
     }

@@ -26,7 +26,7 @@ export function playerCounts(config) {
  * @param {SiteConfig["sizes"][number]} size
  */
 export function sizeOption(size) {
-  return { value: String(size.size), text: `${size.size} (${size.cells} cells)` };
+  return { value: String(size.size), text: t("{size} ({cells} cells)", { size: size.size, cells: size.cells }) };
 }
 
 /**

@@ -212,7 +212,7 @@ export class AccountArea {
 function others(seats, mine) {
   const names = seats.filter((s) => s.index !== mine)
     .map((s) => (s.kind === "computer" ? s.name || `computer level ${s.level}` : s.user || "guest"));
-  return names.length ? `with ${names.join(", ")}` : "";
+  return names.length ? t("with {value}", { value: names.join(", ") }) : "";
 }
 
 /** @param {{players: number, size: number, pie_rule: boolean, time_control?: {text: string, kind: string}}} tbl */

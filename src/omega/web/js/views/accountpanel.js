@@ -35,7 +35,7 @@ export function accountSections() {
 
 /** @param {string | null} until */
 const untilText = (until) => until === null ? t("until a moderator lifts it")
-  : `until ${new Date(until).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}`;
+  : t("until {value}", { value: new Date(until).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) });
 
 /**
  * What a player is told of the moderators' sanctions in force on them, and a moderator the

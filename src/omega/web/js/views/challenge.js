@@ -47,7 +47,7 @@ export function startChallenge(root, id) {
       : !user ? [h("p", { class: "muted" }, t("Log in (at the top) to accept this challenge."))]
         : c.mine ? [button(t("Cancel the challenge"), "cancel", "ghost"), copyButton(`${location.origin}${c.path}`, t("Copy the link"))]
           : [button(t("Accept"), "accept", "confirm"), c.to ? button(t("Decline"), "decline", "ghost") : ""];
-    fill(main, h("h1", {}, c.to ? `${c.from} challenges ${c.to}` : t("{from} challenges whoever opens this link", { from: c.from })),
+    fill(main, h("h1", {}, c.to ? t("{from} challenges {to}", { from: c.from, to: c.to }) : t("{from} challenges whoever opens this link", { from: c.from })),
       h("p", { class: "challenge-line", "data-status": c.status }, challengeLine(c)),
       pending ? h("p", { class: "muted small" }, t("Waits for an answer until {value}.", { value: new Date(c.expires_at).toLocaleString() })) : "",
       h("div", { class: "row" }, ...actions), note);

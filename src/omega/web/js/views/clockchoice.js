@@ -49,7 +49,7 @@ export class ClockChoice {
     Object.assign(this.seconds, { min: String(r.increment_seconds.min), max: String(r.increment_seconds.max) });
     const days = [];
     for (const d of [0, 1, 3, 7, 14, 30]) if (d >= config.turn_based.reserve_days.min && d <= config.turn_based.reserve_days.max) days.push(d);
-    fill(this.reserve, days.map((d) => h("option", { value: String(d) }, d ? `${d} day${d > 1 ? "s" : ""}` : "none")));
+    fill(this.reserve, days.map((d) => h("option", { value: String(d) }, d ? (d > 1 ? t("{days} days", { days: d }) : t("{days} day", { days: d })) : t("none"))));
     this.draw();
   }
 

@@ -55,7 +55,7 @@ export class ControlsView {
     if (this.confirm.textContent !== label) this.confirm.textContent = label;
     this.pie.hidden = !b.pieOffer;
     const white = seatOf(m, "White");
-    const from = white ? ` from ${seatLabel(white)}` : "";
+    const from = white ? t(" from {seatLabel}", { seatLabel: seatLabel(white) }) : "";
     keyed(this.pie, b.pieOffer ? from : "\u0000hidden", () => {
       if (!b.pieOffer) return;
       fill(

@@ -27,7 +27,7 @@ export function startLeaderboard(root, players) {
     h("main", { class: "card leaderboard" },
       h("h1", {}, t("Leaderboard · {players} players", { players })),
       h("nav", { class: "row", "aria-label": t("Player counts") }, COUNTS.map((n) => n === players
-        ? h("strong", { "aria-current": "page" }, `${n} players`) : h("a", { href: `/leaderboard/${n}` }, `${n} players`))),
+        ? h("strong", { "aria-current": "page" }, t("{n} players", { n })) : h("a", { href: `/leaderboard/${n}` }, t("{n} players", { n })))),
       h("table", { class: "ratings-table" },
         h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, t("Player")), h("th", {}, t("Rating")), h("th", {}, t("Games")), h("th", {}, t("Won")))),
         body),

@@ -255,7 +255,7 @@ export class LobbyList {
     const settings = t("{players} players · side {size}", { players: tbl.players, size: tbl.size }) + (tbl.pie_rule ? t(" · pie") : "")
       + ` · ${tbl.rated ? t("rated") : t("casual")} · ${tbl.time_control || t("untimed")}`;
     return h("li", { class: "open-table", "data-open-table": tbl.id },
-      h("div", { class: "row" }, h("strong", {}, settings), h("span", { class: "muted" }, ` ${tbl.free} free`)),
+      h("div", { class: "row" }, h("strong", {}, settings), h("span", { class: "muted" }, t(" {free} free", { free: tbl.free }))),
       h("div", { class: "row seats-line" }, seats), h("div", { class: "row" }, buttons));
   }
 

@@ -58,7 +58,7 @@ export class OptionsView {
       h("option", { value: "auto", selected: this.prefs.autoSend }, t("Send at the last stone")));
     send.addEventListener("change", () => onSetting("autoSend", send.value === "auto"));
     const theme = h("select", { "aria-label": t("Theme"), "data-setting": "theme" },
-      ["system", "light", "dark"].map((name) => h("option", { value: name, selected: this.prefs.theme === name }, name === "system" ? t("Theme as the system") : `${name[0].toUpperCase()}${name.slice(1)} theme`)));
+      ["system", "light", "dark"].map((name) => h("option", { value: name, selected: this.prefs.theme === name }, name === "system" ? t("Theme as the system") : name === "light" ? t("Light theme") : t("Dark theme"))));
     theme.addEventListener("change", () => onSetting("theme", theme.value === "light" || theme.value === "dark" ? theme.value : "system"));
     fill(this.settings, h("div", { class: "toggles" }, toggles), h("div", { class: "row" }, send, theme, languageSelect()));
   }

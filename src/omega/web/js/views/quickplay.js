@@ -25,7 +25,7 @@ const RATED_PLAYERS = [2, 3, 4];
 export class QuickPlayView {
   constructor() {
     this.players = h("select", { "aria-label": t("Quick play: players"), class: "quick-players" },
-      RATED_PLAYERS.map((n) => h("option", { value: String(n) }, `${n} players`)));
+      RATED_PLAYERS.map((n) => h("option", { value: String(n) }, t("{n} players", { n }))));
     this.size = h("select", { "aria-label": t("Quick play: board side"), class: "quick-size" });
     // Hidden until the server says which clocks quick play takes.
     this.clock = h("select", { "aria-label": t("Quick play: clock"), class: "quick-clock", hidden: true });
@@ -48,7 +48,7 @@ export class QuickPlayView {
       h("h2", {}, t("Quick play")),
       h("p", { class: "muted small" }, t("A rated game with whoever waits for the same players, board and clock, the closest ratings first.")),
       this.form, this.status, this.mine,
-      h("p", { class: "small" }, t("Leaderboards: "), RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, `${n} players`), " "])));
+      h("p", { class: "small" }, t("Leaderboards: "), RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, t("{n} players", { n })), " "])));
     onLobby((msg) => {
       if (msg.type === "lobby") this.show(msg.quickplay);
       else if (msg.type === "matched") this.show({ status: "matched", table_id: msg.table_id, seat: msg.seat });

@@ -20,7 +20,7 @@ import { t } from "../i18n.js";
  * @param {string[]} list
  */
 export function names(list) {
-  return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+  return list.length < 2 ? list.join("") : t("{value} and {value2}", { value: list.slice(0, -1).join(", "), value2: list[list.length - 1] });
 }
 
 /**

@@ -53,7 +53,7 @@ function settings(tour) {
     [t("Rated"), tour.rated ? t("yes: the games change the players' ratings") : "no (casual)"],
     [t("Players"), `${tour.min_players} to ${tour.max_players}; ${tour.entrants} in`],
   ];
-  if (tour.format === "arena" && tour.minutes) facts.push([t("Length"), `${tour.minutes} minutes`]);
+  if (tour.format === "arena" && tour.minutes) facts.push([t("Length"), t("{minutes} minutes", { minutes: tour.minutes })]);
   if (tour.format !== "arena") {
     facts.push([t("Rounds"), tour.rounds ? String(tour.rounds) : t("as many as the players need (known at the start)")]);
     if (tour.round_minutes) facts.push([t("Round deadline"), t("{round_minutes} minutes; who is still playing then sits the next round out", { round_minutes: tour.round_minutes })]);
@@ -75,7 +75,7 @@ function statusOf(tour) {
     return { text: t("Cancelled: fewer than {min_players} players had joined at its start ({whenText})", { min_players: tour.min_players, whenText: whenText(tour.starts_at) }), to: null };
   }
   if (tour.status === "finished") return { text: t("Finished {value}", { value: tour.finished_at ? whenText(tour.finished_at) : "" }), to: null };
-  const started = tour.started_at ? `started ${whenText(tour.started_at)}` : "started";
+  const started = tour.started_at ? t("started {whenText}", { whenText: whenText(tour.started_at) }) : "started";
   if (tour.format === "arena") {
     return { text: t("Playing: {started}; ends {value}", { started, value: tour.ends_at ? whenText(tour.ends_at) : "soon" }), to: tour.ends_at };
   }

@@ -115,7 +115,7 @@ export class NewTournamentForm {
     this.name.maxLength = limits.name_max;
     const counts = [];
     for (let n = limits.players[0]; n <= limits.players[1]; n++) counts.push(n);
-    fill(this.players, counts.map((n) => h("option", { value: String(n) }, `${n} players`)));
+    fill(this.players, counts.map((n) => h("option", { value: String(n) }, t("{n} players", { n }))));
     fill(this.size, config.sizes.map((s) => {
       const o = sizeOption(s);
       return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);

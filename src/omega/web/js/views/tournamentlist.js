@@ -30,10 +30,10 @@ const SECTIONS = [
  * @param {TournamentSummary} tour
  */
 function row(tour) {
-  const entrants = `${tour.entrants} player${tour.entrants === 1 ? "" : "s"}`;
-  const when = tour.status === "upcoming" ? `starts ${whenText(tour.starts_at)}`
+  const entrants = (tour.entrants === 1 ? t("{entrants} player", { entrants: tour.entrants }) : t("{entrants} players", { entrants: tour.entrants }));
+  const when = tour.status === "upcoming" ? t("starts {whenText}", { whenText: whenText(tour.starts_at) })
     : tour.status === "running" ? (tour.rounds ? t("round {round} of {rounds}", { round: tour.round, rounds: tour.rounds }) : t("playing now"))
-      : tour.status === "cancelled" ? t("cancelled (was to start {whenText})", { whenText: whenText(tour.starts_at) }) : `started ${whenText(tour.starts_at)}`;
+      : tour.status === "cancelled" ? t("cancelled (was to start {whenText})", { whenText: whenText(tour.starts_at) }) : t("started {whenText}", { whenText: whenText(tour.starts_at) });
   return h("li", { class: "tournament-row", "data-tournament": tour.id },
     h("div", { class: "row" },
       h("a", { href: `/tournaments/${encodeURIComponent(tour.id)}`, class: "tournament-name" }, tour.name),
@@ -54,7 +54,7 @@ export function startTournaments(root) {
   const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
   const lists = SECTIONS.map(([key, title]) => ({
     key, section: h("section", { class: "tournament-section", "data-section": key }, h("h2", {}, title)),
-    list: h("ul", { class: "tournament-list", "aria-label": `${title} tournaments` }),
+    list: h("ul", { class: "tournament-list", "aria-label": t("{title} tournaments", { title }) }),
   }));
   for (const l of lists) l.section.append(l.list);
   const form = new NewTournamentForm({ onCreated: (tour) => location.assign(`/tournaments/${encodeURIComponent(tour.id)}`) });

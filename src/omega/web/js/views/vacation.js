@@ -76,7 +76,7 @@ export class VacationSection {
       const back = h("button", { type: "button", class: "btn small", "data-action": "end-vacation" }, t("End vacation"));
       back.addEventListener("click", () => this.change(() => account.endVacation()));
       const since = v.since ? when(v.since) : "";
-      const until = v.until ? `until ${when(v.until)}` : t("until you come back");
+      const until = v.until ? t("until {when}", { when: when(v.until) }) : t("until you come back");
       fill(this.el, h("h3", {}, t("Vacation")), left,
         h("p", { class: "vacation-on", "data-vacation": "on" },
           t("On vacation{value} since {since}, {until}. ", { value: v.started_automatically ? t(" (started by itself)") : "", since, until })
