@@ -107,8 +107,16 @@ class Message(str):
         >>> Message("{color} wins", {"color": Message("Red")}).in_language("es")
         'Rojo gana'
         """
-        values = {k: v.in_language(lang) if isinstance(v, Message) else v for k, v in self.params.items()}
+        values = {k: _value_in(v, lang) for k, v in self.params.items()}
         return fill_in(gettext(self.msgid, lang), values)
+
+
+def _value_in(value: object, lang: str) -> object:
+    # A value that is a message, or an exception raised with one (ValueError(USERNAME_RULE)),
+    # is put in the language too.
+    if isinstance(value, BaseException) and len(value.args) == 1 and isinstance(value.args[0], Message):
+        value = value.args[0]
+    return value.in_language(lang) if isinstance(value, Message) else value
 
 
 def _(msgid: str, /, **params: object) -> Message:

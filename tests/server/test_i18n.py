@@ -62,6 +62,14 @@ def test_a_refusal_keeps_its_code_and_speaks_the_readers_language(server: LiveSe
                    headers={"accept-language": "es", "origin": server.url})
     assert r.status_code == 400 and error_code(r) == "bad_request"
     assert r.json()["error"]["message"].startswith("petición no válida: ")
+    # A rule the server words once is said in the reader's language where it refuses and
+    # where the page shows it under the field (GET /api/config, with the levels' names).
+    r = httpx.post(f"{server.url}/api/account/register", json={"username": "a!", "password": "x" * 12},
+                   headers={"accept-language": "fr", "origin": server.url})
+    assert r.status_code == 400 and "un nom d'utilisateur fait de 3 à 20 caractères" in r.json()["error"]["message"]
+    config = httpx.get(f"{server.url}/api/config", headers={"accept-language": "de"}).json()
+    assert config["levels"][0]["name"] == "Anfänger"
+    assert config["username"]["rule"].startswith("ein Benutzername hat 3 bis 20 Zeichen")
 
 
 def test_a_languages_catalog_is_served_as_cacheable_json(server: LiveServer) -> None:

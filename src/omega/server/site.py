@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from omega.ai.levels import LEVELS
 from omega.board import cell_count
-from omega.i18n import _
+from omega.i18n import DEFAULT, _, gettext
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
@@ -56,17 +56,19 @@ def web_dir() -> Path:
     return Path(str(files("omega") / "web"))
 
 
-def site_config() -> dict[str, Any]:
-    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md)."""
+def site_config(lang: str = DEFAULT) -> dict[str, Any]:
+    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md), their
+    words (levels, rules) in ``lang``."""
     return {
         "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
         "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
         "default_size": DEFAULT_SIZE,
-        "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
+        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang)}
+                   for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
-        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
-        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
+        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE.in_language(lang)},
+        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE.in_language(lang)},
         "time_controls": time_control_config(),
         "chat_max": CHAT_MAX,
         "tournaments": tournament_limits(),
@@ -144,8 +146,8 @@ router.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=
 
 
 @router.get("/api/config")
-async def config() -> dict[str, Any]:
-    return site_config()
+async def config(request: Request) -> dict[str, Any]:
+    return site_config(connection_language(request))
 
 
 @router.get("/api/status")

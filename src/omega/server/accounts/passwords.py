@@ -36,7 +36,7 @@ PASSWORD_MIN = 8
 #: The longest: argon2 reads the whole password, so a bound keeps one guess's cost bounded.
 PASSWORD_MAX = 256
 #: What :func:`check_password` says about a password it refuses.
-PASSWORD_RULE = f"a password is {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+PASSWORD_RULE = _("a password is {least} to {most} characters", least=PASSWORD_MIN, most=PASSWORD_MAX)
 
 
 def check_password(text: str) -> str:
