@@ -107,7 +107,8 @@ def module_name(path: Path, source: Path) -> str:
 
 
 def is_private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    # ``_`` alone is gettext's marker of a sentence to translate (omega.i18n), public by custom.
+    return name != "_" and name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def parent(name: str) -> str:

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from sqlalchemy import Connection
 
 from omega.ai import bot_for_level
-from omega.server import site
+from omega.server import languages, site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import Mailing
@@ -200,6 +200,6 @@ def create_app(
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
                    relations.router, challenges.router, moderation.router, watch.router, leaving.router, analysis.router,
-                   puzzles.router):
+                   puzzles.router, languages.router):
         app.include_router(router)
     return app

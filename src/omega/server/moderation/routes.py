@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.accounts.service import Accounts, User
 from omega.server.errors import ApiError
@@ -61,7 +62,7 @@ ModWriter = Annotated[User, Depends(moderator_writing)]
 
 def _id(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit() and len(text) < 16):
-        raise ApiError("not_found", f"there is no such {what}")
+        raise ApiError("not_found", _("there is no such {what}", what=what))
     return int(text)
 
 

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
 from omega.server.infra.limits import read_body
@@ -73,10 +74,10 @@ async def set_preferences(request: Request, user: LoggedIn, raw: Body, notifier:
     body = parse_preferences(raw)
     for kind, on in body.on.items():
         if kind not in KINDS:
-            raise ApiError("bad_request", f"bad request: on: unknown kind {kind!r}")
+            raise ApiError("bad_request", _("bad request: on: unknown kind {kind}", kind=f"{kind!r}"))
         unknown = sorted(set(on) - set(channels))
         if unknown:
-            raise ApiError("bad_request", f"bad request: on.{kind}: unknown channel {unknown[0]!r}")
+            raise ApiError("bad_request", _("bad request: on.{kind}: unknown channel {unknown}", kind=kind, unknown=f"{unknown[0]!r}"))
     prefs = await notifier.preferences(user.id)
     off = set(prefs.off)
     for kind, on in body.on.items():

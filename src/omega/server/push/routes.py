@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
 from omega.server.infra.state import from_app
@@ -58,8 +59,7 @@ async def subscribe(user: LoggedIn, raw: Body, channel: Service) -> dict[str, An
     sub = parse_subscription(raw, loopback=channel.options.loopback)
     cap = channel.options.devices_per_account
     if await channel.core.db(channel.store.subscribe, user.id, sub, channel.clock.now(), cap) is None:
-        raise ApiError("too_many_devices", f"an account may have pushes sent to {cap} devices at most; "
-                                           "turn them off on a device you no longer use")
+        raise ApiError("too_many_devices", _("an account may have pushes sent to {cap} devices at most; turn them off on a device you no longer use", cap=cap))
     return _devices(channel, await channel.core.db(channel.store.devices, user.id))
 
 

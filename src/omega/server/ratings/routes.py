@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
+from omega.i18n import _
 from omega.names import username_key
 from omega.server.accounts.routes import USER_CHARGED
 from omega.server.accounts.service import Accounts
@@ -45,7 +46,7 @@ def page(request: Request) -> tuple[int, int]:
     """Dependency: a leaderboard page's ``limit`` and ``offset``."""
     texts = (request.query_params.get("limit", str(LEADERBOARD_PAGE)), request.query_params.get("offset", "0"))
     if not all(t.isascii() and t.isdigit() and len(t) <= 6 for t in texts) or not 1 <= int(texts[0]) <= LEADERBOARD_PAGE:
-        raise ApiError("bad_request", f"bad request: limit must be 1 to {LEADERBOARD_PAGE}, offset a whole number")
+        raise ApiError("bad_request", _("bad request: limit must be 1 to {leaderboard_page}, offset a whole number", leaderboard_page=LEADERBOARD_PAGE))
     return int(texts[0]), int(texts[1])
 
 
@@ -53,8 +54,7 @@ def page(request: Request) -> tuple[int, int]:
 async def leaderboard(request: Request, players: str,
                       paging: Annotated[tuple[int, int], Depends(page)], ratings: Service) -> dict[str, Any]:
     if not (players.isascii() and players.isdigit() and int(players) in RATED_PLAYERS):
-        raise ApiError("not_found", f"there is a leaderboard for {RATED_PLAYERS.start} to "
-                                    f"{RATED_PLAYERS.stop - 1} players only")
+        raise ApiError("not_found", _("there is a leaderboard for {start} to {value} players only", start=RATED_PLAYERS.start, value=RATED_PLAYERS.stop - 1))
     rows, total = await table_core(request).db(ratings.leaderboard, int(players), *paging)
     return {"players": int(players), "total": total, "offset": paging[1], "ratings": rows}
 

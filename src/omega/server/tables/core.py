@@ -40,6 +40,7 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from omega.i18n import _
 from omega.server.clock import Clock, stamp
 from omega.server.config import Settings
 from omega.server.errors import ApiError
@@ -105,8 +106,8 @@ StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
 #: (``TableCore.rated_gate``); without one every account may.
 RatedGate = Callable[[Connection, Sequence[int], datetime], frozenset[int]]
 #: What an account barred from rated play is told (``rated_banned``).
-RATED_BANNED = ("your account may not play rated games now (a moderator's decision: your account page "
-                "shows until when); casual tables are open to you")
+RATED_BANNED = _("your account may not play rated games now (a moderator's decision: your account page "
+                 "shows until when); casual tables are open to you")
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ class TableCore:
     async def get(self, table_id: str) -> Cached:
         """The cached table (loaded from its events when needed); ``not_found`` otherwise."""
         if len(table_id) > 32:  # longer than any id: no need to ask the database
-            raise ApiError("not_found", "there is no such table")
+            raise ApiError("not_found", _("there is no such table"))
         cached = self._cache.get(table_id)
         if cached is not None:
             self._cache.move_to_end(table_id)
@@ -246,7 +247,7 @@ class TableCore:
                 stored = await self.db(self.repo.load, table_id)
                 if stored is None:
                     self._loading.pop(table_id, None)
-                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                    raise ApiError("not_found", _("there is no table {table_id}", table_id=f"{table_id!r}"))
                 state = TableState(stored.config)
                 for e in stored.events:
                     state.apply(e)
@@ -426,7 +427,7 @@ class TableCore:
             def transaction(w: Writer | None) -> _Stored[D]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
                 if w is None:
-                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                    raise ApiError("not_found", _("there is no table {table_id}", table_id=f"{table_id!r}"))
                 # The commit's time, read while the table is locked: the writes of one table
                 # get their times in the order they are stored, so a move and the flag that
                 # races it are decided one after the other on the same clock.
@@ -528,12 +529,12 @@ class TableCore:
             if first is not None:  # a retry: the first answer, never a second move
                 first_version, first_seat, first_fp = first
                 if first_seat != seat or first_fp != fingerprint:
-                    raise ApiError("conflict", "this request_id was already used for another action")
+                    raise ApiError("conflict", _("this request_id was already used for another action"))
                 return _Turned(state, first_version=first_version)
             if version is not None and not state.play_version <= version <= state.version:
                 if seat is None:
                     return _Turned(state)  # the computer chose on a position that is gone
-                raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+                raise ApiError("stale_version", _("the table is at version {version}, not {version2}", version=state.version, version2=version))
             if isinstance(action, ClaimAction):
                 # Whether the absent seat's player is gone is asked of every process's sockets.
                 state.set_presence(w.presence())
@@ -605,7 +606,7 @@ class TableCore:
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
         if not isinstance(who, SeatHolder):
-            raise ApiError("forbidden", "spectators have no seat to name")
+            raise ApiError("forbidden", _("spectators have no seat to name"))
         seat = who.seat
         written = await self.write(
             table_id, lambda st, w, now: Decided(st) if st.names[seat] == name else
@@ -754,4 +755,4 @@ def _refuse_replaced(joining: Decided, seat: int, seen: int | None) -> None:
     identified (at version ``seen``), is refused, even if the request was let in just before
     the replacement (a seat that has joined keeps its token)."""
     if joining.events and seen is not None and joining.before.renewed_at.get(seat, 0) > seen:
-        raise ApiError("forbidden", "this invite link was replaced by a newer one")
+        raise ApiError("forbidden", _("this invite link was replaced by a newer one"))

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from omega.i18n import _
 from omega.server.clock import Clock
 from omega.server.config import computer_load
 from omega.server.errors import ApiError
@@ -114,7 +115,7 @@ def new_table(req: CreateTable) -> NewTable:
 def creation_allowed(request: Request) -> None:
     """Dependency: one new table of the client address's budget."""
     if not _parts(request).creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
-        raise ApiError("rate_limited", "too many new tables; slow down")
+        raise ApiError("rate_limited", _("too many new tables; slow down"))
 
 
 async def creator_account(request: Request) -> int | None:
@@ -144,16 +145,14 @@ async def computers_allowed(core: TableCore, limits: Limits, owner: str, new: Ne
     ``too_many_computer_games``)."""
     waiting = await core.db(core.repo.due_count, COMPUTER_TURN)
     if waiting >= limits.computer_queue:
-        raise ApiError("busy", f"the computer players are busy ({waiting} turns waiting); "
-                               "try again in a minute, or play people")
+        raise ApiError("busy", _("the computer players are busy ({waiting} turns waiting); try again in a minute, or play people", waiting=waiting))
     seats = [(new.size, s.level) for s in new.seats if s.kind == "computer" and s.level is not None]
     if computer_load(seats) == 0:
         return  # quick levels only: they take no one's share
     going = computer_load(await core.db(core.repo.computer_seats_of, owner))
     if going + computer_load(seats) > limits.computer_load:
         raise ApiError("too_many_computer_games",
-                       "you have enough games against strong computer players going; finish or resign one "
-                       "first, or choose levels 1 to 3")
+                       _("you have enough games against strong computer players going; finish or resign one first, or choose levels 1 to 3"))
 
 
 @router.get("/api/tables/{table_id}")
@@ -195,7 +194,7 @@ def replay_at(request: Request) -> int:
     at_text = request.query_params.get("at", "")
     # isdigit() alone takes "²", which int() refuses: ASCII digits only.
     if not (at_text.isascii() and at_text.isdigit()) or len(at_text) > 6:
-        raise ApiError("bad_request", "bad request: at must be a whole number")
+        raise ApiError("bad_request", _("bad request: at must be a whole number"))
     return int(at_text)
 
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 
+from omega.i18n import _
 from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,
@@ -110,7 +111,7 @@ async def pause_in_tournament(tournament_id: str, user: LoggedIn, raw: Body, par
 def _checked_id(tournament_id: str) -> str:
     if not (0 < len(tournament_id) <= 16 and tournament_id.isascii()
             and all(c.isalnum() or c in "-_" for c in tournament_id)):
-        raise ApiError("not_found", "no such tournament")
+        raise ApiError("not_found", _("no such tournament"))
     return tournament_id
 
 
@@ -119,7 +120,7 @@ async def tournament_socket(websocket: WebSocket, tournament_id: str, parts: Ser
     parts = parts
     limits = parts.limits
     clock = websocket.app.state.callers.clock
-    full = (ApiError("busy", "the tournaments are full right now; try again in a minute")
+    full = (ApiError("busy", _("the tournaments are full right now; try again in a minute"))
             if parts.feed.count() >= limits.lobby_sockets else None)
     if not await admit_page_socket(websocket, parts.connects, full):
         return

@@ -38,6 +38,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.game import Game
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.db import Base, Database
 from omega.server.infra.due import Due
@@ -208,18 +209,18 @@ class Reviews:
         """Ask for the table's review: the review if it is made, else it is queued (once)."""
         cached = await self.core.fresh(table_id)
         if not cached.state.over:
-            raise ApiError("conflict", "the game is not over yet: a review is made once it has ended")
+            raise ApiError("conflict", _("the game is not over yet: a review is made once it has ended"))
         if not cached.state.game.history:
-            raise ApiError("conflict", "nothing to review: the game ended before its first turn")
+            raise ApiError("conflict", _("nothing to review: the game ended before its first turn"))
         if self.computers is None and not self.core.repo.is_postgres:
-            raise ApiError("unavailable", "this server has no computer players to review games")
+            raise ApiError("unavailable", _("this server has no computer players to review games"))
         current = await self.status(table_id)
         if current["status"] != "none":
             return current
         repo = self.core.repo
         waiting = await self.core.db(repo.due_count, REVIEW)
         if waiting >= self.queue:
-            raise ApiError("busy", f"the computer is busy reviewing {waiting} games; try again in a minute")
+            raise ApiError("busy", _("the computer is busy reviewing {waiting} games; try again in a minute", waiting=waiting))
         await self.core.db(repo.keep_due, REVIEW, table_id, cached.state.version, self.core.clock.now())
         self.core.on_due()
         await self.core.note(table_id, WORK_TAG)  # a worker elsewhere may be the one to make it

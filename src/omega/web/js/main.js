@@ -13,6 +13,7 @@ import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
 import { startTable } from "./table.js";
 import { openMailedLink } from "./views/email.js";
+import { t } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 applyTheme(store.prefs().theme);
@@ -58,8 +59,8 @@ else if (puzzle) {
   opened(import("./views/puzzles.js").then((m) => m.startPuzzles(root, puzzle[1] || null)));
 }
 else {
-  document.title = "Page not found · Omega";
-  problem("no_page", "Page not found", "There is nothing at this address. Table links look like …/t/<id>#seat=…");
+  document.title = t("Page not found · Omega");
+  problem("no_page", t("Page not found"), t("There is nothing at this address. Table links look like …/t/<id>#seat=…"));
 }
 
 /**
@@ -68,8 +69,8 @@ else {
  * @param {Promise<unknown>} loading
  */
 function opened(loading) {
-  loading.catch(() => problem("unreachable", "This page could not be loaded",
-    "The connection to the server dropped while the page was loading. Reload to try again."));
+  loading.catch(() => problem("unreachable", t("This page could not be loaded"),
+    t("The connection to the server dropped while the page was loading. Reload to try again.")));
 }
 
 /**
@@ -83,5 +84,5 @@ function problem(code, title, text) {
     h("main", { class: "problem card", "data-problem": code },
       h("h1", {}, title),
       h("p", {}, text),
-      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, t("Back to the lobby"))))));
 }
