@@ -56,6 +56,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.cli", "omega.tournament"): "start-up: `omega tournament` only",
     ("omega.cli", "omega.analysis"): "start-up: `omega analyze` only",
     ("omega.cli", "omega.engine"): "start-up: `omega engine` only",
+    ("omega.cli", "omega.puzzles.command"): "start-up: `omega puzzles` only",
     # The server: a worker process loads the review search only when it runs a review or a
     # hint; the web process reads the review defaults without loading the search.
     ("omega.server.work.thinking", "omega.ai.review"): "a worker loads the review search when it runs one",
@@ -106,7 +107,8 @@ def module_name(path: Path, source: Path) -> str:
 
 
 def is_private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    # ``_`` alone is gettext's marker of a sentence to translate (omega.i18n), public by custom.
+    return name != "_" and name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def parent(name: str) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from omega import __version__
 from omega.board import MAX_SIZE, MIN_SIZE
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
+from omega.i18n import LANGUAGES
 from omega.texts import range_text
 
 
@@ -124,12 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a computer player in a seat (0-based), e.g. --ai 1=mcts:level=3")
     play.add_argument("--save", metavar="FILE", help="write the record to FILE when the game ends")
     play.add_argument("--no-color", action="store_true", help="plain text board")
+    play.add_argument("--lang", choices=LANGUAGES, default=None,
+                      help="the language of the game's texts (default: LC_ALL, LC_MESSAGES or LANG, else English)")
 
     show = sub.add_parser("show", help="show the board, scores and groups of a recorded game")
     show.add_argument("record", metavar="RECORD_FILE", help="a text or JSON record ('-' for standard input)")
     show.add_argument("--turn", type=_ranged(0, 10**6, "turn"), default=None, help="show the position after this many entries")
     show.add_argument("--json", action="store_true")
     show.add_argument("--no-color", action="store_true")
+    show.add_argument("--lang", choices=LANGUAGES, default=None, help="the language of the texts (as for play)")
 
     bench = sub.add_parser("bench", help="measure the engine kernel's playout speed")
     bench.add_argument("--size", type=_size, default=5)
@@ -177,6 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--seed", type=int, default=0)
     analyze.add_argument("--jobs", type=_positive_int, default=None, help="positions searched at once (default: one per core)")
     analyze.add_argument("--json", action="store_true")
+    puzzles = sub.add_parser("puzzles", help="mine puzzles from game records, or check a puzzle file (docs/puzzles.md)")
+    puzzle_actions = puzzles.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    make = puzzle_actions.add_parser("make", help="mine the records' positions for puzzles")
+    make.add_argument("records", nargs="+", metavar="RECORDS", help="record files, or folders of them")
+    make.add_argument("-o", "--output", required=True, metavar="FILE", help="the puzzle file to write (JSON lines)")
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--jobs", type=_positive_int, default=1, help="records mined at once (default 1)")
+    make.add_argument("--limit", type=_positive_int, default=None, help="stop after this many puzzles")
+    check = puzzle_actions.add_parser("check", help="search each puzzle again, deeper, and say which hold")
+    check.add_argument("file", metavar="FILE")
+    check.add_argument("--sample", type=_positive_int, default=None, help="check this many, drawn by --seed")
+    check.add_argument("--seed", type=int, default=7)
     ratings = sub.add_parser("ratings", help="the site's player ratings")
     ratings.add_argument("--recompute", action="store_true",
                          help="rebuild every rating from the event log (same values as the live ones)")
@@ -247,6 +263,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.engine import engine_main
 
         return engine_main()
+    if args.command == "puzzles":
+        from omega.puzzles.command import puzzles_main
+
+        return puzzles_main(args)
     if args.command == "ratings":
         if not args.recompute:
             raise UsageError("omega ratings: nothing to do; pass --recompute")

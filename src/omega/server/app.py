@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from sqlalchemy import Connection
 
 from omega.ai import bot_for_level
-from omega.server import site
+from omega.server import languages, site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import Mailing
@@ -45,6 +45,7 @@ from omega.server.notify.notices import Notice
 from omega.server.notify.outbox import queue_mail
 from omega.server.push import routes as push
 from omega.server.push.channel import PushOptions
+from omega.server.puzzles import routes as puzzles
 from omega.server.ratings import routes as ratings
 from omega.server.relations import routes as relations
 from omega.server.social import hooks as social
@@ -140,6 +141,7 @@ def create_app(
                 await listener.stop()
             await the_lobby.stop()
             passwords.close()
+            await core.publisher.flush()  # what the last commits stored, for the other processes
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -181,6 +183,7 @@ def create_app(
     the_challenges = challenges.setup(app, core, scheduler, the_relations, tell, the_lobby.feed.tell)
     the_moderation = moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
     watch.setup(app, core, the_ratings)
+    puzzles.setup(app, core)
     leaving.setup(app, core, scheduler, the_accounts, the_ratings)
     the_analysis = analysis.setup(app, core, scheduler, computers, limits.computer_queue)
     # A moderator's "close account" is the leaving feature's closing (moderation sits below it).
@@ -196,6 +199,7 @@ def create_app(
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
-                   relations.router, challenges.router, moderation.router, watch.router, leaving.router, analysis.router):
+                   relations.router, challenges.router, moderation.router, watch.router, leaving.router, analysis.router,
+                   puzzles.router, languages.router):
         app.include_router(router)
     return app

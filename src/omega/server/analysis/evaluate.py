@@ -41,6 +41,7 @@ from typing import Any
 
 from omega.ai.levels import level
 from omega.game import SWAP, Game
+from omega.i18n import _
 from omega.server.analysis.store import (
     Asked,
     answer_of_digest,
@@ -172,16 +173,16 @@ class Evaluations:
         if self.elsewhere:
             return {**await self._ask_elsewhere(owner, stream, key, game), "key": key}
         if self.computers is None:
-            raise ApiError("unavailable", "this server has no computer players to evaluate positions")
+            raise ApiError("unavailable", _("this server has no computer players to evaluate positions"))
         older = self._streams.get((owner, stream))
         if older is not None and not older.started and older.task is not None:
             older.task.cancel()  # waiting for a worker still: it has cost nothing
             self.superseded += 1
             self._streams.pop((owner, stream), None)
         if self.waiting(owner) >= PER_OWNER:
-            raise ApiError("busy", f"you have {PER_OWNER} positions being evaluated already; wait for them")
+            raise ApiError("busy", _("you have {count} positions being evaluated already; wait for them", count=PER_OWNER))
         if self.computers.status()["waiting"] >= self.queue:
-            raise ApiError("busy", "the computer players are busy; try again in a minute")
+            raise ApiError("busy", _("the computer players are busy; try again in a minute"))
         job = _Job(owner)
         job.task = asyncio.create_task(self._search(job, key, game.copy()))
         self._streams[(owner, stream)] = job
@@ -190,7 +191,7 @@ class Evaluations:
         # (into the cache), and a cancelled search is this request's answer, not its end.
         await asyncio.wait({job.task})
         if job.task.cancelled():
-            raise ApiError("superseded", "a newer position of this board is being evaluated instead")
+            raise ApiError("superseded", _("a newer position of this board is being evaluated instead"))
         return {**job.task.result(), "key": key, "cached": False}
 
     def _forget(self, owner: str, stream: str, job: _Job) -> None:
@@ -208,7 +209,7 @@ class Evaluations:
             found = await self.computers.work(job.owner, search, game, iterations, seconds, zlib.crc32(key.encode()),
                                               deadline=DEADLINE, on_start=started)
         except TimeoutError:
-            raise ApiError("busy", "the computer took too long to evaluate this position; try again") from None
+            raise ApiError("busy", _("the computer took too long to evaluate this position; try again")) from None
         self.searched += 1
         answer = answer_of(game, found)
         self._remember(key, answer)
@@ -231,9 +232,9 @@ class Evaluations:
             self.superseded += 1
             await core.db(drop_unclaimed, core.repo, EVALUATE, older[0])
         if await core.db(owner_waiting, core.repo, EVALUATE, owner) >= PER_OWNER:
-            raise ApiError("busy", f"you have {PER_OWNER} positions being evaluated already; wait for them")
+            raise ApiError("busy", _("you have {count} positions being evaluated already; wait for them", count=PER_OWNER))
         if await core.db(core.repo.due_count, EVALUATE) >= self.queue:
-            raise ApiError("busy", "the computer players are busy; try again in a minute")
+            raise ApiError("busy", _("the computer players are busy; try again in a minute"))
         noted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         # Listening before the row exists: the note cannot come before anyone waits for it.
         self._elsewhere.setdefault(digest, []).append(noted)
@@ -245,7 +246,7 @@ class Evaluations:
                 await core.note(digest, WORK_TAG)
                 await asyncio.wait({noted}, timeout=self.wait)
                 if noted.cancelled():
-                    raise ApiError("superseded", "a newer position of this board is being evaluated instead")
+                    raise ApiError("superseded", _("a newer position of this board is being evaluated instead"))
                 found = await core.db(answer_of_digest, core.repo, digest)
         finally:
             waiting = self._elsewhere.get(digest, [])
@@ -256,7 +257,7 @@ class Evaluations:
             if self._remote_streams.get((owner, stream), (None, None))[1] is noted:
                 del self._remote_streams[(owner, stream)]
         if found is None:
-            raise ApiError("busy", "the computer took too long to evaluate this position; try again")
+            raise ApiError("busy", _("the computer took too long to evaluate this position; try again"))
         answer: dict[str, Any] = json.loads(found)
         self._remember(key, answer)
         return {**answer, "cached": False}

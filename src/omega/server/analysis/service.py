@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.game import Game
+from omega.i18n import _
 from omega.record import VariationTree, format_tree
 from omega.server.analysis.evaluate import Evaluations
 from omega.server.analysis.schemas import FromGame, NewBoard, Position, SaveTree
@@ -29,7 +30,7 @@ __all__ = ["Boards", "Owner", "may_change", "BOARDS_PER_OWNER", "NOT_FOUND"]
 #: Boards one owner (an account, or a guest's address) may keep.
 BOARDS_PER_OWNER = 200
 #: The answer for a board id nobody made (or a link mistyped).
-NOT_FOUND = "no analysis board at this link"
+NOT_FOUND = _("no analysis board at this link")
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class Boards:
         # Counted by a digest of the owner's key: a guest's address is not kept with the board.
         counted = hash_token(who.key)
         if await self.core.db(boards_of, self.core.repo, counted) >= BOARDS_PER_OWNER:
-            raise ApiError("too_many_boards", f"you keep {BOARDS_PER_OWNER} analysis boards already")
+            raise ApiError("too_many_boards", _("you keep {count} analysis boards already", count=BOARDS_PER_OWNER))
         key = secrets.token_urlsafe(24)
         stored = Stored(secrets.token_urlsafe(16), who.user_id, counted, hash_token(key), tree.players, tree.size,
                         tree.pie_rule, json.dumps(tree.nodes(), separators=(",", ":")), start, source, 1)
@@ -86,11 +87,11 @@ class Boards:
         await self.core.visit(table_id, reader)
         state = (await self.core.fresh(table_id)).state
         if not state.over:
-            raise ApiError("forbidden", "a game opens on the analysis board once it is over")
+            raise ApiError("forbidden", _("a game opens on the analysis board once it is over"))
         game = state.game
         ply = len(game.history) if body.ply is None else body.ply
         if ply > len(game.history):
-            raise ApiError("bad_request", f"bad request: ply: the game has {len(game.history)} entries")
+            raise ApiError("bad_request", _("bad request: ply: the game has {count} entries", count=len(game.history)))
         tree = VariationTree.of_game(Game.from_history(game.history, game.players, game.size, game.pie_rule))
         return await self._make(who, tree, ply, table_id)
 
@@ -114,15 +115,15 @@ class Boards:
         """Replace the board's tree (its owner only), over the version the page had."""
         stored = await self._stored(board_id)
         if not may_change(who, stored.user_id, stored.key_hash):
-            raise ApiError("forbidden", "only the board's owner may change it; copy it to make your own")
+            raise ApiError("forbidden", _("only the board's owner may change it; copy it to make your own"))
         try:
             tree = VariationTree.from_nodes(stored.players, stored.size, stored.pie_rule, body.nodes)
         except ValueError as e:
-            raise ApiError("bad_request", f"bad request: nodes: {e}") from None
+            raise ApiError("bad_request", _("bad request: nodes: {problem}", problem=str(e))) from None
         nodes = json.dumps(tree.nodes(), separators=(",", ":"))
         version = await self.core.db(save_nodes, self.core.repo, board_id, nodes, body.version, self.core.clock.now())
         if version is None:
-            raise ApiError("stale_version", "the board was saved from another page since; reload it")
+            raise ApiError("stale_version", _("the board was saved from another page since; reload it"))
         return {"version": version}
 
     async def record(self, board_id: str) -> str:
@@ -139,5 +140,5 @@ class Boards:
         try:
             game = Game.from_history(body.actions, body.players, body.size, body.pie_rule)
         except ValueError as e:
-            raise ApiError("illegal_move", f"actions: {e}") from None
+            raise ApiError("illegal_move", _("actions: {problem}", problem=str(e))) from None
         return await self.evaluations.evaluate(who.key, body.stream, game)

@@ -4,7 +4,6 @@
 
 import { fill, h } from "./dom.js";
 import { problemText } from "./errors.js";
-import { t } from "./i18n.js";
 import { replayPosition } from "./replay.js";
 import { boardScene } from "./scene.js";
 import { initialModel, isLive, isLoaded, isMyTurn, isOver } from "./tablestate.js";
@@ -24,6 +23,7 @@ import { RematchView } from "./views/rematch.js";
 import { ReplayView } from "./views/replay.js";
 import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./store.js").Prefs} Prefs */
@@ -72,7 +72,7 @@ export class TablePage {
       analyse("review", t("Analyse this position"), false)];
     this.replay.el.append(this.analyse[1]);
     this.review.el.append(this.analyse[2]);
-    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, "Hint");
+    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, t("Hint"));
     this.links = new LinksView(tableId, { onRename: on.onRename, onRenew: on.onRenew });
     this.options = new OptionsView(prefs, on, touch);
     this.boardWrap = h("div", { class: "board-wrap" });
@@ -131,7 +131,7 @@ export class TablePage {
     this.rematch.update(x.rematch, M.seat, M.state.seats.map((s) => s.name));
     // Rated tables keep their chat to the players (the server says so too).
     const rated = Boolean(/** @type {{rated?: boolean}} */ (M.state).rated);
-    this.chat.setWriter(M.seat, M.seat === null && rated ? "Spectators cannot write at a rated table." : null);
+    this.chat.setWriter(M.seat, M.seat === null && rated ? t("Spectators cannot write at a rated table.") : null);
     this.replay.update(M);
     this.movelog.update(M);
     this.links.update(M, x.invites, x.nameMax);
@@ -151,11 +151,11 @@ export class TablePage {
  */
 export function showProblem(root, code, role, tableId, detail) {
   const { title, text } = problemText(code, role, tableId, detail);
-  document.title = `${title} · Omega`;
+  document.title = t("{title} · Omega", { title });
   fill(root, h("div", { class: "problem-page" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
     h("main", { class: "problem card", "data-problem": code || "no_link" },
       h("h1", {}, title),
       h("p", {}, text),
-      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, t("Back to the lobby"))))));
 }
