@@ -37,8 +37,6 @@ import itertools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from omega.pairing.model import (
     Entrant,
     History,
@@ -258,6 +256,10 @@ def _match(costs: dict[tuple[int, int], Cost], wanted: int) -> list[tuple[int, i
     for k in reversed(range(levels)):
         scale[k] = unit
         unit *= top[k] * wanted + 1
+    # Imported here: a process that never pairs a Swiss round (every server, every worker)
+    # does not pay networkx's import (about 0.3 s of CPU).
+    import networkx as nx
+
     graph: nx.Graph[int] = nx.Graph()
     for (a, b), cost in costs.items():
         graph.add_edge(a, b, weight=unit - sum(s * c for s, c in zip(scale, cost, strict=True)))

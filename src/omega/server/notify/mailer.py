@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import aiosmtplib
 from sqlalchemy.engine.url import make_url
 
 __all__ = ["Mailer", "MailUnavailable", "MailRefused", "SmtpMailer", "FileMailer", "MailSettings",
@@ -113,6 +112,8 @@ class SmtpMailer:
     async def send(self, message: EmailMessage) -> None:
         """One SMTP conversation; a 5xx answer is :class:`MailRefused`, anything else that
         fails (no connection, a 4xx, a timeout) :class:`MailUnavailable`."""
+        import aiosmtplib  # on the first mail: a process that sends none does not load it
+
         try:
             await aiosmtplib.send(message, hostname=self.host, port=self.port, username=self.username,
                                   password=self.password, use_tls=self.use_tls, start_tls=self.start_tls,

@@ -29,15 +29,15 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import requests
-from py_vapid import Vapid02
-from pywebpush import WebPushException, webpush
 
 from omega.server.notify.notices import DeliveryFailed, Notice
 from omega.server.push.store import Device, PushStore, VapidKeys
 from omega.server.tables.core import TableCore
+
+if TYPE_CHECKING:
+    from py_vapid import Vapid02
 
 __all__ = ["PushOptions", "PushChannel", "payload", "topic", "PAYLOAD_MAX", "VAPID_LIFETIME"]
 
@@ -137,6 +137,8 @@ class PushChannel:
         devices = await self.core.db(self.store.devices, notice.user_id)
         if not devices:
             return
+        from py_vapid import Vapid02  # on the first push: a server that sends none never loads it
+
         signer = Vapid02.from_raw((await self.keys()).private_key.encode())
         data, headers = payload(notice), {"Topic": topic(notice.key)}
         answers = await asyncio.gather(*(asyncio.to_thread(self._send, signer, d, data, headers) for d in devices))
@@ -154,6 +156,10 @@ class PushChannel:
         claims = {"sub": self.options.subject, "aud": f"{parts.scheme}://{parts.netloc}",
                   "exp": int(self.clock.now().timestamp()) + VAPID_LIFETIME}
         info = {"endpoint": device.endpoint, "keys": {"p256dh": device.p256dh, "auth": device.auth}}
+        # Imported on the first push: a server that sends none never loads them (with aiohttp).
+        import requests
+        from pywebpush import WebPushException, webpush
+
         with requests.Session() as session:
             session.max_redirects = 0  # a redirect is never followed: the endpoint was checked, not its target
             try:
