@@ -56,6 +56,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.cli", "omega.tournament"): "start-up: `omega tournament` only",
     ("omega.cli", "omega.analysis"): "start-up: `omega analyze` only",
     ("omega.cli", "omega.engine"): "start-up: `omega engine` only",
+    ("omega.cli", "omega.puzzles.command"): "start-up: `omega puzzles` only",
     # The server: a worker process loads the review search only when it runs a review or a
     # hint; the web process reads the review defaults without loading the search.
     ("omega.server.work.thinking", "omega.ai.review"): "a worker loads the review search when it runs one",
@@ -66,6 +67,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.server.run", "omega.server.app"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.metrics"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.work.worker"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.analysis.routes"): "start-up: `omega worker` checks its arguments first",
     ("omega.server.run", "omega.server.infra.limits"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.transport"): "start-up: uvicorn is loaded only when it runs",
     ("omega.server.ratings.service", "omega.server.infra.db"): "start-up: `omega ratings` opens the database itself",

@@ -181,6 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_argument("--seed", type=int, default=0)
     analyze.add_argument("--jobs", type=_positive_int, default=None, help="positions searched at once (default: one per core)")
     analyze.add_argument("--json", action="store_true")
+    puzzles = sub.add_parser("puzzles", help="mine puzzles from game records, or check a puzzle file (docs/puzzles.md)")
+    puzzle_actions = puzzles.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    make = puzzle_actions.add_parser("make", help="mine the records' positions for puzzles")
+    make.add_argument("records", nargs="+", metavar="RECORDS", help="record files, or folders of them")
+    make.add_argument("-o", "--output", required=True, metavar="FILE", help="the puzzle file to write (JSON lines)")
+    make.add_argument("--seed", type=int, default=0)
+    make.add_argument("--jobs", type=_positive_int, default=1, help="records mined at once (default 1)")
+    make.add_argument("--limit", type=_positive_int, default=None, help="stop after this many puzzles")
+    check = puzzle_actions.add_parser("check", help="search each puzzle again, deeper, and say which hold")
+    check.add_argument("file", metavar="FILE")
+    check.add_argument("--sample", type=_positive_int, default=None, help="check this many, drawn by --seed")
+    check.add_argument("--seed", type=int, default=7)
     ratings = sub.add_parser("ratings", help="the site's player ratings")
     ratings.add_argument("--recompute", action="store_true",
                          help="rebuild every rating from the event log (same values as the live ones)")
@@ -251,6 +263,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.engine import engine_main
 
         return engine_main()
+    if args.command == "puzzles":
+        from omega.puzzles.command import puzzles_main
+
+        return puzzles_main(args)
     if args.command == "ratings":
         if not args.recompute:
             raise UsageError("omega ratings: nothing to do; pass --recompute")

@@ -24,6 +24,7 @@ from omega.server import languages, site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import Mailing
+from omega.server.analysis import routes as analysis
 from omega.server.challenges import routes as challenges
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
@@ -44,6 +45,7 @@ from omega.server.notify.notices import Notice
 from omega.server.notify.outbox import queue_mail
 from omega.server.push import routes as push
 from omega.server.push.channel import PushOptions
+from omega.server.puzzles import routes as puzzles
 from omega.server.ratings import routes as ratings
 from omega.server.relations import routes as relations
 from omega.server.social import hooks as social
@@ -139,6 +141,7 @@ def create_app(
                 await listener.stop()
             await the_lobby.stop()
             passwords.close()
+            await core.publisher.flush()  # what the last commits stored, for the other processes
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -180,19 +183,23 @@ def create_app(
     the_challenges = challenges.setup(app, core, scheduler, the_relations, tell, the_lobby.feed.tell)
     the_moderation = moderation.setup(app, core, the_accounts, the_social, the_ratings, limits, tell)
     watch.setup(app, core, the_ratings)
+    puzzles.setup(app, core)
     leaving.setup(app, core, scheduler, the_accounts, the_ratings)
+    the_analysis = analysis.setup(app, core, scheduler, computers, limits.computer_queue)
     # A moderator's "close account" is the leaving feature's closing (moderation sits below it).
     the_moderation.closer = lambda conn, user_id, now, by: close_account(conn, user_id, now, by).remove_at
     the_moderation.wake = scheduler.wake
 
     def on_note(table_id: str, tag: str) -> None:
-        """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
-        if not (the_reviews.remote(table_id, tag) or the_hints.remote(table_id, tag)):
+        """A note from another process: a review's progress, a hint's or an evaluation's answer,
+        or chat and rematch."""
+        if not (the_reviews.remote(table_id, tag) or the_hints.remote(table_id, tag)
+                or the_analysis.evaluations.remote(table_id, tag)):
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
-                   relations.router, challenges.router, moderation.router, watch.router, leaving.router,
-                   languages.router):
+                   relations.router, challenges.router, moderation.router, watch.router, leaving.router, analysis.router,
+                   puzzles.router, languages.router):
         app.include_router(router)
     return app

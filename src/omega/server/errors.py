@@ -68,6 +68,10 @@ class ApiError(Exception):
         # until when it may be reopened, ``reopen_until``; null once its data is removed);
         # a reopening of an account that is not closed, or whose data is already removed.
         "account_closed": 403, "not_closed": 409, "account_removed": 410,
+        # Analysis boards: an evaluation a newer one of the same board replaced while it
+        # waited for a worker; an owner with as many boards as it may keep
+        # (analysis.service.BOARDS_PER_OWNER).
+        "superseded": 409, "too_many_boards": 429,
     }
 
     def __init__(self, code: str, message: str, **details: Any) -> None:

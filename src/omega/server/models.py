@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
+from omega.server.analysis.models import BoardRow, EvaluationRow
 from omega.server.challenges.models import ChallengeRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
@@ -20,6 +21,7 @@ from omega.server.moderation.models import ActionRow, ReportRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow, SiteKeyRow
 from omega.server.notify.outbox import OutboxRow
 from omega.server.push.models import SubscriptionRow, VapidKeyRow
+from omega.server.puzzles.models import PuzzleAttemptRow, PuzzleRatingRow, PuzzleRow
 from omega.server.ratings.models import (
           FairPlayFlagRow,
           RatedGameRow,
@@ -43,4 +45,5 @@ MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, Passwor
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
           RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow,
-          ReportRow, ActionRow, RatingRevertRow, WatchSettingRow, ClosureRow)
+          ReportRow, ActionRow, RatingRevertRow, WatchSettingRow, ClosureRow, BoardRow, EvaluationRow,
+          PuzzleRow, PuzzleRatingRow, PuzzleAttemptRow)

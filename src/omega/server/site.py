@@ -110,7 +110,8 @@ router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=Fals
 for _path in ROOT_FILES:
     router.add_api_route(_path, root_file, methods=["GET", "HEAD"], include_in_schema=False)
 router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
-for _path in ("/tournaments", "/tournaments/{tournament_id}", "/challenges/{challenge_id}", "/mod", "/watch"):
+for _path in ("/tournaments", "/tournaments/{tournament_id}", "/challenges/{challenge_id}", "/mod", "/watch", "/puzzles",
+              "/puzzles/{puzzle_id}"):
     router.add_api_route(_path, index, methods=["GET", "HEAD"], include_in_schema=False)
 
 

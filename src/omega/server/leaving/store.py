@@ -28,11 +28,13 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
+from omega.server.analysis.models import BoardRow
 from omega.server.infra.due import drop_due_row
 from omega.server.leaving.models import ClosureRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow
 from omega.server.notify.outbox import OutboxRow
 from omega.server.push.models import SubscriptionRow
+from omega.server.puzzles.models import PuzzleAttemptRow, PuzzleRatingRow
 from omega.server.ratings.models import RatingRow
 from omega.server.social.models import ChatRow
 from omega.server.tables.models import SeatRow, TableRow
@@ -108,8 +110,8 @@ def seats_of(conn: Connection, user_id: int) -> list[tuple[str, int]]:
 
 def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
     """What the site keeps of the account besides its games and ratings (which the service
-    adds): the account, its preferences, sessions, devices, chat lines, notices and
-    tournaments.  Only this account's rows: nothing of another person's."""
+    adds): the account, its preferences, sessions, devices, chat lines, notices, puzzles
+    and tournaments.  Only this account's rows: nothing of another person's."""
     user = conn.execute(select(UserRow).where(UserRow.id == user_id)).one()
     notify = conn.execute(select(SettingsRow.off, SettingsRow.digest).where(SettingsRow.user_id == user_id)).one_or_none()
     vacation = conn.execute(select(VacationRow).where(VacationRow.user_id == user_id)).one_or_none()
@@ -144,6 +146,18 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
                                    "created_at": _iso(r.created_at)}
                                   for r in conn.execute(select(DigestRow).where(DigestRow.user_id == user_id)
                                                         .order_by(DigestRow.id))],
+        "analysis_boards": [{"id": r.id, "players": r.players, "size": r.size, "nodes": r.nodes,
+                             "created_at": _iso(r.created_at)} for r in conn.execute(
+            select(BoardRow).where(BoardRow.user_id == user_id).order_by(BoardRow.created_at, BoardRow.id))],
+        "puzzles": {
+            "rating": next(({"rating": r.rating, "deviation": r.deviation, "attempts": r.attempts, "solved": r.solved}
+                            for r in conn.execute(select(PuzzleRatingRow).where(PuzzleRatingRow.user_id == user_id))),
+                           None),
+            "attempts": [{"puzzle": r.puzzle_id, "turn": r.turn, "solved": bool(r.solved), "created_at": _iso(r.created_at),
+                          "rating_before": r.rating_before, "rating_after": r.rating_after}
+                         for r in conn.execute(select(PuzzleAttemptRow).where(PuzzleAttemptRow.user_id == user_id)
+                                               .order_by(PuzzleAttemptRow.id))],
+        },
         "tournaments": [{"id": r.id, "name": r.name, "joined_at": _iso(r.joined_at), "withdrawn": bool(r.withdrawn)}
                         for r in conn.execute(select(TournamentRow.id, TournamentRow.name, EntryRow.joined_at,
                                                      EntryRow.withdrawn)
@@ -154,8 +168,8 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
 
 def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation_kind: str) -> None:
     """Remove what the site keeps of a person: the account's email addresses (and the mail
-    queued to them), password hash, origin, preferences, sessions, roles, devices, notices,
-    its own ratings (off the leaderboards) and the text of its chat lines; the account's
+    queued to them), password hash, origin, preferences, sessions, roles, devices, notices, analysis boards,
+    its own ratings (off the leaderboards), its puzzle rating and attempts, and the text of its chat lines; the account's
     name is shown as ``shown_as`` from now on.  Kept: the account's row (its username's key
     and skeleton keep the name reserved), its seats (the games, shown as ``shown_as`` by the
     tables' own rename) and what other people's results are made of (rating changes,
@@ -168,7 +182,7 @@ def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation
     conn.execute(update(ChatRow).where(ChatRow.username == user.username)
                  .values(text="", name=shown_as, username=None))
     for row in (SessionRow, PasswordResetRow, RoleRow, SettingsRow, DeliveryRow, DigestRow, SubscriptionRow,
-                VacationRow, WatchSettingRow, RatingRow):
+                VacationRow, WatchSettingRow, RatingRow, BoardRow, PuzzleRatingRow, PuzzleAttemptRow):
         conn.execute(delete(row).where(row.user_id == user_id))
     drop_due_row(conn, vacation_kind, f"user:{user_id}")
     conn.execute(update(UserRow).where(UserRow.id == user_id).values(

@@ -79,10 +79,12 @@ def setup(app: FastAPI, core: TableCore, presence: Presence, limits: Limits, clo
     """Make the table routes' parts and keep them in ``app.state`` (``core``, ``callers``,
     ``tables``): ``sessions`` says which account a session cookie names, ``hooks`` handles
     the socket's chat and rematch messages.  The tables' due work: clocks' flags, and the
-    sweep of abandoned tables."""
+    sweep of abandoned tables; at each heartbeat, the catch-up of the tables watched here."""
     scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
     scheduler.handle(TIMEOUT, core.flag)
     scheduler.handle(FLAG_NEAR, core.flag_near)
+    # A notification lost between another process's commit and its publish: caught up here.
+    scheduler.at_beat(core.catch_up_watched)
     parts = TableParts(
         presence, Records(core), Links(core, limits), Buckets(limits.create_rate, limits.create_burst),
         SocketLimits(Buckets(limits.ws_connect_rate, limits.ws_connect_burst),

@@ -28,7 +28,7 @@ import json
 import logging
 import zlib
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -44,6 +44,7 @@ from omega.server.infra.db import Base, Database
 from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG, Notice
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import CALLER_CHARGED, Reader
 from omega.server.work.computers import ComputerPlayers
@@ -279,19 +280,17 @@ class Reviews:
 router = APIRouter()
 
 
-def _reviews(request: Request) -> Reviews:
-    reviews: Reviews = request.app.state.reviews
-    return reviews
+Service = Annotated[Reviews, from_app("reviews")]
 
 
 @router.get("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
-async def get_review(request: Request, table_id: str, who: Reader) -> dict[str, Any]:
-    return await _reviews(request).status(table_id)
+async def get_review(table_id: str, who: Reader, reviews: Service) -> dict[str, Any]:
+    return await reviews.status(table_id)
 
 
 @router.post("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
-async def post_review(request: Request, table_id: str, who: Reader) -> JSONResponse:
-    answer = await _reviews(request).request(table_id)
+async def post_review(request: Request, table_id: str, who: Reader, reviews: Service) -> JSONResponse:
+    answer = await reviews.request(table_id)
     return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
 
 

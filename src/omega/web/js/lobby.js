@@ -311,7 +311,9 @@ export function startLobby(root) {
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, t("place every colour, multiply your groups")),
       h("a", { href: "/watch", class: "nav-link" }, t("Watch")),
-      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")), languageSelect(), accountArea.el),
+      h("a", { href: "/puzzles", class: "nav-link" }, t("Puzzles")),
+      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")),
+      h("a", { href: "/analysis", class: "nav-link" }, t("Analysis board")), languageSelect(), accountArea.el),
     // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,

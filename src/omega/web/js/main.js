@@ -1,7 +1,8 @@
 // @ts-check
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
 // /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
-// /challenges/{id} = a challenge's link, /mod = the moderators' console, /watch = the live list);
+// /challenges/{id} = a challenge's link, /mod = the moderators' console, /watch = the live list,
+// /analysis and /analysis/{id} = the analysis board, /puzzles and /puzzles/{id} = the puzzles);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
 // preloads their modules); the other pages load their modules when opened, so
@@ -21,6 +22,8 @@ const board = /^\/leaderboard(?:\/([2-4]))?\/?$/.exec(location.pathname);
 const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 const tournament = /^\/tournaments(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 const challenge = /^\/challenges\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
+const analysis = /^\/analysis(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
+const puzzle = /^\/puzzles(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
 else if (location.pathname === "/") {
   startLobby(root);
@@ -46,8 +49,14 @@ else if (challenge) {
 else if (/^\/mod\/?$/.test(location.pathname)) {
   opened(import("./views/moderation.js").then((m) => m.startModeration(root)));
 }
+else if (analysis) {
+  opened(import("./views/analysis.js").then((m) => m.startAnalysis(root, analysis[1] || null)));
+}
 else if (/^\/watch\/?$/.test(location.pathname)) {
   opened(import("./views/watch.js").then((m) => m.startWatch(root)));
+}
+else if (puzzle) {
+  opened(import("./views/puzzles.js").then((m) => m.startPuzzles(root, puzzle[1] || null)));
 }
 else {
   document.title = t("Page not found · Omega");

@@ -116,6 +116,7 @@ function openTable(root, tableId) {
     onChat: (text) => feed.send({ type: "chat", text, request_id: `chat-${randomId()}` }),
     onMute: (muted) => store.setMuted(muted),
     onAskReview: () => actions.askReview(),
+    onAnalyse: (at) => actions.analyse(at),
     onHint: () => actions.askHint(),
     onClaim: () => actions.act({ type: "claim" }, randomId(), false),
     onRename: (name) => actions.rename(name),

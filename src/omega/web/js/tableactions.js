@@ -280,8 +280,23 @@ export function tableActions(c) {
     }
   }
 
+  /**
+   * Open the finished game on a new analysis board, at the position after `at` entries
+   * (null: its end); the board's module loads only then.
+   * @param {number | null} at
+   */
+  async function analyse(at) {
+    try {
+      const made = /** @type {{board: import("./views/analysis.js").Board, key: string}} */ (
+        await call("POST", "/analysis", at === null ? {} : { ply: at }));
+      (await import("./views/analysis.js")).openMade(made);
+    } catch (err) {
+      failed(err);
+    }
+  }
+
   return {
     fetchTable, refresh, confirmTurn, act, askHint, goReplay, rename, lookForCreator, renewLinks, reviewOnceOver, askReview,
-    reviewNotice, rematchSay, rematchArrived, openRematch, record,
+    reviewNotice, rematchSay, rematchArrived, openRematch, record, analyse,
   };
 }

@@ -155,6 +155,7 @@ export {};
  *   onDownload: (ext: "txt" | "json") => void, onRematch: (op: "propose" | "accept" | "decline") => void,
  *   onOpenRematch: () => void, onChat: (text: string) => void, onMute: (muted: string[]) => void,
  *   onAskReview: () => void, onHint: () => void, onClaim: () => void,
+ *   onAnalyse: (at: number | null) => void,
  *   onRename: (name: string) => void, onRenew: (what: Renewal) => void,
  * }} PageHandlers
  */
