@@ -182,9 +182,11 @@ def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
         .reduce(([s, u], e) => [s + e.encodedBodySize, u + e.decodedBodySize], [0, 0])""")
     # 103 KB after the lobby's filters, the claim button and the endings came (2026-12-03);
     # 112 KB after the community's buttons and issue 34's visitor fixes, with the pages and the
-    # account panel's settings loaded when opened (2026-12-04). The budget leaves room for one
-    # more feature, not for a framework.
-    assert 10_000 < sent < 115_000, sent
+    # account panel's settings loaded when opened (2026-12-04); 117 KB with the languages
+    # (t() around every sentence, i18n.js, the Language setting; an English page carries no
+    # catalog, a French one its catalog inlined, about 25 KB more) (2026-12-05). The budget
+    # leaves room for one more feature, not for a framework.
+    assert 10_000 < sent < 120_000, sent
     assert sent < unpacked / 2 < 200_000
 
 
