@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps kernels run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean i18n
+.PHONY: install system-deps kernels checks run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean i18n
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,14 +58,19 @@ PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 kernels: install
 	$(BIN)/python -c "import omega.ai; omega.ai.load_kernels()"
 
+# The checks before the tests: side by side (mypy, the kernels' compilation and the page's
+# checks each keep one core busy for seconds on a fresh clone).
+checks: install system-deps $(NODE_STAMP)
+	$(MAKE) --no-print-directory -j3 lint jscheck jstest kernels
+
 # Every test, the slow ones included.
-test: install system-deps lint jscheck jstest kernels
+test: checks
 	$(PYTEST)
 
 # For a quicker loop while working: the same checks and tests less those marked slow
 # (`@pytest.mark.slow`: whole games against the computer, the browser's longest stories,
 # the deployment test), which `make test` still runs.
-quick: install system-deps lint jscheck jstest kernels
+quick: checks
 	$(PYTEST) -m "not slow"
 
 # The page's modules: JSDoc types checked by tsc, the pure ones tested in Node.  The
