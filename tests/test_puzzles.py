@@ -69,7 +69,6 @@ def test_puzzles_mined_from_a_tiny_record_hold_under_a_deeper_search() -> None:
     assert found[1].given == (None, None) and found[0].given == ("b4", None)
 
 
-@pytest.mark.slow
 def test_a_sample_of_the_shipped_puzzles_holds_under_a_deeper_search() -> None:
     shipped = shipped_puzzles()
     for p in random.Random(33).sample(shipped, SAMPLE):
