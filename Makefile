@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: install system-deps kernels run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean
+.PHONY: install system-deps kernels run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean i18n
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -96,3 +96,8 @@ fuzz: install
 
 clean:
 	rm -rf $(VENV) data .pytest_cache
+
+# The message catalogs (src/omega/locale) from the sentences the sources mark: _() and N_()
+# in Python, t() in the page (docs/web.md, Languages). Rerun after adding or changing one.
+i18n: install
+	$(BIN)/python -m omega.catalogs

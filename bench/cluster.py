@@ -10,9 +10,12 @@ a table's requests and sockets reach one process, by the table's id); then runs 
 prints its result with, per acknowledged turn, the CPU milliseconds of the server
 processes, nginx and PostgreSQL (whole run, connection set-up included) and the bytes of
 write-ahead log PostgreSQL wrote; and the servers' peak memory and the machine's load
-average before and after.
+average before and after.  With several ``--servers`` counts it runs each in turn (a fresh
+database each time) and prints ``by_servers``: the server CPU per turn and turns a second
+of each count, with the CPU per turn as a ratio to one process's, and every run's result.
 
     .venv/bin/python bench/cluster.py --db postgresql --servers 2 -- --tables 200
+    .venv/bin/python bench/cluster.py --db postgresql --servers 1 2 4 -- --tables 200
     .venv/bin/python bench/cluster.py --db sqlite --servers 1 -- --tables 200 --think 1
 """
 
@@ -49,30 +52,35 @@ def _port() -> int:
 
 
 class Postgres:
-    """A PostgreSQL cluster in a temporary directory (run as ``postgres`` when we are root)."""
+    """A PostgreSQL cluster in a temporary directory (run as ``postgres`` when we are root),
+    listening on ``host`` (and its socket directory); ``prefix`` runs its server inside
+    something (``ip netns exec NAME``: bench/netns.py)."""
 
-    def __init__(self, fsync: bool) -> None:
+    def __init__(self, fsync: bool, host: str = "127.0.0.1", prefix: tuple[str, ...] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="omega-bench-pg-"))
-        self.port = _port()
+        self.port = _port() if host == "127.0.0.1" else 5432
         self.as_pg = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
         if self.as_pg:
             shutil.chown(self.dir, "postgres")
         data = self.dir / "data"
         subprocess.run([*self.as_pg, str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres"],
                        check=True, capture_output=True)
-        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 "
+        if host != "127.0.0.1":
+            with (data / "pg_hba.conf").open("a") as hba:
+                hba.write(f"host all all {host.rsplit('.', 1)[0]}.0/24 trust\n")
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses={host} -c max_connections=300 "
                    f"-c fsync={'on' if fsync else 'off'}")
-        subprocess.run([*self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
+        subprocess.run([*prefix, *self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
                         str(self.dir / "log"), "-w", "-t", "60", "start"], check=True, capture_output=True)
         self.data = data
         self.sql("CREATE DATABASE omega")
-        self.url = f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/omega"
+        self.url = f"postgresql+psycopg://postgres@{host}:{self.port}/omega"
 
     def sql(self, query: str) -> Any:
         """Run ``query``; the first column of its first row, if it has one."""
         import psycopg
 
-        with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
+        with psycopg.connect(f"host={self.dir} port={self.port} user=postgres dbname=postgres",
                              autocommit=True) as conn:
             cursor = conn.execute(query)
             row = cursor.fetchone() if cursor.description else None
@@ -89,6 +97,14 @@ class Postgres:
         subprocess.run([*self.as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"],
                        capture_output=True)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def end(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Ask every process to stop, then wait for each (they stop side by side)."""
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        p.wait(30)
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -116,7 +132,7 @@ def _group(pgid: int) -> list[int]:
     return out
 
 
-def _cpu(pids: list[int]) -> dict[int, float]:
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
     """CPU seconds (user + system) of each process so far."""
     out = {}
     for pid in pids:
@@ -126,7 +142,7 @@ def _cpu(pids: list[int]) -> dict[int, float]:
     return out
 
 
-def _used(before: dict[int, float], after: dict[int, float]) -> float:
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
     # A process that started during the run (a PostgreSQL backend) counts from zero.
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
@@ -155,19 +171,13 @@ def _healthy(port: int, timeout: float = 120) -> None:
         time.sleep(0.1)  # a poll interval while the process starts
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", choices=("postgresql", "sqlite"), default="postgresql")
-    parser.add_argument("--servers", type=int, default=1)
-    parser.add_argument("--pg-fsync", choices=("on", "off"), default="on")
-    parser.add_argument("load_args", nargs="*", help="arguments for bench/load.py (after --)")
-    args = parser.parse_args(argv)
-    if args.db == "sqlite" and args.servers != 1:
-        parser.error("SQLite is for one server process")
+def _run(args: argparse.Namespace, count: int) -> tuple[int, dict[str, Any] | None]:
+    """One run with ``count`` server processes on a fresh database: bench/load.py's exit
+    code and its result with the CPU figures (None if it failed)."""
     pg = Postgres(args.pg_fsync == "on") if args.db == "postgresql" else None
     tmp = Path(tempfile.mkdtemp(prefix="omega-bench-"))
     url = pg.url if pg is not None else f"sqlite:///{tmp / 'load.sqlite3'}"
-    ports = [_port() for _ in range(args.servers)]
+    ports = [_port() for _ in range(count)]
     servers: list[subprocess.Popen[bytes]] = []
     nginx = None
     try:
@@ -184,8 +194,8 @@ def main(argv: list[str] | None = None) -> int:
 
         def sample() -> dict[str, dict[int, float]]:
             assert nginx is not None
-            return {"servers": _cpu(server_pids), "nginx": _cpu(_group(nginx.proc.pid)),
-                    "postgresql": _cpu(pg.pids()) if pg is not None else {}}
+            return {"servers": cpu_seconds(server_pids), "nginx": cpu_seconds(_group(nginx.proc.pid)),
+                    "postgresql": cpu_seconds(pg.pids()) if pg is not None else {}}
 
         wal_before = pg.wal_position() if pg is not None else None
         load_before = os.getloadavg()[0]
@@ -195,19 +205,18 @@ def main(argv: list[str] | None = None) -> int:
         after = sample()
         if run.returncode not in (0, 1) or not run.stdout.strip():
             print(run.stderr, file=sys.stderr)
-            return 2
-        result = json.loads(run.stdout)
+            return 2, None
+        result: dict[str, Any] = json.loads(run.stdout)
         turns = max(1, int(result["turns"]))
         result["database"] = args.db if pg is None else f"postgresql (fsync {args.pg_fsync})"
-        result["server_processes"] = args.servers
-        result["cpu_ms_per_turn"] = {part: round(1000 * _used(before[part], after[part]) / turns, 3)
+        result["server_processes"] = count
+        result["cpu_ms_per_turn"] = {part: round(1000 * cpu_used(before[part], after[part]) / turns, 3)
                                      for part in before if after[part]}
         result["server_peak_rss_mb"] = [_peak_rss_mb(pid) for pid in server_pids]
         result["load_average"] = [load_before, os.getloadavg()[0]]
         if pg is not None and wal_before is not None:
             result["wal_bytes_per_turn"] = round((pg.wal_position() - wal_before) / turns)
-        print(json.dumps(result))
-        return run.returncode
+        return run.returncode, result
     finally:
         if nginx is not None:
             nginx.stop()
@@ -217,6 +226,50 @@ def main(argv: list[str] | None = None) -> int:
         if pg is not None:
             pg.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def by_servers(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Server CPU per turn and turns a second by process count, and each count's CPU per
+    turn as a ratio to one process's (the first run with one process, if there is one).
+
+    >>> by_servers([{"server_processes": 1, "cpu_ms_per_turn": {"servers": 2.0}, "turns_per_s": 700},
+    ...             {"server_processes": 2, "cpu_ms_per_turn": {"servers": 2.2}, "turns_per_s": 650}])
+    {'1': {'server_cpu_ms_per_turn': 2.0, 'turns_per_s': 700, 'cpu_ratio_to_one': 1.0}, '2': {'server_cpu_ms_per_turn': 2.2, 'turns_per_s': 650, 'cpu_ratio_to_one': 1.1}}
+    """
+    one = next((r["cpu_ms_per_turn"]["servers"] for r in runs if r["server_processes"] == 1), None)
+    out: dict[str, Any] = {}
+    for r in runs:
+        cpu = r["cpu_ms_per_turn"]["servers"]
+        row: dict[str, Any] = {"server_cpu_ms_per_turn": cpu, "turns_per_s": r.get("turns_per_s")}
+        if one:
+            row["cpu_ratio_to_one"] = round(cpu / one, 2)
+        out[str(r["server_processes"])] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", choices=("postgresql", "sqlite"), default="postgresql")
+    parser.add_argument("--servers", type=int, nargs="+", default=[1],
+                        help="server processes; several counts run one after the other (e.g. 1 2 4)")
+    parser.add_argument("--pg-fsync", choices=("on", "off"), default="on")
+    parser.add_argument("load_args", nargs="*", help="arguments for bench/load.py (after --)")
+    args = parser.parse_args(argv)
+    if args.db == "sqlite" and args.servers != [1]:
+        parser.error("SQLite is for one server process")
+    runs = []
+    worst = 0
+    for count in args.servers:
+        code, result = _run(args, count)
+        worst = max(worst, code)
+        if result is None:
+            return code
+        runs.append(result)
+    if len(runs) == 1:
+        print(json.dumps(runs[0]))
+    else:
+        print(json.dumps({"by_servers": by_servers(runs), "runs": runs}))
+    return worst
 
 
 if __name__ == "__main__":

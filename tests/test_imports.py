@@ -67,6 +67,7 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.server.run", "omega.server.app"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.metrics"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.work.worker"): "start-up: `omega serve` checks its arguments first",
+    ("omega.server.run", "omega.server.analysis.routes"): "start-up: `omega worker` checks its arguments first",
     ("omega.server.run", "omega.server.infra.limits"): "start-up: `omega serve` checks its arguments first",
     ("omega.server.run", "omega.server.infra.transport"): "start-up: uvicorn is loaded only when it runs",
     ("omega.server.ratings.service", "omega.server.infra.db"): "start-up: `omega ratings` opens the database itself",
@@ -106,7 +107,8 @@ def module_name(path: Path, source: Path) -> str:
 
 
 def is_private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+    # ``_`` alone is gettext's marker of a sentence to translate (omega.i18n), public by custom.
+    return name != "_" and name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def parent(name: str) -> str:

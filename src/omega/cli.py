@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from omega import __version__
 from omega.board import MAX_SIZE, MIN_SIZE
 from omega.game import MAX_PLAYERS, MIN_PLAYERS
+from omega.i18n import LANGUAGES
 from omega.texts import range_text
 
 
@@ -124,12 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a computer player in a seat (0-based), e.g. --ai 1=mcts:level=3")
     play.add_argument("--save", metavar="FILE", help="write the record to FILE when the game ends")
     play.add_argument("--no-color", action="store_true", help="plain text board")
+    play.add_argument("--lang", choices=LANGUAGES, default=None,
+                      help="the language of the game's texts (default: LC_ALL, LC_MESSAGES or LANG, else English)")
 
     show = sub.add_parser("show", help="show the board, scores and groups of a recorded game")
     show.add_argument("record", metavar="RECORD_FILE", help="a text or JSON record ('-' for standard input)")
     show.add_argument("--turn", type=_ranged(0, 10**6, "turn"), default=None, help="show the position after this many entries")
     show.add_argument("--json", action="store_true")
     show.add_argument("--no-color", action="store_true")
+    show.add_argument("--lang", choices=LANGUAGES, default=None, help="the language of the texts (as for play)")
 
     bench = sub.add_parser("bench", help="measure the engine kernel's playout speed")
     bench.add_argument("--size", type=_size, default=5)

@@ -64,6 +64,8 @@ import functools
 import unicodedata
 from typing import Any
 
+from omega.i18n import _
+
 __all__ = [
     "NAME_MAX", "NAME_RULE", "check_name", "USERNAME_MIN", "USERNAME_MAX", "USERNAME_RULE",
     "USERNAME_SCRIPT_RULE", "check_username", "username_key", "username_skeleton",
@@ -72,7 +74,7 @@ __all__ = [
 #: The longest name, in characters (code points), after stripping.
 NAME_MAX = 40
 #: What :func:`check_name` says about a name it refuses.
-NAME_RULE = f"a name is 1 to {NAME_MAX} printable characters"
+NAME_RULE = _("a name is 1 to {most} printable characters", most=NAME_MAX)
 
 _REFUSED_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -181,12 +183,12 @@ def _takes_selector(base: str, selector: str) -> bool:
 USERNAME_MIN = 3
 USERNAME_MAX = 20
 #: What :func:`check_username` says about a username it refuses.
-USERNAME_RULE = (f"a username is {USERNAME_MIN} to {USERNAME_MAX} characters: letters, digits, "
-                 "'_' and '-'")
+USERNAME_RULE = _("a username is {least} to {most} characters: letters, digits, '_' and '-'",
+                  least=USERNAME_MIN, most=USERNAME_MAX)
 #: What it says about one whose letters are all allowed but mix scripts or kinds of digits,
 #: or are out of common use.
-USERNAME_SCRIPT_RULE = ("a username's letters are of one script, or of Latin and one other but not "
-                        "Cyrillic or Greek, in common use, and its digits of one kind")
+USERNAME_SCRIPT_RULE = _("a username's letters are of one script, or of Latin and one other but not "
+                         "Cyrillic or Greek, in common use, and its digits of one kind")
 
 
 @functools.cache
@@ -285,7 +287,7 @@ def username_skeleton(name: str) -> str:
     """
     checker = _spoof_checker(strict=False)
     skeleton = unicodedata.normalize("NFKC", name)
-    for _ in range(_SKELETON_ROUNDS):
+    for _round in range(_SKELETON_ROUNDS):
         again = username_key(str(checker.getSkeleton(0, skeleton)))
         if again == skeleton:
             break

@@ -26,15 +26,16 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from omega.board import MAX_SIZE, MIN_SIZE
-from omega.game import MAX_PLAYERS, MIN_PLAYERS, SWAP, Color, Game, IllegalMove
+from omega.game import MAX_PLAYERS, MIN_PLAYERS, SWAP, Action, Color, Game, IllegalMove
 from omega.texts import action_text, one_line, result_text
 
-__all__ = ["Record", "load", "read_file", "RecordFileError", "format_record", "parse_record", "to_json", "from_json"]
+__all__ = ["Record", "load", "read_file", "RecordFileError", "format_record", "parse_record", "to_json", "from_json",
+           "Variation", "VariationTree", "parse_tree", "format_tree"]
 
 JSON_FORMAT = "omega-record"
 JSON_VERSION = 1
@@ -43,6 +44,8 @@ _STRUCTURAL = ("Players", "Size", "Pie")
 _TAG_RE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)\s*:\s*(.*)")
 _ENTRY_RE = re.compile(r"(?:([0-9]+)\s*[.)]\s*)?(.*)")
 _WINS_RE = re.compile(r"\b(white|black|red|blue)\s+wins\b", re.IGNORECASE)
+#: The lines that open and close a variation in a text record with variations.
+_OPEN, _CLOSE = "(", ")"
 
 
 @dataclass
@@ -87,6 +90,14 @@ def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     <BLANKLINE>
     1. d4 a1 g7
     """
+    lines = _header(game, tags)
+    for number, action in enumerate(game.history, start=1):
+        lines.append(f"{number}. {action_text(action)}")
+    return "\n".join(lines) + "\n"
+
+
+def _header(game: Game, tags: Mapping[str, str] | None) -> list[str]:
+    """The header lines of ``game``'s record (its result when over) and the blank line."""
     lines = [f"Players: {game.players}", f"Size: {game.size}", f"Pie: {'yes' if game.pie_rule else 'no'}"]
     extra = dict(tags or {})
     for key, value in extra.items():
@@ -97,9 +108,7 @@ def format_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     if game.is_over:
         lines.append(f"Result: {result_text(game)}")
     lines.append("")
-    for number, action in enumerate(game.history, start=1):
-        lines.append(f"{number}. {action_text(action)}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _check_tag(key: str, value: str) -> None:
@@ -119,6 +128,19 @@ def parse_record(text: str) -> Record:
     ...
     omega.game.IllegalMove: line 4, entry 1: cell e5 is given twice in one turn
     """
+    raw_tags, entries, game = _read_header(text)
+    for index, (line_number, line) in enumerate(entries, start=1):
+        if line in (_OPEN, _CLOSE):
+            raise ValueError(f"line {line_number}: this record has variations ('{line}' lines): "
+                             "omega.record.parse_tree reads it")
+        _play_entry(game, line, index, f"line {line_number}, entry {index}")
+    tags = _free_tags(raw_tags, game)
+    return Record(game=game, tags=tags)
+
+
+def _read_header(text: str) -> tuple[dict[str, tuple[str, int]], list[tuple[int, str]], Game]:
+    """The tags (value and line of each), the entry lines (line number and text, comments
+    removed) and the empty game the header describes."""
     if not isinstance(text, str):
         raise ValueError("a record is text")
     text = text.removeprefix("\ufeff")  # a byte-order mark some editors put first
@@ -156,27 +178,33 @@ def parse_record(text: str) -> Record:
         game = Game(players=players, size=size, pie_rule=pie)
     except ValueError as e:
         raise ValueError(f"line {pie_line}: {e}") from None
+    return raw_tags, entries, game
 
-    for index, (line_number, line) in enumerate(entries, start=1):
-        match = _ENTRY_RE.fullmatch(line)
-        assert match is not None  # the pattern accepts any text
-        given, body = match.groups()
-        where = f"line {line_number}, entry {index}"
-        if given is not None and int(given) != index:
-            raise ValueError(f"{where}: entries must be numbered in order, expected {index}, got {given}")
-        words = body.replace(",", " ").split()
-        try:
-            if len(words) == 1 and words[0].lower() == SWAP:
-                game.swap()
-            else:
-                game.play(words)
-        except IllegalMove as e:
-            raise IllegalMove(f"{where}: {e}") from None
 
+def _play_entry(game: Game, line: str, index: int, where: str) -> None:
+    """Play the entry ``line`` (optionally numbered, which must be ``index``) on ``game``."""
+    match = _ENTRY_RE.fullmatch(line)
+    assert match is not None  # the pattern accepts any text
+    given, body = match.groups()
+    if given is not None and int(given) != index:
+        raise ValueError(f"{where}: entries must be numbered in order, expected {index}, got {given}")
+    words = body.replace(",", " ").split()
+    try:
+        if len(words) == 1 and words[0].lower() == SWAP:
+            game.swap()
+        else:
+            game.play(words)
+    except IllegalMove as e:
+        raise IllegalMove(f"{where}: {e}") from None
+
+
+def _free_tags(raw_tags: dict[str, tuple[str, int]], game: Game) -> dict[str, str]:
+    """The tags besides the three structural ones; a ``Result`` naming a winner checked
+    against ``game``."""
     tags = {k: v for k, (v, _) in raw_tags.items() if k not in _STRUCTURAL}
     if "Result" in tags:
         _check_result(game, tags["Result"], raw_tags["Result"][1])
-    return Record(game=game, tags=tags)
+    return tags
 
 
 def _int_tag(tags: dict[str, tuple[str, int]], name: str, low: int, high: int, first_line: int) -> int:
@@ -291,3 +319,280 @@ def read_file(path: str) -> Record:
         return load(text)
     except ValueError as e:
         raise RecordFileError(f"{where}: {one_line(str(e), 'bad input')}") from None
+
+
+# -- records with variations -----------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Variation:
+    """One position of a :class:`VariationTree`: the action that led to it from its parent
+    (None at the root, the empty board) and the lines that go on from it, the main one first.
+
+    >>> v = Variation(None); v.children.append(Variation(("e5", "a1"), v)); v.children[0].depth
+    1
+    """
+
+    action: Action | None
+    parent: Variation | None = field(default=None, repr=False)
+    children: list[Variation] = field(default_factory=list)
+
+    @property
+    def depth(self) -> int:
+        """How many entries lead here from the empty board (the entry's number)."""
+        depth, node = 0, self
+        while node.parent is not None:
+            depth, node = depth + 1, node.parent
+        return depth
+
+    def path(self) -> list[Action]:
+        """The actions from the empty board to here."""
+        actions: list[Action] = []
+        node: Variation | None = self
+        while node is not None and node.action is not None:
+            actions.append(node.action)
+            node = node.parent
+        return actions[::-1]
+
+    def child(self, action: Action) -> Variation | None:
+        """The line that goes on with ``action`` (in canonical form), if there is one."""
+        return next((c for c in self.children if c.action == action), None)
+
+
+class VariationTree:
+    """A game with its variations: from the empty board of a setting (players, side, pie
+    rule), a tree of entries whose first child at each position is the main line.  Written
+    as a text record with variations by :func:`format_tree` (``docs/records.md``) and read
+    back by :func:`parse_tree`; :meth:`nodes` and :meth:`from_nodes` give a flat form for
+    programs (each entry with the index of its parent, parents first).
+
+    >>> t = VariationTree(2, 5)
+    >>> a = t.add(t.root, ["E5", "a1"]); b = t.add(t.root, ["c3", "c4"]); c = t.add(a, ["d4", "d5"])
+    >>> t.nodes()
+    [[0, ['e5', 'a1']], [1, ['d4', 'd5']], [0, ['c3', 'c4']]]
+    >>> t.promote(b); [n.action for n in t.root.children]
+    [('c3', 'c4'), ('e5', 'a1')]
+    >>> t.main_line().history
+    (('c3', 'c4'),)
+    """
+
+    def __init__(self, players: int = 2, size: int = 5, pie_rule: bool = False,
+                 tags: Mapping[str, str] | None = None) -> None:
+        Game(players=players, size=size, pie_rule=pie_rule)  # ValueError for a setting no game has
+        self.players, self.size, self.pie_rule = players, size, pie_rule
+        self.tags: dict[str, str] = dict(tags or {})
+        self.root = Variation(None)
+
+    @classmethod
+    def of_game(cls, game: Game, tags: Mapping[str, str] | None = None) -> VariationTree:
+        """The tree of one line: ``game``'s entries.
+
+        >>> g = Game(); g.play(["e5", "a1"]); VariationTree.of_game(g).nodes()
+        [[0, ['e5', 'a1']]]
+        """
+        tree = cls(game.players, game.size, game.pie_rule, tags)
+        node = tree.root
+        for action in game.history:
+            node = tree._attach(node, action)
+        return tree
+
+    def new_game(self) -> Game:
+        """The empty board of the tree's setting."""
+        return Game(players=self.players, size=self.size, pie_rule=self.pie_rule)
+
+    def game_at(self, node: Variation) -> Game:
+        """The position at ``node``.
+
+        >>> t = VariationTree(); t.game_at(t.add(t.root, ["e5", "a1"])).stone("e5")
+        <Color.WHITE: 0>
+        """
+        return Game.from_history(node.path(), self.players, self.size, self.pie_rule)
+
+    def main_line(self) -> Game:
+        """The game of the main line (the first child at every position)."""
+        game, node = self.new_game(), self.root
+        while node.children:
+            node = node.children[0]
+            assert node.action is not None
+            game.apply(node.action)
+        return game
+
+    def add(self, node: Variation, action: Action | Sequence[str]) -> Variation:
+        """Play ``action`` at ``node``: the line that goes on with it, a new one (last of
+        ``node``'s lines) unless it is there already.  :class:`IllegalMove` if it is illegal."""
+        game = self.game_at(node)
+        game.apply(action)
+        return self._attach(node, game.history[-1])
+
+    def _attach(self, node: Variation, action: Action) -> Variation:
+        found = node.child(action)
+        if found is None:
+            found = Variation(action, node)
+            node.children.append(found)
+        return found
+
+    def promote(self, node: Variation) -> None:
+        """Make ``node``'s line the main one where it branches off (first among its parent's
+        lines)."""
+        if node.parent is not None:
+            node.parent.children.remove(node)
+            node.parent.children.insert(0, node)
+
+    def remove(self, node: Variation) -> None:
+        """Take ``node`` and every line after it out of the tree (not the root)."""
+        if node.parent is not None:
+            node.parent.children.remove(node)
+            node.parent = None
+
+    def walk(self) -> Iterator[Variation]:
+        """Every node but the root, each before its children, the lines in order."""
+        stack = list(reversed(self.root.children))
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def __len__(self) -> int:
+        """The number of entries in the tree (every line's)."""
+        return sum(1 for _ in self.walk())
+
+    def nodes(self) -> list[list[Any]]:
+        """The flat form: ``[parent, action]`` for each entry in :meth:`walk` order, where
+        ``parent`` is 0 for the empty board and ``k`` for the k-th entry listed; a turn is a
+        list of cells, a swap ``"swap"``."""
+        index: dict[int, int] = {id(self.root): 0}
+        out: list[list[Any]] = []
+        for node in self.walk():
+            assert node.parent is not None and node.action is not None
+            out.append([index[id(node.parent)], node.action if node.action == SWAP else list(node.action)])
+            index[id(node)] = len(out)
+        return out
+
+    @classmethod
+    def from_nodes(cls, players: int, size: int, pie_rule: bool, nodes: Sequence[Any],
+                   tags: Mapping[str, str] | None = None) -> VariationTree:
+        """The tree of a flat form (:meth:`nodes`); ValueError naming the entry for a bad
+        one (a parent not listed before it, an illegal action, an entry given twice).
+
+        >>> VariationTree.from_nodes(2, 5, False, [[0, ["e5", "a1"]], [0, ["e5", "a1"]]])
+        Traceback (most recent call last):
+        ...
+        ValueError: entry 2: this entry is already a line from its position
+        >>> VariationTree.from_nodes(2, 5, False, [[2, ["e5", "a1"]]])
+        Traceback (most recent call last):
+        ...
+        ValueError: entry 1: its parent must be 0 (the empty board) or an entry listed before it, got 2
+        """
+        tree = cls(players, size, pie_rule, tags)
+        if not isinstance(nodes, Sequence) or isinstance(nodes, str):
+            raise ValueError("the entries must be a list")
+        listed: list[tuple[Variation, Game]] = [(tree.root, tree.new_game())]
+        for index, item in enumerate(nodes, start=1):
+            where = f"entry {index}"
+            if not (isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 2):
+                raise ValueError(f"{where}: must be [parent, action]")
+            parent, action = item
+            if not (isinstance(parent, int) and not isinstance(parent, bool) and 0 <= parent < index):
+                raise ValueError(f"{where}: its parent must be 0 (the empty board) or an entry listed before it, "
+                                 f"got {parent!r}")
+            if not (action == SWAP or (isinstance(action, Sequence) and not isinstance(action, str)
+                                       and all(isinstance(c, str) for c in action))):
+                raise ValueError(f"{where}: an action is a list of cells or \"swap\"")
+            node, game = listed[parent]
+            game = game.copy()
+            try:
+                game.apply(action)
+            except IllegalMove as e:
+                raise IllegalMove(f"{where}: {e}") from None
+            if node.child(game.history[-1]) is not None:
+                raise ValueError(f"{where}: this entry is already a line from its position")
+            listed.append((tree._attach(node, game.history[-1]), game))
+        return tree
+
+
+def format_tree(tree: VariationTree) -> str:
+    """The text record of ``tree`` with its variations (``docs/records.md``): the main line
+    as in :func:`format_record`, each other line in parentheses after the entry it replaces.
+
+    >>> t = VariationTree(2, 3); a = t.add(t.root, ["b2", "a1"]); _ = t.add(t.root, ["c3", "a1"])
+    >>> _ = t.add(a, ["c1", "c2"])
+    >>> print(format_tree(t), end="")
+    Players: 2
+    Size: 3
+    Pie: no
+    <BLANKLINE>
+    1. b2 a1
+    (
+      1. c3 a1
+    )
+    2. c1 c2
+    """
+    lines = _header(tree.main_line(), tree.tags)
+    # Each item: a node to write at an indent, or a line of text ("(" / ")") to write.
+    todo: list[tuple[Variation | str, int]] = []
+    if tree.root.children:
+        todo.append((tree.root.children[0], 0))
+    while todo:
+        item, indent = todo.pop()
+        if isinstance(item, str):
+            lines.append("  " * indent + item)
+            continue
+        node = item
+        assert node.action is not None and node.parent is not None
+        lines.append(f"{'  ' * indent}{node.depth}. {action_text(node.action)}")
+        # Pushed in reverse: the variations of this entry, then the line going on.
+        after: list[tuple[Variation | str, int]] = []
+        for sibling in node.parent.children[1:] if node.parent.children[0] is node else []:
+            after += [(_OPEN, indent), (sibling, indent + 1), (_CLOSE, indent)]
+        if node.children:
+            after.append((node.children[0], indent))
+        todo.extend(reversed(after))
+    return "\n".join(lines) + "\n"
+
+
+def parse_tree(text: str) -> VariationTree:
+    """Read a text record with variations (any text record: one without has one line);
+    ValueError naming the line (and entry) and the problem.
+
+    >>> t = parse_tree("Players: 2\\nSize: 5\\n\\n1. e5 a1\\n(\\n 1. c3 c4\\n 2. d4 d5\\n)\\n2. b2 b3\\n")
+    >>> len(t), [n.action for n in t.root.children]
+    (4, [('e5', 'a1'), ('c3', 'c4')])
+    >>> parse_tree("Players: 2\\nSize: 5\\n\\n(\\n")
+    Traceback (most recent call last):
+    ...
+    ValueError: line 4: a variation ('(') must follow the entry it replaces
+    """
+    raw_tags, entries, empty = _read_header(text)
+    tree = VariationTree(empty.players, empty.size, empty.pie_rule)
+    # One level per open variation: the node the next entry follows, the game there, and
+    # whether the level has an entry yet (a variation replaces the last one).
+    levels: list[tuple[Variation, Game, bool]] = [(tree.root, empty, False)]
+    last_line = 0
+    for line_number, line in entries:
+        last_line = line_number
+        node, game, has_entry = levels[-1]
+        if line == _OPEN:
+            if not has_entry:
+                raise ValueError(f"line {line_number}: a variation ('(') must follow the entry it replaces")
+            assert node.parent is not None
+            before = game.copy()
+            before.undo()
+            levels.append((node.parent, before, False))
+            continue
+        if line == _CLOSE:
+            if len(levels) == 1:
+                raise ValueError(f"line {line_number}: ')' closes no variation")
+            if not has_entry:
+                raise ValueError(f"line {line_number}: a variation needs at least one entry")
+            levels.pop()
+            continue
+        index = node.depth + 1
+        game = game.copy()
+        _play_entry(game, line, index, f"line {line_number}, entry {index}")
+        if len(levels) > 1 and not has_entry and node.child(game.history[-1]) is not None:
+            raise ValueError(f"line {line_number}, entry {index}: this variation repeats a line already given")
+        levels[-1] = (tree._attach(node, game.history[-1]), game, True)
+    if len(levels) > 1:
+        raise ValueError(f"line {last_line}: a variation is not closed (a ')' line is missing)")
+    tree.tags = _free_tags(raw_tags, tree.main_line())
+    return tree

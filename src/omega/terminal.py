@@ -17,16 +17,17 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import IO, Any
 
 # omega.ai loads the search (NumPy, Numba) only when make_bot is asked for one.
 from omega.ai import Bot, make_bot
 from omega.game import SWAP, Color, Game, IllegalMove
+from omega.i18n import DEFAULT, LANGUAGES, N_, Message, _
 from omega.picture import board_picture
 from omega.record import Record, RecordFileError, read_file, to_json
-from omega.texts import action_text, factors_text, one_line, tie_break_text
+from omega.texts import action_text, color_name, factors_text, number_text, one_line, tie_break_text
 
 __all__ = [
     "score_lines", "status_line", "ranking_lines", "groups_lines", "show_main", "play_main",
@@ -44,13 +45,33 @@ def use_color(stream: IO[str], no_color_flag: bool) -> bool:
 
 
 
-def _holder(game: Game, color: Color, names: dict[int, str] | None = None) -> str:
+def _say(message: Message, lang: str | None) -> str:
+    # A sentence in the player's language (None: as written, English).
+    return message.in_language(lang) if lang else str(message)
+
+
+def terminal_language(choice: str | None, env: Mapping[str, str]) -> str | None:
+    """The language of ``omega play`` and ``omega show``: ``--lang``, else the locale's
+    (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the first set), if the site speaks it; else None
+    (English as written).
+
+    >>> terminal_language(None, {"LANG": "fr_FR.UTF-8"}), terminal_language("de", {"LANG": "fr_FR.UTF-8"})
+    ('fr', 'de')
+    >>> terminal_language(None, {"LC_ALL": "C.UTF-8", "LANG": "es_ES"}), terminal_language(None, {})
+    (None, None)
+    """
+    wanted = choice or next((env[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if env.get(k)), "")
+    code = wanted.split(".")[0].split("@")[0].replace("_", "-").split("-")[0].lower()
+    return code if code in LANGUAGES and code != DEFAULT else None
+
+
+def _holder(game: Game, color: Color, names: dict[int, str] | None = None, lang: str | None = None) -> str:
     player = game.player_of(color)
     name = (names or {}).get(player)
-    return f"player {player}" + (f", {name}" if name else "")
+    return _say(_("player {player}", player=player), lang) + (f", {name}" if name else "")
 
 
-def score_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
+def score_lines(game: Game, names: dict[int, str] | None = None, lang: str | None = None) -> list[str]:
     """One line per colour in play: who holds it and its score as factors.
 
     >>> from omega import Game
@@ -59,11 +80,11 @@ def score_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
     White (player 0): 2 = 2
     Black (player 1): 1 x 1 = 1
     """
-    return [_score_line(game, c, names) for c in game.colors]
+    return [_score_line(game, c, names, lang) for c in game.colors]
 
 
-def _score_line(game: Game, color: Color, names: dict[int, str] | None) -> str:
-    return f"{color.label} ({_holder(game, color, names)}): {factors_text(game, color)}"
+def _score_line(game: Game, color: Color, names: dict[int, str] | None, lang: str | None = None) -> str:
+    return f"{color_name(color, lang)} ({_holder(game, color, names, lang)}): {factors_text(game, color, lang)}"
 
 
 def _sorted_groups(game: Game, color: Color) -> list[list[str]]:
@@ -73,7 +94,7 @@ def _sorted_groups(game: Game, color: Color) -> list[list[str]]:
     return [sorted(g, key=index) for g in groups]
 
 
-def groups_lines(game: Game) -> list[str]:
+def groups_lines(game: Game, lang: str | None = None) -> list[str]:
     """Every colour's groups, largest first, each as its size and sorted cells.
 
     >>> from omega import Game
@@ -85,11 +106,11 @@ def groups_lines(game: Game) -> list[str]:
     out = []
     for c in game.colors:
         text = " | ".join(f"[{len(g)}] " + " ".join(g) for g in _sorted_groups(game, c))
-        out.append(f"{c.label} groups: {text or '(none)'}")
+        out.append(_say(_("{color} groups: {groups}", color=color_name(c, lang), groups=text or _say(_("(none)"), lang)), lang))
     return out
 
 
-def ranking_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
+def ranking_lines(game: Game, names: dict[int, str] | None = None, lang: str | None = None) -> list[str]:
     """The final ranking, best first, with each colour's factors.
 
     >>> from omega import Game
@@ -98,10 +119,10 @@ def ranking_lines(game: Game, names: dict[int, str] | None = None) -> list[str]:
     1. Black (player 1): 1 x 1 = 1
     2. White (player 0): 1 x 1 = 1
     """
-    return [f"{place}. {_score_line(game, c, names)}" for place, c in enumerate(game.ranking(), start=1)]
+    return [f"{place}. {_score_line(game, c, names, lang)}" for place, c in enumerate(game.ranking(), start=1)]
 
 
-def status_line(game: Game, names: dict[int, str] | None = None) -> str:
+def status_line(game: Game, names: dict[int, str] | None = None, lang: str | None = None) -> str:
     """Whose turn it is (colour, player, round, empty cells), or the winner.
 
     >>> from omega import Game
@@ -111,19 +132,22 @@ def status_line(game: Game, names: dict[int, str] | None = None) -> str:
     if game.is_over:
         winner = game.winner
         assert winner is not None
-        return f"Game over: {winner.label} ({_holder(game, winner, names)}) wins with {game.score(winner)}"
+        return _say(_("Game over: {color} ({holder}) wins with {score}", color=color_name(winner, lang),
+                      holder=_holder(game, winner, names, lang), score=number_text(game.score(winner), lang)), lang)
     color = game.to_move
     assert color is not None
-    return f"{color.label} to move ({_holder(game, color, names)}), round {game.round}; {game.empty_count} empty cells"
+    return _say(_("{color} to move ({holder}), round {round}; {empty} empty cells", color=color_name(color, lang),
+                  holder=_holder(game, color, names, lang), round=game.round, empty=game.empty_count), lang)
 
 
-def _last_turn_line(game: Game) -> str | None:
+def _last_turn_line(game: Game, lang: str | None = None) -> str | None:
     if not game.history:
         return None
     last = game.history[-1]
     if last == SWAP:
-        return "Last action: swap (players 0 and 1 exchanged colours)"
-    return "Last turn: " + ", ".join(f"{Color(i).label} {cell}" for i, cell in enumerate(last))
+        return _say(_("Last action: swap (players 0 and 1 exchanged colours)"), lang)
+    cells = ", ".join(f"{color_name(Color(i), lang)} {cell}" for i, cell in enumerate(last))
+    return _say(_("Last turn: {cells}", cells=cells), lang)
 
 
 # -- omega show -------------------------------------------------------------------------------
@@ -192,21 +216,23 @@ def show_main(args: argparse.Namespace) -> int:
         print(json.dumps(show_json(game, record, entries)))
         return 0
     ansi = use_color(sys.stdout, args.no_color)
-    pie = ", pie rule" if game.pie_rule else ""
-    head = f"Omega: {game.players} players, side {game.size}{pie}; after {len(game.history)} of {entries} entries"
+    lang = terminal_language(getattr(args, "lang", None), os.environ)
+    pie = _say(_(", pie rule"), lang) if game.pie_rule else ""
+    head = _say(_("Omega: {players} players, side {size}{pie}; after {done} of {entries} entries", players=game.players,
+                  size=game.size, pie=pie, done=len(game.history), entries=entries), lang)
     for key, value in record.tags.items():
         head += f"\n{key}: {value}"
     out = [head, "", board_picture(game, ansi), ""]
-    last = _last_turn_line(game)
+    last = _last_turn_line(game, lang)
     if last:
         out.append(last)
-    out += score_lines(game)
-    out += groups_lines(game)
-    out.append(status_line(game))
+    out += score_lines(game, lang=lang)
+    out += groups_lines(game, lang)
+    out.append(status_line(game, lang=lang))
     if game.is_over:
-        out.append("Ranking:")
-        out += ["  " + line for line in ranking_lines(game)]
-        tie = tie_break_text(game)
+        out.append(_say(_("Ranking:"), lang))
+        out += ["  " + line for line in ranking_lines(game, lang=lang)]
+        tie = tie_break_text(game, lang)
         if tie:
             out.append(tie)
     print("\n".join(out))
@@ -215,7 +241,7 @@ def show_main(args: argparse.Namespace) -> int:
 
 # -- omega play -------------------------------------------------------------------------------
 
-HELP = """\
+HELP = N_("""\
 Type your turn as one cell per colour, in colour order ({order}), e.g. `{example}`.
 Cells are a row letter and a column number (e5); commas or spaces between them; any case.
 Commands:
@@ -224,7 +250,7 @@ Commands:
   board       show the board again
   save FILE   write the game record to FILE
   help        this text
-  quit        stop (the record is saved if --save was given)"""
+  quit        stop (the record is saved if --save was given)""")
 
 
 def _parse_seats(specs: Sequence[str], players: int) -> dict[int, str]:
@@ -258,7 +284,7 @@ class _Session:
     """One terminal game: the loop of showing, reading and applying actions."""
 
     def __init__(self, game: Game, bots: dict[int, Bot], save: str | None, ansi: bool,
-                 read: Callable[[str], str], echo: bool) -> None:
+                 read: Callable[[str], str], echo: bool, lang: str | None = None) -> None:
         self.game = game
         self.bots = bots
         self.save_path = save
@@ -266,25 +292,30 @@ class _Session:
         self.read = read
         self.echo = echo  # piped input is not echoed by the terminal: print it for a readable transcript
         self.names = {seat: bot.name for seat, bot in bots.items()}
+        self.lang = lang  # the player's language (None: English as written)
 
     def say(self, text: str = "") -> None:
         print(text, flush=True)
+
+    def tell(self, message: Message) -> None:
+        """Say a marked sentence in the player's language."""
+        self.say(_say(message, self.lang))
 
     def show(self) -> None:
         g = self.game
         self.say()
         self.say(board_picture(g, self.ansi))
-        last = _last_turn_line(g)
+        last = _last_turn_line(g, self.lang)
         if last:
             self.say(last)
-        for line in score_lines(g, self.names):
+        for line in score_lines(g, self.names, self.lang):
             self.say(line)
-        self.say(status_line(g, self.names))
+        self.say(status_line(g, self.names, self.lang))
         if g.can_swap:
-            self.say("(pie rule: you may type `swap` to take White's position)")
+            self.tell(_("(pie rule: you may type `swap` to take White's position)"))
 
     def order_text(self) -> str:
-        return ", ".join(c.label for c in self.game.colors)
+        return ", ".join(color_name(c, self.lang) for c in self.game.colors)
 
     def example(self) -> str:
         return " ".join(self.game.empty_cells()[: self.game.players])
@@ -300,9 +331,9 @@ class _Session:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(self.game.record(self.tags()))
         except OSError as e:
-            self.say(f"Could not save to {path}: {e.strerror or e}")
+            self.tell(_("Could not save to {path}: {error}", path=path, error=e.strerror or e))
             return False
-        self.say(f"Saved the record to {path}")
+        self.tell(_("Saved the record to {path}", path=path))
         return True
 
     def finish(self, status: int) -> int:
@@ -323,20 +354,21 @@ class _Session:
             color = g.to_move
             assert color is not None
             try:
-                line = self.read(f"{color.label} (player {player}), cells for {self.order_text()}> ")
+                line = self.read(_say(_("{color} (player {player}), cells for {order}> ", color=color_name(color, self.lang),
+                                        player=player, order=self.order_text()), self.lang))
             except EOFError:
                 self.say()
-                self.say("End of input: the game is left unfinished.")
+                self.tell(_("End of input: the game is left unfinished."))
                 return self.finish(0)
             if self.echo:
                 self.say(line)
             if self.command(line) == "quit":
-                self.say("Game stopped.")
+                self.tell(_("Game stopped."))
                 return self.finish(0)
-        self.say("Final ranking:")  # show() above already printed the board and the winner
-        for line in ranking_lines(g, self.names):
+        self.tell(_("Final ranking:"))  # show() above already printed the board and the winner
+        for line in ranking_lines(g, self.names, self.lang):
             self.say(line)
-        tie = tie_break_text(g)
+        tie = tie_break_text(g, self.lang)
         if tie:
             self.say(tie)
         return self.finish(0)
@@ -345,7 +377,7 @@ class _Session:
         g = self.game
         action = bot.choose(g)
         g.apply(action)  # a bot that breaks the rules is a bug: let IllegalMove surface
-        self.say(f"Player {player} ({bot.name}) plays: {action_text(action)}")
+        self.tell(_("Player {player} ({name}) plays: {action}", player=player, name=bot.name, action=action_text(action)))
         self.show()
 
     def command(self, line: str) -> str:
@@ -353,13 +385,14 @@ class _Session:
         g = self.game
         words = line.replace(",", " ").split()
         if not words:
-            self.say(f"Type {g.players} cells in colour order ({self.order_text()}), e.g. `{self.example()}`, or `help`.")
+            self.tell(_("Type {count} cells in colour order ({order}), e.g. `{example}`, or `help`.", count=g.players,
+                        order=self.order_text(), example=self.example()))
             return ""
         head = words[0].lower()
         if head in ("quit", "exit", "q") and len(words) == 1:
             return "quit"
         if head in ("help", "?", "h") and len(words) == 1:
-            self.say(HELP.format(order=self.order_text(), example=self.example()))
+            self.tell(Message(HELP, {"order": self.order_text(), "example": self.example()}))
             return ""
         if head in ("board", "show") and len(words) == 1:
             self.show()
@@ -370,7 +403,7 @@ class _Session:
             elif self.save_path:
                 self.write_record(self.save_path)
             else:
-                self.say("Usage: save FILE")
+                self.tell(_("Usage: save FILE"))
             return ""
         if head == "undo" and len(words) == 1:
             self.undo()
@@ -379,18 +412,19 @@ class _Session:
             try:
                 g.swap()
             except IllegalMove as e:
-                self.say(f"Cannot swap: {e}.")
+                self.tell(_("Cannot swap: {reason}.", reason=e))
                 return ""
-            self.say("Swapped: player 1 now holds White, player 0 holds Black.")
+            self.tell(_("Swapped: player 1 now holds White, player 0 holds Black."))
             self.show()
             return ""
         if len(words) == 1 and not g.board.is_cell(words[0]):
-            self.say(f"Unknown command {words[0]!r}; type `help` for the commands.")
+            self.tell(_("Unknown command {command}; type `help` for the commands.", command=repr(words[0])))
             return ""
         try:
             g.play(words)
         except IllegalMove as e:
-            self.say(f"Illegal turn: {e}. Type {g.players} cells in colour order ({self.order_text()}), e.g. `{self.example()}`.")
+            self.tell(_("Illegal turn: {reason}. Type {count} cells in colour order ({order}), e.g. `{example}`.", reason=e,
+                        count=g.players, order=self.order_text(), example=self.example()))
             return ""
         self.show()
         return ""
@@ -398,14 +432,14 @@ class _Session:
     def undo(self) -> None:
         g = self.game
         if not g.history:
-            self.say("Nothing to undo.")
+            self.tell(_("Nothing to undo."))
             return
         g.undo()
         # Undoing into a computer player's turn would only make it play again at once, so
         # take back its turns too, back to the last position where a person was to move.
         while g.history and g.current_player in self.bots:
             g.undo()
-        self.say("Undone.")
+        self.tell(_("Undone."))
         self.show()
 
 
@@ -427,7 +461,8 @@ def play_main(args: argparse.Namespace) -> int:
     def read(prompt: str) -> str:
         return input(prompt)
 
-    session = _Session(game, bots, args.save, use_color(sys.stdout, args.no_color), read, echo)
+    lang = terminal_language(getattr(args, "lang", None), os.environ)
+    session = _Session(game, bots, args.save, use_color(sys.stdout, args.no_color), read, echo, lang)
     try:
         return session.run()
     except KeyboardInterrupt:

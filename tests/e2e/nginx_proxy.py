@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,10 +41,10 @@ def _replace_once(text: str, pattern: str, replacement: str) -> str:
     return new
 
 
-def site_config(listen: int, upstreams: list[int], log: Path, host: str = "127.0.0.1",
+def site_config(listen: int, upstreams: Sequence[int | str], log: Path, host: str = "127.0.0.1",
                 per_address: int | None = None) -> str:
     """The doc's site file for this machine: nginx on ``host:listen``, the servers on
-    ``upstreams`` (ports on 127.0.0.1), the access log at ``log``; ``per_address`` replaces
+    ``upstreams`` (ports on 127.0.0.1, or ``address:port``), the access log at ``log``; ``per_address`` replaces
     the open connections allowed per client address (a load test plays every seat from one
     address, as it raises the servers' rate limits)."""
     text = site_config_from_doc()
@@ -51,7 +52,7 @@ def site_config(listen: int, upstreams: list[int], log: Path, host: str = "127.0
         text = _replace_once(text, r"^    limit_conn omega_per_address \d+;$", f"    limit_conn omega_per_address {per_address};")
     servers = re.findall(r"^    server 127\.0\.0\.1:\d+ (.*);$", text, flags=re.MULTILINE)
     assert servers and len(set(servers)) == 1, "the upstreams list their servers with the same options"
-    lines = "".join(f"    server 127.0.0.1:{port} {servers[0]};\n" for port in upstreams)
+    lines = "".join(f"    server {u if isinstance(u, str) else f'127.0.0.1:{u}'} {servers[0]};\n" for u in upstreams)
     # Each upstream (any process; a table's process) lists the same servers: each list is
     # replaced, once per upstream block.
     groups = len(re.findall(r"^upstream \w+ \{$", text, flags=re.MULTILINE))
@@ -93,7 +94,7 @@ http {{
 class Nginx:
     """nginx on 127.0.0.1:``port`` in front of servers on ``upstreams``; ``stop`` ends it."""
 
-    def __init__(self, port: int, upstreams: list[int], host: str = "127.0.0.1",
+    def __init__(self, port: int, upstreams: Sequence[int | str], host: str = "127.0.0.1",
                  per_address: int | None = None) -> None:
         self.port = port
         self.url = f"http://{host}:{port}"

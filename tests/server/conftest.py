@@ -12,7 +12,7 @@ import pytest
 from omega.server.clock import FakeClock
 
 from .mail_helpers import SmtpSink
-from .server_helpers import Api, LiveServer, PgCluster, make_server
+from .server_helpers import Api, LiveServer, PgCluster, make_server, migrated, ready_sqlite
 from .site_helpers import CHEAP, ROOMY, Browser, browser_at
 
 
@@ -26,12 +26,33 @@ def pg() -> Iterator[PgCluster]:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh empty database of each kind."""
+def blank_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh empty database of each kind (no schema): for the tests of the migrations."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}"
     cluster: PgCluster = request.getfixturevalue("pg")
     return cluster.new_database()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated once a session, which :func:`db_url` copies."""
+    path = tmp_path_factory.mktemp("template") / "omega.sqlite3"
+    migrated(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database of each kind at the newest schema.  It is a copy of one migrated once
+    a session (the migrations run before each test cost more than many a test): the servers
+    made on it find nothing to migrate.  The migrations have tests of their own
+    (``blank_db_url``), and every server started on its own file or database migrates it."""
+    if request.param == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        return ready_sqlite(template, f"sqlite:///{tmp_path / 'data' / 'omega.sqlite3'}")
+    cluster: PgCluster = request.getfixturevalue("pg")
+    return cluster.ready_database()
 
 
 @pytest.fixture

@@ -36,6 +36,7 @@ from websockets.sync.client import ClientConnection, connect
 from omega.server.app import create_app
 from omega.server.clock import Clock
 from omega.server.config import Settings
+from omega.server.infra.db import Database, make_engine
 from omega.server.infra.limits import Limits
 from omega.server.infra.patch import apply as apply_changes
 from omega.server.run import SHUTDOWN_GRACE, uvicorn_options
@@ -102,6 +103,25 @@ def migrations(conn: Connection) -> Config:
     return cfg
 
 
+def migrated(url: str) -> None:
+    """Bring the database at ``url`` to the newest schema, and leave no connection to it open
+    (PostgreSQL copies a template only while nobody is connected to it)."""
+    engine = make_engine(url)
+    try:
+        Database(engine).migrate()
+    finally:
+        engine.dispose()
+
+
+def ready_sqlite(template: Path, url: str) -> str:
+    """``url`` (a SQLite file's) holding a copy of ``template``, a database that
+    :func:`migrated` brought to the newest schema once: quicker than migrating each one."""
+    path = Path(url.removeprefix("sqlite:///"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, path)
+    return url
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -133,19 +153,29 @@ class PgCluster:
             if attempt == 5:
                 started.check_returncode()
         self._as_pg = as_pg
+        self._ready: str | None = None
 
     def url(self, database: str) -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{database}"
 
-    def new_database(self) -> str:
+    def new_database(self, template: str = "template1") -> str:
+        """A new database, a copy of ``template`` (PostgreSQL's empty one by default)."""
         import psycopg
 
         name = "t_" + secrets.token_hex(6)
         with psycopg.connect(f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres",
                              autocommit=True) as conn:
             # FILE_COPY: a plain copy of the template, much quicker than writing it all to the WAL.
-            conn.execute(f"CREATE DATABASE {name} STRATEGY FILE_COPY")
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {template} STRATEGY FILE_COPY")
         return self.url(name)
+
+    def ready_database(self) -> str:
+        """A new database at the newest schema: a copy of one this cluster migrated once."""
+        if self._ready is None:
+            url = self.new_database()
+            migrated(url)
+            self._ready = url.rsplit("/", 1)[1]
+        return self.new_database(self._ready)
 
     def stop(self) -> None:
         subprocess.run([*self._as_pg, str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w",

@@ -142,12 +142,12 @@ def database_at_0009(url: str, users: list[str]) -> None:
     engine.dispose()
 
 
-def test_accounts_made_before_the_skeleton_upgrade_and_the_older_look_alike_keeps_it(db_url: str) -> None:
-    database_at_0009(db_url, ["farmer", CYRILLIC_A, "Bob", CYRILLIC_A_E, "b\u043eb"])
-    live = make_server(db_url, password_hasher=CHEAP)
+def test_accounts_made_before_the_skeleton_upgrade_and_the_older_look_alike_keeps_it(blank_db_url: str) -> None:
+    database_at_0009(blank_db_url, ["farmer", CYRILLIC_A, "Bob", CYRILLIC_A_E, "b\u043eb"])
+    live = make_server(blank_db_url, password_hasher=CHEAP)
     try:
         assert httpx.get(f"{live.url}/healthz", timeout=30).status_code == 200  # started: migrated
-        assert accounts(db_url) == [("farmer", "farrner"), (CYRILLIC_A, None), ("Bob", "bob"),
+        assert accounts(blank_db_url) == [("farmer", "farrner"), (CYRILLIC_A, None), ("Bob", "bob"),
                                     (CYRILLIC_A_E, None), ("b\u043eb", None)]
         # Every old account still logs in, the look-alikes too: none was renamed or closed.
         for name in ["farmer", CYRILLIC_A, "Bob", CYRILLIC_A_E]:
@@ -160,6 +160,6 @@ def test_accounts_made_before_the_skeleton_upgrade_and_the_older_look_alike_keep
         for name in ["farrner", "FARMER", "B0b"]:
             assert refused_as_taken(Browser(live).register(name)), name
         assert Browser(live).register("Bea").status_code == 201
-        assert [name for name, _ in accounts(db_url)][-1] == "Bea"
+        assert [name for name, _ in accounts(blank_db_url)][-1] == "Bea"
     finally:
         live.stop()

@@ -27,8 +27,8 @@ from .server_helpers import Api, PgCluster, Socket, error_code, make_server, ran
 pytestmark = pytest.mark.timeout(120)
 
 
-def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
-    repos = [Repository(make_engine(db_url)) for _ in range(3)]
+def test_migrations_are_idempotent_and_concurrent(blank_db_url: str) -> None:
+    repos = [Repository(make_engine(blank_db_url)) for _ in range(3)]
     errors: list[BaseException] = []
 
     def migrate(repo: Repository) -> None:
@@ -42,7 +42,7 @@ def test_migrations_are_idempotent_and_concurrent(db_url: str) -> None:
         th.start()
     for th in threads:
         th.join(60)
-    if db_url.startswith("sqlite"):
+    if blank_db_url.startswith("sqlite"):
         assert not errors or all("locked" in str(e) for e in errors)
         repos[0].migrate()
     else:

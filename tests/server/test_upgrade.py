@@ -73,15 +73,15 @@ def keeps(new: Any, old: Any) -> bool:
     return bool(new == old)
 
 
-def test_a_database_written_before_accounts_upgrades_and_every_table_works(db_url: str) -> None:
+def test_a_database_written_before_accounts_upgrades_and_every_table_works(blank_db_url: str) -> None:
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     assert fixture["schema"] == "0003"
-    old_database(db_url, fixture["rows"])
-    live = make_server(db_url, bot="random", password_hasher=CHEAP)
+    old_database(blank_db_url, fixture["rows"])
+    live = make_server(blank_db_url, bot="random", password_hasher=CHEAP)
     try:
         http = httpx.Client(base_url=live.url, timeout=30)
         assert http.get("/healthz").status_code == 200  # the server has started: migrated
-        engine = make_engine(db_url)
+        engine = make_engine(blank_db_url)
         with engine.connect() as conn:
             assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == schema_head()
             assert conn.execute(text("SELECT COUNT(*) FROM seats WHERE user_id IS NULL")).scalar_one() == 15

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from omega.i18n import N_
+
 __all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level", "computer_name"]
 
 
@@ -36,11 +38,11 @@ class Level:
 
 #: Every level, weakest first, numbered from 1 without gaps.
 LEVELS: tuple[Level, ...] = (
-    Level(1, 10, 0.5, "Beginner", "moves at once and makes plenty of mistakes"),
-    Level(2, 600, 1.0, "Easy", "looks a little ahead; still easy to outplay"),
-    Level(3, 4_000, 2.0, "Medium", "a fair test once you know the rules"),
-    Level(4, 25_000, 3.0, "Hard", "searches deeply and punishes loose play"),
-    Level(5, 300_000, 5.0, "Strongest", "thinks longest, on two cores, and remembers its analysis between turns"),
+    Level(1, 10, 0.5, N_("Beginner"), N_("moves at once and makes plenty of mistakes")),
+    Level(2, 600, 1.0, N_("Easy"), N_("looks a little ahead; still easy to outplay")),
+    Level(3, 4_000, 2.0, N_("Medium"), N_("a fair test once you know the rules")),
+    Level(4, 25_000, 3.0, N_("Hard"), N_("searches deeply and punishes loose play")),
+    Level(5, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns")),
 )
 
 MIN_LEVEL = LEVELS[0].number

@@ -20,10 +20,11 @@ from fastapi import FastAPI
 from sqlalchemy import Connection
 
 from omega.ai import bot_for_level
-from omega.server import site
+from omega.server import languages, site
 from omega.server.accounts import routes as accounts
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import Mailing
+from omega.server.analysis import routes as analysis
 from omega.server.challenges import routes as challenges
 from omega.server.clock import Clock, SystemClock
 from omega.server.config import Settings
@@ -140,6 +141,7 @@ def create_app(
                 await listener.stop()
             await the_lobby.stop()
             passwords.close()
+            await core.publisher.flush()  # what the last commits stored, for the other processes
             core.close()
 
     app = FastAPI(title="Omega", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -183,17 +185,21 @@ def create_app(
     watch.setup(app, core, the_ratings)
     puzzles.setup(app, core)
     leaving.setup(app, core, scheduler, the_accounts, the_ratings)
+    the_analysis = analysis.setup(app, core, scheduler, computers, limits.computer_queue)
     # A moderator's "close account" is the leaving feature's closing (moderation sits below it).
     the_moderation.closer = lambda conn, user_id, now, by: close_account(conn, user_id, now, by).remove_at
     the_moderation.wake = scheduler.wake
 
     def on_note(table_id: str, tag: str) -> None:
-        """A note from another process: a review's progress, a hint's answer, or chat and rematch."""
-        if not (the_reviews.remote(table_id, tag) or the_hints.remote(table_id, tag)):
+        """A note from another process: a review's progress, a hint's or an evaluation's answer,
+        or chat and rematch."""
+        if not (the_reviews.remote(table_id, tag) or the_hints.remote(table_id, tag)
+                or the_analysis.evaluations.remote(table_id, tag)):
             the_social.remote(table_id, tag)
 
     for router in (site.router, tables.router, accounts.router, reviews.router, hints.router, lobby.router,
                    ratings.router, notify.router, push.router, vacation.router, tournaments.router,
-                   relations.router, challenges.router, moderation.router, watch.router, leaving.router, puzzles.router):
+                   relations.router, challenges.router, moderation.router, watch.router, leaving.router, analysis.router,
+                   puzzles.router, languages.router):
         app.include_router(router)
     return app

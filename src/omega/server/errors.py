@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from omega.i18n import DEFAULT, Message, _
+
 __all__ = ["ApiError", "SESSION_ENDED"]
 
 #: What a table's socket opened by a session cookie answers (``auth_required``) once that
 #: session has ended (a log-out here or elsewhere): the seat was the account's, not the socket's.
-SESSION_ENDED = "your session ended: log in again, or open the table by its link"
+SESSION_ENDED = _("your session ended: log in again, or open the table by its link")
 
 
 class ApiError(Exception):
@@ -66,6 +68,10 @@ class ApiError(Exception):
         # until when it may be reopened, ``reopen_until``; null once its data is removed);
         # a reopening of an account that is not closed, or whose data is already removed.
         "account_closed": 403, "not_closed": 409, "account_removed": 410,
+        # Analysis boards: an evaluation a newer one of the same board replaced while it
+        # waited for a worker; an owner with as many boards as it may keep
+        # (analysis.service.BOARDS_PER_OWNER).
+        "superseded": 409, "too_many_boards": 429,
     }
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
@@ -82,10 +88,14 @@ class ApiError(Exception):
         """The HTTP status that goes with the code."""
         return self.STATUS[self.code]
 
-    def as_json(self) -> dict[str, Any]:
-        """The error body every refused request gets (with its details, if it has any).
+    def as_json(self, lang: str = DEFAULT) -> dict[str, Any]:
+        """The error body every refused request gets (with its details, if it has any), its
+        message in ``lang`` where it was marked for translation (``omega.i18n._``).
 
         >>> ApiError("muted", "you are muted", until="2027-01-01T10:00:00Z").as_json()["error"]["until"]
         '2027-01-01T10:00:00Z'
+        >>> ApiError("game_over", _("the game is over")).as_json("fr")["error"]["message"]
+        'la partie est terminée'
         """
-        return {"error": {**self.details, "code": self.code, "message": self.message}}
+        message = self.message.in_language(lang) if isinstance(self.message, Message) else self.message
+        return {"error": {**self.details, "code": self.code, "message": message}}

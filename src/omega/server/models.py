@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
+from omega.server.analysis.models import BoardRow, EvaluationRow
 from omega.server.challenges.models import ChallengeRow
 from omega.server.infra.db import Base
 from omega.server.infra.due import DueRow
@@ -44,5 +45,5 @@ MODELS = (TableRow, SeatRow, EventRow, PresenceRow, UserRow, SessionRow, Passwor
           RematchRow, RatingRow, RatedGameRow, RatingChangeRow, QueueRow, OpeningRow, UnratedGameRow, FairPlayFlagRow,
           OutboxRow, DeliveryRow, SettingsRow, DigestRow, SiteKeyRow, VapidKeyRow, SubscriptionRow, VacationRow,
           RoleRow, TournamentRow, EntryRow, RoundRow, TournamentGameRow, ByeRow, FollowRow, BlockRow, ChallengeRow,
-          ReportRow, ActionRow, RatingRevertRow, WatchSettingRow, ClosureRow,
+          ReportRow, ActionRow, RatingRevertRow, WatchSettingRow, ClosureRow, BoardRow, EvaluationRow,
           PuzzleRow, PuzzleRatingRow, PuzzleAttemptRow)

@@ -179,6 +179,8 @@ def worker_main(args: argparse.Namespace) -> int:
     (or SQLite), 3 if the database cannot be reached at start."""
     from sqlalchemy.exc import ArgumentError
 
+    from omega.server.analysis.routes import install_worker as install_analysis
+    from omega.server.infra.limits import Limits
     from omega.server.work.worker import NEEDS_POSTGRES, Worker
     _log_setup()
     url = _database(args)
@@ -191,6 +193,8 @@ def worker_main(args: argparse.Namespace) -> int:
         return 2
     try:
         worker = Worker(url, ai_workers=args.ai_workers, mail=mail)
+        # The analysis boards' positions asked at servers without computer players.
+        install_analysis(worker.core, worker.scheduler, worker.computers, Limits().computer_queue)
     except (ArgumentError, ValueError) as e:
         print(f"omega worker: bad database URL {url!r}: {e}", file=sys.stderr)
         return 2

@@ -23,11 +23,14 @@ from starlette.types import Receive, Scope, Send
 
 from omega.ai.levels import LEVELS
 from omega.board import cell_count
+from omega.i18n import DEFAULT, _, gettext
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.language import connection_language
 from omega.server.infra.metrics import MetricsAccess
+from omega.server.languages import PAGE_VARY, localized
 from omega.server.moderation.schemas import limits_config as moderation_limits
 from omega.server.social.chat_text import CHAT_MAX
 from omega.server.tables.deps import table_core
@@ -53,17 +56,19 @@ def web_dir() -> Path:
     return Path(str(files("omega") / "web"))
 
 
-def site_config() -> dict[str, Any]:
-    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md)."""
+def site_config(lang: str = DEFAULT) -> dict[str, Any]:
+    """The table limits as the page reads them (``GET /api/config``, docs/server-api.md), their
+    words (levels, rules) in ``lang``."""
     return {
         "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
         "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
         "default_size": DEFAULT_SIZE,
-        "levels": [{"level": lv.number, "name": lv.name, "description": lv.description} for lv in LEVELS],
+        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang)}
+                   for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
-        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE},
-        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE},
+        "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE.in_language(lang)},
+        "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE.in_language(lang)},
         "time_controls": time_control_config(),
         "chat_max": CHAT_MAX,
         "tournaments": tournament_limits(),
@@ -71,11 +76,13 @@ def site_config() -> dict[str, Any]:
     }
 
 
-def index() -> Response:
-    """The page (the one page of the site; it reads its path itself)."""
+def index(request: Request) -> Response:
+    """The page (the one page of the site; it reads its path itself), in the reader's
+    language (``languages.localized``)."""
     page = web_dir() / "index.html"
     if page.is_file():
-        return HTMLResponse(page.read_text(encoding="utf-8"))
+        html = localized(page.read_text(encoding="utf-8"), connection_language(request))
+        return HTMLResponse(html, headers={"vary": PAGE_VARY})
     return HTMLResponse(_MISSING_CLIENT)
 
 
@@ -92,7 +99,7 @@ def root_file(request: Request) -> Response:
     name, content_type = ROOT_FILES[request.url.path]
     path = web_dir() / name
     if not path.is_file():
-        raise ApiError("not_found", f"{name} is not installed")
+        raise ApiError("not_found", _("{name} is not installed", name=name))
     headers = {"cache-control": "no-cache", "service-worker-allowed": "/"} if name == "sw.js" \
         else {"cache-control": "no-cache"}
     return Response(path.read_bytes(), media_type=content_type, headers=headers)
@@ -129,7 +136,7 @@ async def prometheus(request: Request) -> Response:
     access: MetricsAccess = request.app.state.metrics_access
     if not access.allows(request.client.host if request.client else None,
                          forwarded="x-forwarded-for" in request.headers):
-        raise ApiError("forbidden", "metrics are served to monitoring addresses only (omega serve --metrics-from)")
+        raise ApiError("forbidden", _("metrics are served to monitoring addresses only (omega serve --metrics-from)"))
     metrics = table_core(request).metrics
     await metrics.refresh()
     body, content_type = metrics.render(request.headers.get("accept", ""))
@@ -140,8 +147,8 @@ router.add_api_route("/metrics", prometheus, methods=["GET"], include_in_schema=
 
 
 @router.get("/api/config")
-async def config() -> dict[str, Any]:
-    return site_config()
+async def config(request: Request) -> dict[str, Any]:
+    return site_config(connection_language(request))
 
 
 @router.get("/api/status")
@@ -158,15 +165,15 @@ async def status(request: Request) -> dict[str, Any]:
 
 async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return JSONResponse(exc.as_json(), status_code=exc.status)
+    return JSONResponse(exc.as_json(connection_language(request)), status_code=exc.status)
 
 
 async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     # The database is down or restarting: nothing was acknowledged, the client may retry
     # (with the same request_id, so a retry never plays twice).
     log.error("database error on %s: %s", request.url.path, exc)
-    error = ApiError("unavailable", "the database is not available; try again")
-    return JSONResponse(error.as_json(), status_code=error.status)
+    error = ApiError("unavailable", _("the database is not available; try again"))
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status)
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
@@ -174,14 +181,14 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
     error = ApiError(code, str(exc.detail))
     # A 405 keeps the router's Allow header.
-    return JSONResponse(error.as_json(), status_code=error.status, headers=exc.headers)
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status, headers=exc.headers)
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     # A bug: the traceback goes to the log (uvicorn logs it after this answer), the client
     # gets the usual error shape, never a plain-text page.
-    error = ApiError("internal", "internal server error")
-    return JSONResponse(error.as_json(), status_code=error.status)
+    error = ApiError("internal", _("internal server error"))
+    return JSONResponse(error.as_json(connection_language(request)), status_code=error.status)
 
 
 def setup(app: FastAPI, metrics_from: str) -> None:
@@ -198,7 +205,7 @@ def setup(app: FastAPI, metrics_from: str) -> None:
     async def not_found(scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(PROGRAM_PATHS):
-            response = index()
+            response = index(Request(scope))
             response.status_code = 404
             await response(scope, receive, send)
             return

@@ -24,6 +24,7 @@ from typing import TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 T = TypeVar("T")
@@ -35,7 +36,7 @@ PASSWORD_MIN = 8
 #: The longest: argon2 reads the whole password, so a bound keeps one guess's cost bounded.
 PASSWORD_MAX = 256
 #: What :func:`check_password` says about a password it refuses.
-PASSWORD_RULE = f"a password is {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+PASSWORD_RULE = _("a password is {least} to {most} characters", least=PASSWORD_MIN, most=PASSWORD_MAX)
 
 
 def check_password(text: str) -> str:
@@ -104,7 +105,7 @@ class Passwords:
 
     async def _run(self, fn: Callable[..., T], *args: object) -> T:
         if self._queued >= self.max_queued:
-            raise ApiError("busy", "too many log-ins at this moment; try again in a minute")
+            raise ApiError("busy", _("too many log-ins at this moment; try again in a minute"))
         self._queued += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)

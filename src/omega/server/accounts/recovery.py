@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.names import username_key
 from omega.server.accounts.addresses import (
     RESET_TOKEN,
@@ -61,7 +62,7 @@ log = logging.getLogger("omega.server")
 FORGOT_ANSWER = ("if an account has this username or verified address, a mail with a link to "
                  "choose a new password is on its way to its address")
 #: What a refused mail-sending request says.
-RATE_LIMITED = "too many mails asked for; wait a while and try again"
+RATE_LIMITED = _("too many mails asked for; wait a while and try again")
 
 
 class MailQueue(Protocol):
@@ -130,10 +131,10 @@ class Recovery:
         now = self.clock.monotonic()
         if not (self.accounts.login_by_address.take(address, now)
                 and self.accounts.login_by_name.take(username_key(user.username), now)):
-            raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
+            raise ApiError("rate_limited", _("too many attempts; wait a minute and try again"))
         stored = await self.core.db(self.store.password_hash, user.id)
         if stored is None or not (await self.accounts.passwords.verify(stored, password)).ok:
-            raise ApiError("forbidden", "the password is not right")
+            raise ApiError("forbidden", _("the password is not right"))
 
     # -- the account's address ----------------------------------------------------------------
 
@@ -148,10 +149,10 @@ class Recovery:
         try:
             wanted = normalize_email(text)
         except ValueError as e:
-            raise ApiError("bad_request", f"bad request: email: {e}") from None
+            raise ApiError("bad_request", _("bad request: email: {e}", e=e)) from None
         await self._check_password(user, password, address)
         key = email_key(wanted)
-        email, _ = await self.core.db(self.store.email_of, user.id)
+        email, _pending = await self.core.db(self.store.email_of, user.id)
         if email is not None and email_key(email) == key:  # the address it has: nothing to verify
             await self.core.db(self._store_pending, user.id, None)
             return await self.addresses(user)
@@ -190,23 +191,22 @@ class Recovery:
         ``invalid_token`` (not made by this site, or for an address no longer asked for),
         ``token_expired``, ``email_taken`` (another account verified it first)."""
         claimed = parse_verify_token(token)
-        invalid = ApiError("invalid_token", "this link is not valid (it may have been used, or replaced "
-                                            "by a newer one); ask for a new one on your account page")
+        invalid = ApiError("invalid_token", _("this link is not valid (it may have been used, or replaced by a newer one); ask for a new one on your account page"))
         if claimed is None:
             raise invalid
-        _, pending = await self.core.db(self.store.email_of, claimed[0])
+        _email, pending = await self.core.db(self.store.email_of, claimed[0])
         checked = read_verify_token(await self.key(), token, pending) if pending is not None else None
         if checked is None:
             raise invalid
         user_id, expires = checked
         if expires <= self.clock.now().timestamp():
-            raise ApiError("token_expired", "this link has expired; ask for a new one on your account page")
+            raise ApiError("token_expired", _("this link has expired; ask for a new one on your account page"))
         assert pending is not None
         done = await self.core.db(self.store.verify_email, user_id, pending, email_key(pending))
         if done == "stale":  # another request came between the reading and the writing
             raise invalid
         if done == "taken":
-            raise ApiError("email_taken", "another account has verified this address in the meantime")
+            raise ApiError("email_taken", _("another account has verified this address in the meantime"))
         return {"email": pending}
 
     async def remove(self, user: User, password: str, address: str) -> dict[str, Any]:
@@ -260,11 +260,10 @@ class Recovery:
         try:
             check_password(password)
         except ValueError as e:
-            raise ApiError("bad_request", f"bad request: password: {e}") from None
+            raise ApiError("bad_request", _("bad request: password: {e}", e=e)) from None
         if not self.accounts.login_by_address.take(address, self.clock.monotonic()):
-            raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
-        invalid = ApiError("invalid_token", "this link is not valid (it works once); ask for a new one "
-                                            "with \"Forgot password?\"")
+            raise ApiError("rate_limited", _("too many attempts; wait a minute and try again"))
+        invalid = ApiError("invalid_token", _('this link is not valid (it works once); ask for a new one with "Forgot password?"'))
         if RESET_TOKEN.fullmatch(token) is None:
             raise invalid
         digest = hash_token(token)
@@ -272,7 +271,7 @@ class Recovery:
         if found is None:
             raise invalid
         if found == "expired":
-            raise ApiError("token_expired", "this link has expired; ask for a new one with \"Forgot password?\"")
+            raise ApiError("token_expired", _('this link has expired; ask for a new one with "Forgot password?"'))
         new_hash = await self.accounts.passwords.hash(password)
         user = await self.core.db(self.store.use_reset, digest, self.clock.now(), new_hash)
         if user is None:  # used (or expired) between the look and the use

@@ -40,6 +40,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response, WebSocket
 from starlette.requests import HTTPConnection
 
+from omega.i18n import _
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import FORGOT_ANSWER, Mailing, Recovery
 from omega.server.accounts.schemas import (
@@ -61,6 +62,7 @@ from omega.server.accounts.service import (
     parse_cursor,
 )
 from omega.server.errors import ApiError
+from omega.server.infra.language import connection_language
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key, read_body
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
@@ -90,7 +92,7 @@ def _accounts(conn: HTTPConnection) -> Accounts:
 def _recovery(conn: HTTPConnection) -> Recovery:
     recovery: Recovery | None = getattr(conn.app.state, "recovery", None)
     if recovery is None:  # an app wired without mail (no outbox): nothing can be mailed
-        raise ApiError("unavailable", "this server sends no mail")
+        raise ApiError("unavailable", _("this server sends no mail"))
     return recovery
 
 
@@ -119,8 +121,7 @@ def same_site(conn: HTTPConnection) -> bool:
 def refuse_cross_site(conn: HTTPConnection) -> None:
     """``cross_site`` unless :func:`same_site`."""
     if not same_site(conn):
-        raise ApiError("cross_site", "this request must come from the site's own page "
-                                     "(its Origin header does not name this site)")
+        raise ApiError("cross_site", _("this request must come from the site's own page (its Origin header does not name this site)"))
 
 
 async def session_user(conn: HTTPConnection) -> User | None:
@@ -151,7 +152,7 @@ async def logged_in_writer(request: Request) -> User:
     """Dependency of a write that needs a logged-in user (``auth_required`` otherwise)."""
     user = await cookie_writer(request)
     if user is None:
-        raise ApiError("auth_required", "log in first")
+        raise ApiError("auth_required", _("log in first"))
     return user
 
 
@@ -159,7 +160,7 @@ async def logged_in_reader(request: Request) -> User:
     """Dependency of a read that needs a logged-in user (``auth_required`` otherwise)."""
     user = await session_user(request)
     if user is None:
-        raise ApiError("auth_required", "log in first")
+        raise ApiError("auth_required", _("log in first"))
     return user
 
 
@@ -172,7 +173,7 @@ def site_only(request: Request) -> None:
 async def refuse_socket(websocket: WebSocket, error: ApiError) -> None:
     """Send a socket the refusal ``error`` and close it with ``4000 + status``."""
     with contextlib.suppress(Exception):
-        await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+        await websocket.send_json({"type": "error", "request_id": None, "error": error.as_json(connection_language(websocket))["error"]})
         await websocket.close(code=4000 + error.status)
 
 
@@ -185,9 +186,9 @@ async def admit_page_socket(websocket: WebSocket, connects: Buckets, full: ApiEr
     address = websocket.client.host if websocket.client else "?"
     refusal = full
     if not connects.take(address, websocket.app.state.callers.clock.monotonic()):
-        refusal = ApiError("rate_limited", "too many new sockets; wait a moment")
+        refusal = ApiError("rate_limited", _("too many new sockets; wait a moment"))
     elif session_id_of(websocket) is not None and not same_site(websocket):
-        refusal = ApiError("cross_site", "this socket must come from the site's own page")
+        refusal = ApiError("cross_site", _("this socket must come from the site's own page"))
     if refusal is not None:
         await refuse_socket(websocket, refusal)
         return False
@@ -281,7 +282,7 @@ async def charged(request: Request) -> None:
     user = await session_user(request)
     key = owner_key(request, user.id if user is not None else None)
     if not accounts.requests.take(key, accounts.clock.monotonic()):
-        raise ApiError("rate_limited", "too many requests; slow down")
+        raise ApiError("rate_limited", _("too many requests; slow down"))
 
 
 #: The route dependency that charges :func:`charged`.
@@ -344,9 +345,9 @@ async def claim(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req = parse_claim(raw)
     # Each link loads a table: every one past the first costs a request of the budget.
     accounts = _accounts(request)
-    for _ in req.seats[1:]:
+    for _seat in req.seats[1:]:
         if not accounts.requests.take(f"user:{user.id}", accounts.clock.monotonic()):
-            raise ApiError("rate_limited", "too many requests; slow down")
+            raise ApiError("rate_limited", _("too many requests; slow down"))
     seats = await _accounts(request).claim(user, [(s.table_id, s.token) for s in req.seats])
     return {"seats": seats}
 
@@ -361,7 +362,7 @@ def page(request: Request) -> tuple[Any, int]:
     before_text = request.query_params.get("before")
     limit_text = request.query_params.get("limit", str(HISTORY_PAGE))
     if not (limit_text.isascii() and limit_text.isdigit()) or not 1 <= int(limit_text) <= HISTORY_PAGE_MAX:
-        raise ApiError("bad_request", f"bad request: limit must be a whole number from 1 to {HISTORY_PAGE_MAX}")
+        raise ApiError("bad_request", _("bad request: limit must be a whole number from 1 to {history_page_max}", history_page_max=HISTORY_PAGE_MAX))
     return (parse_cursor(before_text) if before_text else None), int(limit_text)
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from omega.i18n import N_, Message, _
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
 from omega.server.accounts.roles import ROLES, roles_of
@@ -49,9 +50,9 @@ HISTORY_PAGE_MAX = 50
 #: Unfinished tables listed at most.
 MY_TABLES_MAX = 100
 #: The one answer to a failed log-in, whatever failed.
-LOGIN_FAILED = "wrong username or password"
+LOGIN_FAILED = _("wrong username or password")
 #: The one answer to a username that is taken or looks like one that is (``name``: as asked).
-NAME_TAKEN = "the username {name!r} is not available (taken, or too like one taken); choose another"
+NAME_TAKEN = N_("the username {name} is not available (taken, or too like one taken); choose another")
 
 
 def new_session_id() -> str:
@@ -85,7 +86,7 @@ def parse_cursor(text: str) -> HistoryCursor:
     except ValueError:
         at = None
     if not sep or at is None or at.tzinfo is None or not 0 < len(table_id) <= 32 or len(text) > 80:
-        raise ApiError("bad_request", "bad request: before must be a cursor from a previous page")
+        raise ApiError("bad_request", _("bad request: before must be a cursor from a previous page"))
     return at, table_id
 
 
@@ -134,7 +135,7 @@ class Accounts:
         now = self.clock.monotonic()
         # The address first: a flood from one place does not drain a username's budget.
         if not by_address.take(address, now) or not by_name.take(key, now):
-            raise ApiError("rate_limited", "too many attempts; wait a minute and try again")
+            raise ApiError("rate_limited", _("too many attempts; wait a minute and try again"))
 
     async def _new_session(self, user: User, replaces: str | None, address: str) -> Session:
         if self.closures is not None:
@@ -159,18 +160,18 @@ class Accounts:
             name = check_username(username)
             check_password(password)
         except ValueError as e:
-            raise ApiError("bad_request", f"bad request: {e}") from None
+            raise ApiError("bad_request", _("bad request: {e}", e=e)) from None
         key = username_key(name)
         self._charge(self.register_by_address, self.register_by_name, address, key)
         # Usernames are public (seats, profiles): saying one is taken reveals nothing new. A
         # look-alike of a taken one (omega.names.username_skeleton) gets the same answer: it
         # is not available either, and the message need not point at whom it looks like.
         if await self.core.db(self.store.username_taken, name, key):
-            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
+            raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         user = await self.core.db(self.store.create_user, name, key, await self.passwords.hash(password),
                                   self.clock.now(), address)
         if user is None:  # someone registered it, or a look-alike, in the meantime
-            raise ApiError("name_taken", NAME_TAKEN.format(name=name))
+            raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         return await self._new_session(user, replaces, address)
 
     async def authenticate(self, username: str, password: str, address: str) -> User:
@@ -214,11 +215,11 @@ class Accounts:
         try:
             check_password(new)
         except ValueError as e:
-            raise ApiError("bad_request", f"bad request: new_password: {e}") from None
+            raise ApiError("bad_request", _("bad request: new_password: {e}", e=e)) from None
         self._charge(self.login_by_address, self.login_by_name, address, username_key(user.username))
         stored = await self.core.db(self.store.password_hash, user.id)
         if stored is None or not (await self.passwords.verify(stored, current)).ok:
-            raise ApiError("forbidden", "the current password is not right")
+            raise ApiError("forbidden", _("the current password is not right"))
         new_hash = await self.passwords.hash(new)
         keep = hash_token(session_id)
         await self.core.db(lambda: self.store.set_password_hash(user.id, new_hash, keep_session=keep, end_sessions=True))
@@ -240,13 +241,13 @@ class Accounts:
             try:
                 who = await self.core.identify(table_id, Credentials(token), fresh=False)
                 if not isinstance(who, SeatHolder):
-                    raise ApiError("forbidden", "a spectator link holds no seat")
+                    raise ApiError("forbidden", _("a spectator link holds no seat"))
                 answer["seat"] = who.seat
                 bound = await self.core.db(self.store.bind_seat, table_id, who.seat, user.id)
                 if bound == "other_account":
-                    raise ApiError("forbidden", "this seat belongs to another account")
+                    raise ApiError("forbidden", _("this seat belongs to another account"))
                 if bound == "one_seat_per_table":
-                    raise ApiError("conflict", "your account already holds another seat of this table")
+                    raise ApiError("conflict", _("your account already holds another seat of this table"))
                 answer["status"] = bound
             except ApiError as e:
                 answer["status"] = "refused"
@@ -287,7 +288,7 @@ class Accounts:
         """What anyone may see of an account: its name, since when, games played and won."""
         found = await self.core.db(self.store.user_by_key, username_key(username)) if len(username) <= 64 else None
         if found is None or (self.closures is not None and await self.closures.hidden(found[0].id)):
-            raise ApiError("not_found", "there is no such player")
+            raise ApiError("not_found", _("there is no such player"))
         user, created = found
         played, won = await self.core.db(self.store.record_of, user.id)
         return {"username": user.username, "created_at": created.isoformat().replace("+00:00", "Z"),

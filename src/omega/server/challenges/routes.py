@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 from starlette.requests import HTTPConnection
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader, session_user
 from omega.server.challenges.schemas import parse_new
 from omega.server.challenges.service import Challenges, Tell, Told
@@ -72,7 +73,7 @@ def _parts(conn: HTTPConnection) -> ChallengeParts:
 def _checked_id(challenge_id: str) -> str:
     if not (0 < len(challenge_id) <= 16 and challenge_id.isascii()
             and all(c.isalnum() or c in "-_" for c in challenge_id)):
-        raise ApiError("not_found", "no such challenge (or not one of yours)")
+        raise ApiError("not_found", _("no such challenge (or not one of yours)"))
     return challenge_id
 
 
@@ -81,7 +82,7 @@ async def create_challenge(request: Request, user: LoggedIn, raw: Body) -> dict[
     new = parse_new(raw)
     parts = _parts(request)
     if not parts.creations.take(f"user:{user.id}", request.app.state.callers.clock.monotonic()):
-        raise ApiError("rate_limited", "you are sending challenges too fast; wait a minute")
+        raise ApiError("rate_limited", _("you are sending challenges too fast; wait a minute"))
     if new.players > 2:
         seats = (SeatConfig("human"),) * 2 + (SeatConfig("computer", new.level),) * (new.players - 2)
         table = NewTable(new.players, new.size, False, seats, 0, time_control=TimeControl.parse(new.time_control))

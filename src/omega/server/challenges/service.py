@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.server.accounts.store import User
 from omega.server.challenges import store
 from omega.server.challenges.models import ChallengeRow
@@ -86,12 +87,12 @@ def describe(players: int, size: int, pie: bool, rated: bool, time_control: str 
 
 
 def _over(status: str) -> ApiError:
-    return ApiError("challenge_over", f"this challenge was {status} already" if status != "pending"
-                    else "this challenge expired")
+    return ApiError("challenge_over", _("this challenge was {status} already", status=status) if status != "pending"
+                    else _("this challenge expired"))
 
 
 def _not_found() -> ApiError:
-    return ApiError("not_found", "no such challenge (or not one of yours)")
+    return ApiError("not_found", _("no such challenge (or not one of yours)"))
 
 
 class Challenges:
@@ -121,8 +122,7 @@ class Challenges:
             if new.rated:  # a player barred from rated play (moderation) cannot ask for it
                 self.core.refuse_rated(conn, [user.id], now)
             if store.count_pending(conn, user.id, now) >= MAX_PENDING:
-                raise ApiError("too_many_challenges", f"you have {MAX_PENDING} challenges waiting for an answer, "
-                                                      "the most one account may: cancel one, or wait for answers")
+                raise ApiError("too_many_challenges", _("you have {max_pending} challenges waiting for an answer, the most one account may: cancel one, or wait for answers", max_pending=MAX_PENDING))
             challenge_id = secrets.token_urlsafe(9)
             expires = now + waits_for(new.time_control)
             conn.execute(insert(ChallengeRow).values(
@@ -152,9 +152,9 @@ class Challenges:
             now = self.core.clock.now()
             c = self._waiting(conn, challenge_id, user, now)
             if c.from_id == user.id:
-                raise ApiError("forbidden", "you cannot accept your own challenge")
+                raise ApiError("forbidden", _("you cannot accept your own challenge"))
             if c.to_id is not None and c.to_id != user.id:
-                raise ApiError("forbidden", "this challenge is for another player")
+                raise ApiError("forbidden", _("this challenge is for another player"))
             if self.relations.blocked_between(conn, c.from_id, user.id):
                 raise blocked_pair(store.names_of(conn, [c.from_id]).get(c.from_id, "?"), "accept a challenge of")
             if c.rated:  # either barred from rated play since: no rated table
@@ -182,9 +182,9 @@ class Challenges:
         """Say no to a challenge made to ``user``."""
         def check(c: Any) -> None:
             if c.to_id != user.id:
-                raise ApiError("forbidden", "only the challenged player declines a challenge"
-                               if c.to_id is not None else "a challenge open by link is not declined: leave it, "
-                               "or its sender cancels it")
+                raise ApiError("forbidden", _("only the challenged player declines a challenge")
+                               if c.to_id is not None else _("a challenge open by link is not declined: leave it, "
+                                                             "or its sender cancels it"))
 
         return await self._answer(user, challenge_id, "declined", check)
 
@@ -192,7 +192,7 @@ class Challenges:
         """Take back a challenge ``user`` sent."""
         def check(c: Any) -> None:
             if c.from_id != user.id:
-                raise ApiError("forbidden", "only its sender cancels a challenge")
+                raise ApiError("forbidden", _("only its sender cancels a challenge"))
 
         return await self._answer(user, challenge_id, "cancelled", check)
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 __all__ = ["Strict", "bad_body", "bad_request", "parse", "utc_time"]
@@ -36,7 +37,7 @@ def bad_body(message: str) -> ApiError:
     >>> bad_body("rounds: at most 20").message
     'bad request: rounds: at most 20'
     """
-    return ApiError("bad_request", f"bad request: {message}")
+    return ApiError("bad_request", _("bad request: {message}", message=message))
 
 
 def bad_request(e: ValidationError) -> ApiError:
@@ -73,5 +74,5 @@ def utc_time(value: str, field: str) -> str:
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:
-        raise ApiError("bad_request", f"bad request: {field}: a time with its offset, such as 2026-12-24T00:00:00Z")
+        raise ApiError("bad_request", _("bad request: {field}: a time with its offset, such as 2026-12-24T00:00:00Z", field=field))
     return moment.astimezone(UTC).isoformat()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection, Request
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 __all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address", "address_key", "owner_key"]
@@ -181,12 +182,12 @@ async def read_body(request: Request, limit: int) -> bytes:
     bytes: by its Content-Length, or while it is read."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
-        raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
+        raise ApiError("too_large", _("request bodies are limited to {limit} bytes", limit=limit))
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError("too_large", f"request bodies are limited to {limit} bytes")
+            raise ApiError("too_large", _("request bodies are limited to {limit} bytes", limit=limit))
         chunks.append(chunk)
     return b"".join(chunks)
 

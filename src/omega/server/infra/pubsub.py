@@ -2,10 +2,16 @@
 server processes that share one database.
 
 Every committed event reaches the sockets of the process that made it straight from the hub.
-With PostgreSQL the same transaction also sends ``NOTIFY omega_events, 'server:table:version'``;
-every other process hears it, reads the new events from the database and gives them to its
-own hub.  A socket never depends on a notification's content, only on the event log, so a
-lost or late notification costs latency, never correctness.
+With PostgreSQL the process then tells the others ``'server:table:version'``, after the
+commit: its :class:`Publisher` gathers what its commits stored over a few milliseconds and
+sends it as one ``NOTIFY omega_events`` in a short transaction of its own (a notifying
+transaction holds a lock until its commit is flushed, so a NOTIFY inside every turn's commit
+made the turns' commits wait for each other).  Every other process hears it, reads the new
+events from the database and gives them to its own hub.  A socket never depends on a
+notification's content, only on the event log, so a lost or late notification costs
+latency, never correctness: a process killed between a commit and its publish leaves the
+others to find the new version at their next look at the tables they serve
+(``TableCore.catch_up_watched``) or at the table's next notification.
 
 >>> hub = Hub(); sub = hub.add("t1", seat=0)
 >>> hub.deliver("t1", [Delivery(1, {"kind": "turn"}, {"version": 1}, {"version": 0})]); sub.queue.qsize()
@@ -22,14 +28,15 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from omega.server.infra.patch import diff
 
-__all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "CHANNEL", "WORK_TAG"]
+__all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "Publisher", "pack", "entries",
+           "CHANNEL", "WORK_TAG", "PUBLISH_WINDOW"]
 
 log = logging.getLogger("omega.server")
 CHANNEL = "omega_events"
@@ -37,6 +44,12 @@ CHANNEL = "omega_events"
 #: computer's turn, a review, a hint), so a process that does such work looks at once
 #: instead of at its next round (``omega worker`` listens for it).
 WORK_TAG = "w"
+#: Between the entries of one notification's payload (no entry holds a new line).
+SEPARATOR = "\n"
+#: The longest payload sent, in bytes: PostgreSQL refuses one of 8,000 or more.
+MAX_PAYLOAD = 7_900
+#: Seconds a :class:`Publisher` gathers committed entries before it sends them together.
+PUBLISH_WINDOW = 0.005
 
 
 @dataclass(frozen=True)
@@ -148,6 +161,10 @@ class Hub:
         """Whether any socket of this process watches ``table_id``."""
         return table_id in self._subs
 
+    def tables(self) -> list[str]:
+        """The tables that sockets of this process watch."""
+        return list(self._subs)
+
     def sockets(self, table_id: str) -> int:
         """Open sockets on ``table_id``."""
         return len(self._subs.get(table_id, ()))
@@ -178,6 +195,123 @@ class Hub:
             for sub in subs:
                 sub.resync = True
                 sub.offer(None)
+
+
+def pack(notes: Sequence[str], limit: int = MAX_PAYLOAD) -> list[str]:
+    """``notes`` (``'server:table:tag'`` each) as few payloads as fit ``limit`` bytes each.  A
+    table's version notes but the newest are left out: whoever hears one reads every event
+    after the version it holds, whatever the note says.
+
+    >>> pack(["a:t1:3", "a:t1:w", "a:t2:9", "a:t1:4"])
+    ['a:t1:4\\na:t1:w\\na:t2:9']
+    >>> pack(["a:t1:3", "a:t2:9"], limit=8)
+    ['a:t1:3', 'a:t2:9']
+    """
+    newest: dict[str, str] = {}
+    for note in notes:
+        head, _, tag = note.rpartition(":")
+        newest[head + (":" if tag.isdigit() else ":" + tag)] = note
+    payloads: list[str] = []
+    size = limit  # no payload open yet
+    for note in newest.values():
+        length = len(note.encode())
+        if size + 1 + length > limit:
+            payloads.append(note)
+            size = length
+        else:
+            payloads[-1] += SEPARATOR + note
+            size += 1 + length
+    return payloads
+
+
+def entries(payload: str) -> list[tuple[str, str, str]]:
+    """The ``(server, table, tag)`` notes of one payload (one note, or a batch of them).
+
+    >>> entries("a:t1:4\\na:t2:w")
+    [('a', 't1', '4'), ('a', 't2', 'w')]
+    """
+    out = []
+    for note in payload.split(SEPARATOR):
+        server, _, rest = note.partition(":")
+        table_id, _, tag = rest.rpartition(":")
+        out.append((server, table_id, tag))
+    return out
+
+
+class Publisher:
+    """Tells the other processes what this one's commits stored, after the commits: the
+    notes given to :meth:`publish` within ``window`` seconds go out together (``send`` gets
+    their payloads, made by :func:`pack`, to NOTIFY in one short transaction); notes that
+    come while a batch is being sent go in the next.  No commit waits for it.
+
+    >>> sent = []
+    >>> async def send(payloads): sent.extend(payloads)
+    >>> async def main():
+    ...     publisher = Publisher(send, window=0)
+    ...     publisher.publish(["a:t1:3", "a:t1:w"]); publisher.publish(["a:t1:4", "a:t2:9"])
+    ...     await publisher.flush()
+    ...     return publisher.batches, publisher.notes
+    >>> asyncio.run(main()), sent
+    ((1, 4), ['a:t1:4\\na:t1:w\\na:t2:9'])
+    """
+
+    def __init__(self, send: Callable[[list[str]], Awaitable[None]], window: float = PUBLISH_WINDOW) -> None:
+        self._send = send
+        self.window = window
+        self._pending: list[str] = []
+        self._task: asyncio.Task[None] | None = None
+        #: Notes given, and notes whose batch is over (sent or failed): what :meth:`flush` waits for.
+        self._given = 0
+        self._over = 0
+        self._waiting: list[asyncio.Future[None]] = []
+        #: Batches sent and the notes in them (for the benchmarks); batches that failed.
+        self.batches = 0
+        self.notes = 0
+        self.failed = 0
+
+    def publish(self, notes: Iterable[str]) -> None:
+        """Send ``notes`` with the next batch (on the event loop; never waits)."""
+        before = len(self._pending)
+        self._pending.extend(notes)
+        self._given += len(self._pending) - before
+        if self._task is None and self._pending:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def flush(self) -> None:
+        """Wait until every note given so far is sent (or its batch failed); notes given
+        meanwhile are not waited for, so a steady stream of them never keeps it waiting."""
+        target = self._given
+        while self._over < target:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiting.append(waiter)
+            await waiter
+
+    async def _run(self) -> None:
+        try:
+            while self._pending:
+                if self.window > 0:
+                    await asyncio.sleep(self.window)  # gather what the other commits store meanwhile
+                batch, self._pending = self._pending, []
+                try:
+                    await self._send(pack(batch))
+                    self.batches += 1
+                    self.notes += len(batch)
+                except Exception as e:  # the database is unreachable: the others catch up by version
+                    self.failed += 1
+                    log.warning("could not publish %d table notes (%s); other processes catch up by version",
+                                len(batch), e)
+                self._batch_over(len(batch))
+        finally:  # also when cancelled (the loop is closing): what is left is not sent
+            self._task = None
+            self._pending = []
+            self._batch_over(self._given - self._over)
+
+    def _batch_over(self, count: int) -> None:
+        self._over += count
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 class PgListener:
@@ -229,22 +363,23 @@ class PgListener:
                     self.on_reconnect()
                     self.ready.set()
                     async for note in conn.notifies():
-                        server, _, rest = note.payload.partition(":")
-                        table_id, _, version = rest.rpartition(":")
-                        if server == self.server_id or not table_id:
-                            continue
-                        topic = self.topics.get(table_id)
-                        if topic is not None:
-                            topic(version)
-                        elif version == "p":  # 'server:table:p': someone's sockets came or went
-                            self.on_presence(table_id)
-                        elif version.isascii() and version.isdigit():
-                            self.on_event(table_id, int(version))
-                        elif self.on_note is not None:
-                            self.on_note(table_id, version)
+                        for server, table_id, version in entries(note.payload):
+                            if server != self.server_id and table_id:
+                                self._heard(table_id, version)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # the database restarted or the network broke: retry
                 self.ready.clear()
                 log.warning("event listener lost its connection (%s); retrying", e)
                 await asyncio.sleep(1.0)
+
+    def _heard(self, table_id: str, version: str) -> None:
+        topic = self.topics.get(table_id)
+        if topic is not None:
+            topic(version)
+        elif version == "p":  # 'server:table:p': someone's sockets came or went
+            self.on_presence(table_id)
+        elif version.isascii() and version.isdigit():
+            self.on_event(table_id, int(version))
+        elif self.on_note is not None:
+            self.on_note(table_id, version)

@@ -124,6 +124,7 @@ class Scheduler:
         self.settings = core.settings
         self._kinds: dict[str, _Kind] = {}
         self._recurring: list[str] = []
+        self._beats: list[Callable[[], Awaitable[object]]] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -144,6 +145,10 @@ class Scheduler:
 
         self.handle(kind, run, lease=lease, capacity=1)
         self._recurring.append(kind)
+
+    def at_beat(self, job: Callable[[], Awaitable[object]]) -> None:
+        """Run ``job`` at every heartbeat of this process (its own work: nothing is claimed)."""
+        self._beats.append(job)
 
     def wake(self) -> None:
         """Look for due work now (new work was stored, or a handler finished)."""
@@ -198,6 +203,8 @@ class Scheduler:
             try:
                 await core.db(core.repo.heartbeat, core.server_id, core.clock.now())
                 await core.db(core.repo.checkpoint)
+                for job in self._beats:
+                    await job()
             except Exception:
                 log.exception("heartbeat failed")
 

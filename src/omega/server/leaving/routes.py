@@ -9,7 +9,7 @@ due work.
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 
@@ -17,6 +17,7 @@ from omega.server.accounts.routes import SESSION_COOKIE, USER_CHARGED, Body, Log
 from omega.server.accounts.service import Accounts
 from omega.server.infra.limits import client_address
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.leaving.schemas import parse_close, parse_reopen
 from omega.server.leaving.service import KIND, Leaving
 from omega.server.ratings.service import RatingStore
@@ -38,16 +39,14 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, accounts: Account
     return leaving
 
 
-def _leaving(request: Request) -> Leaving:
-    leaving: Leaving = request.app.state.leaving
-    return leaving
+Service = Annotated[Leaving, from_app("leaving")]
 
 
 # A GET, yet a logged-in writer's dependency: a request with the session cookie must come
 # from the site's own page (``cross_site`` otherwise), so no other site starts the download.
 @router.get("/api/account/export", dependencies=[USER_CHARGED])
-async def export(request: Request, user: LoggedIn) -> Response:
-    data = await _leaving(request).export(user)
+async def export(user: LoggedIn, leaving: Service) -> Response:
+    data = await leaving.export(user)
     day = data["exported_at"][:10]
     return Response(json.dumps(data, ensure_ascii=False, indent=1), media_type="application/json",
                     headers={"content-disposition": f'attachment; filename="omega-account-{day}.json"',
@@ -55,14 +54,14 @@ async def export(request: Request, user: LoggedIn) -> Response:
 
 
 @router.post("/api/account/close", dependencies=[USER_CHARGED])
-async def close(request: Request, response: Response, user: LoggedIn, raw: Body) -> dict[str, Any]:
+async def close(request: Request, response: Response, user: LoggedIn, raw: Body, leaving: Service) -> dict[str, Any]:
     req = parse_close(raw)
-    closed = await _leaving(request).close(user, req.password, client_address(request))
+    closed = await leaving.close(user, req.password, client_address(request))
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=is_https(request))
     return {"user": None, **closed}
 
 
 @router.post("/api/account/reopen", dependencies=[Depends(site_only)])
-async def reopen(request: Request, raw: Body) -> dict[str, Any]:
+async def reopen(request: Request, raw: Body, leaving: Service) -> dict[str, Any]:
     req = parse_reopen(raw)
-    return await _leaving(request).reopen(req.username, req.password, client_address(request))
+    return await leaving.reopen(req.username, req.password, client_address(request))

@@ -42,6 +42,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
+from omega.i18n import Message, _
 from omega.server.accounts.service import Accounts, User
 from omega.server.clock import stamp
 from omega.server.errors import ApiError
@@ -74,12 +75,12 @@ DELETED_PLAYER = "deleted player"
 #: Rating changes a download holds at most (every one an account could have had in years).
 EXPORT_HISTORY = 100_000
 #: The answer to a log-in of an account whose data is removed.
-REMOVED = "this account was closed and its data removed; it cannot be reopened"
+REMOVED = _("this account was closed and its data removed; it cannot be reopened")
 #: A closing whose password is wrong.
-WRONG_PASSWORD = "the password is not right; the account stays open"
+WRONG_PASSWORD = _("the password is not right; the account stays open")
 
 
-def closed_message(closure: Closure) -> str:
+def closed_message(closure: Closure) -> Message:
     """What a log-in of a closed account is told: since when, and until when it may be reopened.
 
     >>> from datetime import UTC, datetime
@@ -87,8 +88,8 @@ def closed_message(closure: Closure) -> str:
     >>> closed_message(Closure(1, at, at + GRACE, "self", None))
     'this account was closed on 2027-01-01T00:00:00Z; it can be reopened with its password until 2027-01-15T00:00:00Z'
     """
-    return (f"this account was closed on {stamp(closure.closed_at)}; "
-            f"it can be reopened with its password until {stamp(closure.remove_at)}")
+    return _("this account was closed on {closed}; it can be reopened with its password until {until}",
+             closed=stamp(closure.closed_at), until=stamp(closure.remove_at))
 
 
 def _due_key(user_id: int) -> str:
@@ -183,7 +184,7 @@ class Leaving:
             with self.repo.writing() as conn:
                 closure = store.closure_of(conn, user.id, lock=True)
                 if closure is None:
-                    raise ApiError("not_closed", "this account is not closed: log in as usual")
+                    raise ApiError("not_closed", _("this account is not closed: log in as usual"))
                 if closure.removed_at is not None or now >= closure.remove_at:
                     raise ApiError("account_removed", REMOVED)
                 store.drop_closure(conn, user.id)

@@ -28,6 +28,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
+from omega.server.analysis.models import BoardRow
 from omega.server.infra.due import drop_due_row
 from omega.server.leaving.models import ClosureRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow
@@ -145,6 +146,9 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
                                    "created_at": _iso(r.created_at)}
                                   for r in conn.execute(select(DigestRow).where(DigestRow.user_id == user_id)
                                                         .order_by(DigestRow.id))],
+        "analysis_boards": [{"id": r.id, "players": r.players, "size": r.size, "nodes": r.nodes,
+                             "created_at": _iso(r.created_at)} for r in conn.execute(
+            select(BoardRow).where(BoardRow.user_id == user_id).order_by(BoardRow.created_at, BoardRow.id))],
         "puzzles": {
             "rating": next(({"rating": r.rating, "deviation": r.deviation, "attempts": r.attempts, "solved": r.solved}
                             for r in conn.execute(select(PuzzleRatingRow).where(PuzzleRatingRow.user_id == user_id))),
@@ -164,7 +168,7 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
 
 def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation_kind: str) -> None:
     """Remove what the site keeps of a person: the account's email addresses (and the mail
-    queued to them), password hash, origin, preferences, sessions, roles, devices, notices,
+    queued to them), password hash, origin, preferences, sessions, roles, devices, notices, analysis boards,
     its own ratings (off the leaderboards), its puzzle rating and attempts, and the text of its chat lines; the account's
     name is shown as ``shown_as`` from now on.  Kept: the account's row (its username's key
     and skeleton keep the name reserved), its seats (the games, shown as ``shown_as`` by the
@@ -178,7 +182,7 @@ def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation
     conn.execute(update(ChatRow).where(ChatRow.username == user.username)
                  .values(text="", name=shown_as, username=None))
     for row in (SessionRow, PasswordResetRow, RoleRow, SettingsRow, DeliveryRow, DigestRow, SubscriptionRow,
-                VacationRow, WatchSettingRow, RatingRow, PuzzleRatingRow, PuzzleAttemptRow):
+                VacationRow, WatchSettingRow, RatingRow, BoardRow, PuzzleRatingRow, PuzzleAttemptRow):
         conn.execute(delete(row).where(row.user_id == user_id))
     drop_due_row(conn, vacation_kind, f"user:{user_id}")
     conn.execute(update(UserRow).where(UserRow.id == user_id).values(

@@ -44,6 +44,7 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, func, inse
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
 
+from omega.i18n import _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.clock import stamp
@@ -173,9 +174,9 @@ class QuickPlay:
         """Wait for a table of ``players`` on a board of side ``size`` with the real-time
         clock ``time_control`` (a new choice replaces the last); matched at once if others wait."""
         if players not in RATED_PLAYERS or size not in TABLE_SIZES:
-            raise ApiError("bad_request", "bad request: players or size out of range")
+            raise ApiError("bad_request", _("bad request: players or size out of range"))
         if time_control not in REALTIME_PRESETS:
-            raise ApiError("bad_request", f"bad request: time_control must be one of {', '.join(REALTIME_PRESETS)}")
+            raise ApiError("bad_request", _("bad request: time_control must be one of {values}", values=', '.join(REALTIME_PRESETS)))
         now = self.core.clock.now()
 
         def run(conn: Connection) -> list[tuple[str, dict[int, int]]]:

@@ -26,6 +26,7 @@ from fastapi.responses import HTMLResponse
 from pydantic import Field, StringConstraints, TypeAdapter
 from starlette.requests import HTTPConnection
 
+from omega.i18n import _
 from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,
@@ -81,16 +82,16 @@ def parse_open(raw: bytes) -> tuple[CreateTable, bool]:
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
-        raise ApiError("bad_request", "bad request: the body must be a JSON object") from None
+        raise ApiError("bad_request", _("bad request: the body must be a JSON object")) from None
     if not isinstance(data, dict):
-        raise ApiError("bad_request", "bad request: the body must be a JSON object")
+        raise ApiError("bad_request", _("bad request: the body must be a JSON object"))
     rated = data.pop("rated", False)
     if not isinstance(rated, bool):
-        raise ApiError("bad_request", "bad request: rated: Input should be a valid boolean")
+        raise ApiError("bad_request", _("bad request: rated: Input should be a valid boolean"))
     if "name" in data:
-        raise ApiError("bad_request", "bad request: name: an open table's players play under their usernames")
+        raise ApiError("bad_request", _("bad request: name: an open table's players play under their usernames"))
     if rated and data.get("hints"):
-        raise ApiError("bad_request", "bad request: hints: never at a rated table (a rating measures the players)")
+        raise ApiError("bad_request", _("bad request: hints: never at a rated table (a rating measures the players)"))
     req = parse_create(json.dumps(data).encode())
     require_clock(rated, TimeControl.parse(req.time_control))
     return req, rated
@@ -166,7 +167,7 @@ async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, A
     req, rated = parse_open(raw)
     parts = _parts(request)
     if not parts.creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
-        raise ApiError("rate_limited", "too many new tables; slow down")
+        raise ApiError("rate_limited", _("too many new tables; slow down"))
     new = replace(new_table(req), name=None, rated=rated)
     owner = owner_key(request, user.id)
     if any(s.kind == "computer" for s in new.seats):
@@ -191,7 +192,7 @@ async def cancel(request: Request, table_id: str, user: LoggedIn) -> dict[str, A
 async def quick_status(request: Request) -> dict[str, Any]:
     user = await session_user(request)
     if user is None:
-        raise ApiError("auth_required", "log in first")
+        raise ApiError("auth_required", _("log in first"))
     return await _parts(request).quickplay.status(user)
 
 
@@ -213,7 +214,7 @@ async def lobby_socket(websocket: WebSocket) -> None:
     parts = _parts(websocket)
     lobby, quickplay, limits = parts.lobby, parts.quickplay, parts.limits
     clock = websocket.app.state.callers.clock
-    full = (ApiError("busy", "the lobby is full right now; try again in a minute")
+    full = (ApiError("busy", _("the lobby is full right now; try again in a minute"))
             if len(lobby.feed.subscribers) >= limits.lobby_sockets else None)
     if not await admit_page_socket(websocket, parts.connects, full):
         return

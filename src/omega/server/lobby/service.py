@@ -42,6 +42,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
+from omega.i18n import Message, _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
@@ -102,8 +103,7 @@ def fair_order(tables: Sequence[tuple[str, Hashable]]) -> list[str]:
 def _whole(name: str, text: str, allowed: range) -> int:
     # ASCII digits only: ``int`` would take "²" or " 5", and a number of any length.
     if not (text.isascii() and text.isdigit() and len(text) <= 7 and int(text) in allowed):
-        raise ApiError("bad_request", f"bad request: {name} must be a whole number from {allowed.start} to "
-                                      f"{allowed.stop - 1}")
+        raise ApiError("bad_request", _("bad request: {name} must be a whole number from {start} to {value}", name=name, start=allowed.start, value=allowed.stop - 1))
     return int(text)
 
 
@@ -139,10 +139,9 @@ class LobbyQuery:
         given: dict[str, str] = {}
         for name, value in params:
             if name not in _PARAMETERS:
-                raise ApiError("bad_request", f"bad request: the lobby has no parameter {name[:40]!r} (it takes "
-                                              f"{', '.join(_PARAMETERS)})")
+                raise ApiError("bad_request", _("bad request: the lobby has no parameter {name} (it takes {values})", name=f"{name[:40]!r}", values=', '.join(_PARAMETERS)))
             if name in given:
-                raise ApiError("bad_request", f"bad request: {name} given twice")
+                raise ApiError("bad_request", _("bad request: {name} given twice", name=name))
             given[name] = value
         found: dict[str, Any] = {}
         for name, allowed in (("players", TABLE_PLAYERS), ("size", TABLE_SIZES), ("rating_min", RATING_BOUNDS),
@@ -152,7 +151,7 @@ class LobbyQuery:
                 found[name] = _whole(name, given[name], allowed)
         if "rated" in given:
             if given["rated"] not in ("true", "false"):
-                raise ApiError("bad_request", "bad request: rated must be true or false")
+                raise ApiError("bad_request", _("bad request: rated must be true or false"))
             found["rated"] = given["rated"] == "true"
         if "time_control" in given:
             text = given["time_control"]
@@ -164,13 +163,12 @@ class LobbyQuery:
                 else:
                     why = ""
                 if control is None or not control.timed:
-                    raise ApiError("bad_request", f"bad request: time_control must be {', '.join(CLOCK_KINDS)} or "
-                                                  f"a time control such as 5+5 or 1d{why}")
+                    raise ApiError("bad_request", _("bad request: time_control must be {values} or a time control such as 5+5 or 1d{why}", values=', '.join(CLOCK_KINDS), why=why))
                 text = control.text
             found["time_control"] = text
         query = cls(**found)
         if query.rating_min is not None and query.rating_max is not None and query.rating_min > query.rating_max:
-            raise ApiError("bad_request", "bad request: rating_min must not be above rating_max")
+            raise ApiError("bad_request", _("bad request: rating_min must not be above rating_max"))
         return query
 
     def clock_matches(self, text: str | None) -> bool:
@@ -325,17 +323,17 @@ class Lobby:
         listed until it starts.  ``too_many_open_tables`` when the account or the address has
         as many tables waiting as it may."""
         if new.rated and any(s.kind != "human" for s in new.seats):
-            raise ApiError("bad_request", "bad request: a rated table has no computer seats")
+            raise ApiError("bad_request", _("bad request: a rated table has no computer seats"))
         if all(s.kind == "computer" for i, s in enumerate(new.seats) if i != new.creator_seat):
-            raise ApiError("bad_request", "bad request: an open table needs at least one free seat for a person")
+            raise ApiError("bad_request", _("bad request: an open table needs at least one free seat for a person"))
         if new.rated:
             await self.core.check_rated([user.id])
         async with self._opening:
             mine, here = await self.core.db(self._open_counts, user.id, address)
             if mine >= self.limits.lobby_open_per_account:
-                raise ApiError("too_many_open_tables", _too_many(mine, "your account has", "one account"))
+                raise ApiError("too_many_open_tables", _too_many(mine, True))
             if here >= self.limits.lobby_open_per_address:
-                raise ApiError("too_many_open_tables", _too_many(here, "your address has", "one address"))
+                raise ApiError("too_many_open_tables", _too_many(here, False))
             created = await self.core.create(replace(new, name=user.username, creator_user=user.id, open=True),
                                              owner=owner)
             await self._record_opening(created["id"], address)
@@ -371,24 +369,24 @@ class Lobby:
         def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             c = state.config
             if not c.open:
-                raise ApiError("forbidden", "this table is not open in the lobby; join it by its invite link")
+                raise ApiError("forbidden", _("this table is not open in the lobby; join it by its invite link"))
             if state.cancelled:
-                raise ApiError("conflict", "this table was cancelled")
+                raise ApiError("conflict", _("this table was cancelled"))
             if not state.waiting:
-                raise ApiError("conflict", "every seat is taken: the game has started")
+                raise ApiError("conflict", _("every seat is taken: the game has started"))
             if _seat_of(w.conn, table_id, user.id) is not None:
-                raise ApiError("conflict", "you already have a seat at this table")
+                raise ApiError("conflict", _("you already have a seat at this table"))
             if c.rated:
                 self.core.refuse_rated(w.conn, [user.id], now)
             free = [i for i, s in enumerate(c.seats) if s.kind == "human" and not state.joined[i]]
             chosen = free[0] if seat is None else seat
             if chosen not in free:
-                raise ApiError("conflict", f"seat {chosen + 1} is not free; {len(free)} free seat(s) left"
-                               if 0 <= chosen < c.players else f"there is no seat {chosen + 1} at this table")
+                raise ApiError("conflict", _("seat {seat} is not free; free seats left: {free}", seat=chosen + 1, free=len(free))
+                               if 0 <= chosen < c.players else _("there is no seat {seat} at this table", seat=chosen + 1))
             bound = w.conn.execute(update(SeatRow).where(
                 SeatRow.table_id == table_id, SeatRow.idx == chosen, SeatRow.user_id.is_(None)).values(user_id=user.id))
             if bound.rowcount != 1:  # held by an account already: the log and the seats disagree
-                raise ApiError("conflict", f"seat {chosen + 1} is not free")
+                raise ApiError("conflict", _("seat {value} is not free", value=chosen + 1))
             self._notify(w, table_id)
             return Decided(state).then(Event(Joined(chosen), at=now), Event(Renamed(chosen, user.username), at=now))
 
@@ -402,10 +400,10 @@ class Lobby:
         """The creator calls off an open table that still waits for players."""
         def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if not state.config.open:
-                raise ApiError("forbidden", "only an open table of the lobby can be cancelled")
+                raise ApiError("forbidden", _("only an open table of the lobby can be cancelled"))
             host = state.host
             if host is None or _seat_of(w.conn, table_id, user.id) != host:
-                raise ApiError("forbidden", "only the table's creator can cancel it")
+                raise ApiError("forbidden", _("only the table's creator can cancel it"))
             events = decide_cancel(state, now)
             self._notify(w, table_id)
             return events
@@ -525,14 +523,18 @@ class Lobby:
         return out
 
 
-def _too_many(count: int, whose: str, who: str) -> str:
-    """The message of ``too_many_open_tables`` (the one home of its words).
+def _too_many(count: int, account: bool) -> Message:
+    """The message of ``too_many_open_tables`` (the one home of its words), for an account's
+    tables or an address's.
 
-    >>> _too_many(5, "your account has", "one account")
+    >>> _too_many(5, True)
     'your account has 5 open tables waiting for players, the most one account may have: cancel one, or wait until one starts'
     """
-    return (f"{whose} {count} open tables waiting for players, the most {who} may have: "
-            "cancel one, or wait until one starts")
+    if account:
+        return _("your account has {count} open tables waiting for players, the most one account may have: "
+                 "cancel one, or wait until one starts", count=count)
+    return _("your address has {count} open tables waiting for players, the most one address may have: "
+             "cancel one, or wait until one starts", count=count)
 
 
 def _seat_of(conn: Connection, table_id: str, user_id: int) -> int | None:

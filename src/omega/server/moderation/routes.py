@@ -13,10 +13,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.accounts.service import Accounts, User
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Limits
+from omega.server.infra.state import from_app
 from omega.server.moderation.schemas import parse_action, parse_dismissal, parse_report
 from omega.server.moderation.service import Moderation, Tell, install
 from omega.server.ratings.service import RatingStore
@@ -38,20 +40,18 @@ def setup(app: FastAPI, core: TableCore, accounts: Accounts, social: Social, rat
     return moderation
 
 
-def _moderation(request: Request) -> Moderation:
-    moderation: Moderation = request.app.state.moderation
-    return moderation
+Service = Annotated[Moderation, from_app("moderation")]
 
 
-async def moderator_reading(request: Request, user: Reader) -> User:
+async def moderator_reading(user: Reader, moderation: Service) -> User:
     """Dependency of a console read: a logged-in moderator (``forbidden`` otherwise)."""
-    await _moderation(request).require_moderator(user)
+    await moderation.require_moderator(user)
     return user
 
 
-async def moderator_writing(request: Request, user: LoggedIn) -> User:
+async def moderator_writing(user: LoggedIn, moderation: Service) -> User:
     """Dependency of a console write: a logged-in moderator, from the site's own page."""
-    await _moderation(request).require_moderator(user)
+    await moderation.require_moderator(user)
     return user
 
 
@@ -62,7 +62,7 @@ ModWriter = Annotated[User, Depends(moderator_writing)]
 
 def _id(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit() and len(text) < 16):
-        raise ApiError("not_found", f"there is no such {what}")
+        raise ApiError("not_found", _("there is no such {what}", what=what))
     return int(text)
 
 
@@ -70,58 +70,58 @@ def _id(text: str, what: str) -> int:
 
 
 @router.post("/api/reports", status_code=201, dependencies=[USER_CHARGED])
-async def post_report(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _moderation(request).report(user, parse_report(raw))
+async def post_report(user: LoggedIn, raw: Body, moderation: Service) -> dict[str, Any]:
+    return await moderation.report(user, parse_report(raw))
 
 
 @router.get("/api/account/standing", dependencies=[USER_CHARGED])
-async def standing(request: Request, user: Reader) -> dict[str, Any]:
-    return await _moderation(request).standing(user)
+async def standing(user: Reader, moderation: Service) -> dict[str, Any]:
+    return await moderation.standing(user)
 
 
 # -- the console ------------------------------------------------------------------------------------
 
 
 @router.get("/api/moderation/reports", dependencies=[USER_CHARGED])
-async def report_queue(request: Request, user: ModReader) -> dict[str, Any]:
-    return {"reports": await _moderation(request).queue()}
+async def report_queue(user: ModReader, moderation: Service) -> dict[str, Any]:
+    return {"reports": await moderation.queue()}
 
 
 @router.post("/api/moderation/reports/{report_id}/dismiss", dependencies=[USER_CHARGED])
-async def dismiss(request: Request, report_id: str, user: ModWriter, raw: Body) -> dict[str, Any]:
+async def dismiss(report_id: str, user: ModWriter, raw: Body, moderation: Service) -> dict[str, Any]:
     reason = parse_dismissal(raw).reason
-    return await _moderation(request).dismiss(user, _id(report_id, "report"), reason)
+    return await moderation.dismiss(user, _id(report_id, "report"), reason)
 
 
 @router.get("/api/moderation/flags", dependencies=[USER_CHARGED])
-async def flags(request: Request, user: ModReader) -> dict[str, Any]:
+async def flags(request: Request, user: ModReader, moderation: Service) -> dict[str, Any]:
     before = request.query_params.get("before")
-    return {"flags": await _moderation(request).flags(_id(before, "flag") if before is not None else None)}
+    return {"flags": await moderation.flags(_id(before, "flag") if before is not None else None)}
 
 
 @router.get("/api/moderation/players/{username}", dependencies=[USER_CHARGED])
-async def player(request: Request, username: str, user: ModReader) -> dict[str, Any]:
-    return await _moderation(request).player(username)
+async def player(username: str, user: ModReader, moderation: Service) -> dict[str, Any]:
+    return await moderation.player(username)
 
 
 @router.get("/api/moderation/actions", dependencies=[USER_CHARGED])
-async def action_log(request: Request, user: ModReader) -> dict[str, Any]:
-    return {"actions": await _moderation(request).log()}
+async def action_log(user: ModReader, moderation: Service) -> dict[str, Any]:
+    return {"actions": await moderation.log()}
 
 
 @router.post("/api/moderation/actions", status_code=201, dependencies=[USER_CHARGED])
-async def act(request: Request, user: ModWriter, raw: Body) -> dict[str, Any]:
-    return await _moderation(request).act(user, parse_action(raw))
+async def act(user: ModWriter, raw: Body, moderation: Service) -> dict[str, Any]:
+    return await moderation.act(user, parse_action(raw))
 
 
 # -- roles (admins) -----------------------------------------------------------------------------------
 
 
 @router.post("/api/moderation/roles/{username}/{role}", dependencies=[USER_CHARGED])
-async def grant_role(request: Request, username: str, role: str, user: LoggedIn) -> dict[str, Any]:
-    return await _moderation(request).set_role(user, username, role, True)
+async def grant_role(username: str, role: str, user: LoggedIn, moderation: Service) -> dict[str, Any]:
+    return await moderation.set_role(user, username, role, True)
 
 
 @router.delete("/api/moderation/roles/{username}/{role}", dependencies=[USER_CHARGED])
-async def revoke_role(request: Request, username: str, role: str, user: LoggedIn) -> dict[str, Any]:
-    return await _moderation(request).set_role(user, username, role, False)
+async def revoke_role(username: str, role: str, user: LoggedIn, moderation: Service) -> dict[str, Any]:
+    return await moderation.set_role(user, username, role, False)

@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
 
@@ -105,8 +106,7 @@ def parse_report(raw: bytes) -> NewReport:
     needs its text)."""
     report = parse(_report, raw)
     if report.table_id is None and report.message_id is None and not (report.text or "").strip():
-        raise ApiError("bad_request", "bad request: text: say what happened (a report from a profile names no "
-                                      "table or message)")
+        raise ApiError("bad_request", _("bad request: text: say what happened (a report from a profile names no table or message)"))
     return report
 
 
@@ -114,14 +114,13 @@ def parse_action(raw: bytes) -> NewAction:
     """An action, its fields checked against what its kind takes."""
     a = parse(_action, raw)
     if a.action == "mute" and (a.minutes is None or a.minutes > MUTE_MINUTES[1]):
-        raise ApiError("bad_request", f"bad request: minutes: a mute lasts {MUTE_MINUTES[0]} to {MUTE_MINUTES[1]} "
-                                      "minutes; say how long")
+        raise ApiError("bad_request", _("bad request: minutes: a mute lasts {mute_minutes} to {mute_minutes2} minutes; say how long", mute_minutes=MUTE_MINUTES[0], mute_minutes2=MUTE_MINUTES[1]))
     if a.action not in SANCTIONS and a.minutes is not None:
-        raise ApiError("bad_request", f"bad request: minutes: only a mute or a rated ban lasts, not {a.action}")
+        raise ApiError("bad_request", _("bad request: minutes: only a mute or a rated ban lasts, not {action}", action=a.action))
     if (a.action == "remove_message") != (a.message_id is not None):
-        raise ApiError("bad_request", "bad request: message_id: remove_message names the message, and only it does")
+        raise ApiError("bad_request", _("bad request: message_id: remove_message names the message, and only it does"))
     if a.action != "revert_ratings" and a.table_ids is not None:
-        raise ApiError("bad_request", "bad request: table_ids: only revert_ratings names games")
+        raise ApiError("bad_request", _("bad request: table_ids: only revert_ratings names games"))
     return a
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.names import username_key
 from omega.server.accounts.roles import ROLES, grant, may_moderate, revoke, roles_of
 from omega.server.accounts.service import Accounts, User
@@ -120,18 +121,18 @@ class Moderation:
         """``forbidden`` unless ``user`` is a moderator or admin; their roles."""
         held = await self.roles(user)
         if not may_moderate(held):
-            raise ApiError("forbidden", "only moderators may do this")
+            raise ApiError("forbidden", _("only moderators may do this"))
         return held
 
     async def require_admin(self, user: User) -> None:
         """``forbidden`` unless ``user`` is an admin."""
         if "admin" not in await self.roles(user):
-            raise ApiError("forbidden", "only admins may change roles")
+            raise ApiError("forbidden", _("only admins may change roles"))
 
     async def _target(self, username: str) -> _Target:
         found = await self.accounts.find(username)
         if found is None:
-            raise ApiError("not_found", "there is no such player")
+            raise ApiError("not_found", _("there is no such player"))
         user = found[0]
         return _Target(user, await self.roles(user))
 
@@ -147,8 +148,7 @@ class Moderation:
         mutes = [r for r in await self.read(lambda conn: store.in_force(conn, user_id, now)) if r.action == "mute"]
         if mutes:
             until = mutes[-1].until
-            raise ApiError("muted", f"you are muted {describe_until(until)} (a moderator's decision: your account "
-                                    "page says why)", until=store.iso(until))
+            raise ApiError("muted", _("you are muted {until} (a moderator's decision: your account page says why)", until=describe_until(until)), until=store.iso(until))
 
     # -- reports ----------------------------------------------------------------------------------
 
@@ -156,17 +156,16 @@ class Moderation:
         """Store ``reporter``'s report with a copy of its evidence; ``{"id", "status"}``."""
         target = (await self._target(req.username)).user
         if target.id == reporter.id:
-            raise ApiError("bad_request", "bad request: you cannot report yourself")
+            raise ApiError("bad_request", _("bad request: you cannot report yourself"))
         table_id, reported = req.table_id, None
         if req.message_id is not None:
             reported = await self.chat.message(req.message_id)
             if reported is None:
-                raise ApiError("not_found", "there is no such chat message")
+                raise ApiError("not_found", _("there is no such chat message"))
             if reported.line.user is None or username_key(reported.line.user) != username_key(target.username):
-                raise ApiError("bad_request", f"bad request: message {req.message_id} was not written by "
-                                              f"{target.username}")
+                raise ApiError("bad_request", _("bad request: message {message_id} was not written by {username}", message_id=req.message_id, username=target.username))
             if table_id is not None and table_id != reported.table_id:
-                raise ApiError("bad_request", f"bad request: message {req.message_id} is not of table {table_id}")
+                raise ApiError("bad_request", _("bad request: message {message_id} is not of table {table_id}", message_id=req.message_id, table_id=table_id))
             table_id = reported.table_id
         evidence = await self._evidence(reporter, target, table_id, reported) if table_id is not None else {}
         now = self.core.clock.now()
@@ -174,10 +173,9 @@ class Moderation:
 
         def write(conn: Connection) -> int:
             if store.open_reports_by(conn, reporter.id) >= most:
-                raise ApiError("too_many_reports", f"you have {most} reports waiting for a moderator; wait until "
-                                                   "they are looked at")
+                raise ApiError("too_many_reports", _("you have {most} reports waiting for a moderator; wait until they are looked at", most=most))
             if store.open_duplicate(conn, reporter.id, target.id, table_id, req.message_id) is not None:
-                raise ApiError("conflict", "you already reported this; a moderator will look at it")
+                raise ApiError("conflict", _("you already reported this; a moderator will look at it"))
             return store.add_report(
                 conn, reporter_id=reporter.id, reporter_name=reporter.username, user_id=target.id,
                 username=target.username, reason=req.reason, text=(req.text or "").strip() or None, table_id=table_id,
@@ -192,11 +190,10 @@ class Moderation:
         cached = await self.core.get(table_id)  # not_found for no such table
         seated = cached.keys.seat_users
         if reporter.id not in seated and not cached.state.config.public:
-            raise ApiError("forbidden", "you can report what happened at a table you play at, or at a lobby or "
-                                        "rated table")
+            raise ApiError("forbidden", _("you can report what happened at a table you play at, or at a lobby or rated table"))
         if target.id not in seated:
-            raise ApiError("bad_request", f"bad request: {target.username} does not play at table {table_id}")
-        record, _ = await self.records.record(table_id, Spectator())
+            raise ApiError("bad_request", _("bad request: {username} does not play at table {table_id}", username=target.username, table_id=table_id))
+        record, _version = await self.records.record(table_id, Spectator())
         lines = await self.chat.written_by(target.username, EVIDENCE_MESSAGES, table_id)
         if reported is not None and all(r.line.id != reported.line.id for r in lines):
             lines.append(reported)  # older than the latest ones: kept all the same
@@ -230,9 +227,9 @@ class Moderation:
     def _open_report(conn: Connection, report_id: int) -> Any:
         row = store.report_row(conn, report_id, lock=True)
         if row is None:
-            raise ApiError("not_found", "there is no such report")
+            raise ApiError("not_found", _("there is no such report"))
         if row.status != "open":
-            raise ApiError("conflict", f"this report was closed already ({row.status})")
+            raise ApiError("conflict", _("this report was closed already ({status})", status=row.status))
         return row
 
     # -- actions ----------------------------------------------------------------------------------
@@ -243,9 +240,9 @@ class Moderation:
         target = await self._target(req.username)
         user = target.user
         if user.id == moderator.id:
-            raise ApiError("bad_request", "bad request: you cannot act on your own account")
+            raise ApiError("bad_request", _("bad request: you cannot act on your own account"))
         if target.roles and "admin" not in held:
-            raise ApiError("forbidden", "only an admin acts on a moderator's or admin's account")
+            raise ApiError("forbidden", _("only an admin acts on a moderator's or admin's account"))
         now = self.core.clock.now()
         until = now + timedelta(minutes=req.minutes) if req.minutes is not None else None
         removed: list[ChatRef] = []
@@ -253,7 +250,7 @@ class Moderation:
         def write(conn: Connection) -> dict[str, Any]:
             report = self._open_report(conn, req.report_id) if req.report_id is not None else None
             if report is not None and report.user_id != user.id:
-                raise ApiError("bad_request", f"bad request: report {req.report_id} is not about {user.username}")
+                raise ApiError("bad_request", _("bad request: report {report_id} is not about {username}", report_id=req.report_id, username=user.username))
             action_id = store.add_action(
                 conn, moderator_id=moderator.id, moderator_name=moderator.username, user_id=user.id,
                 username=user.username, action=req.action, reason=req.reason, created_at=now,
@@ -282,28 +279,26 @@ class Moderation:
             assert req.message_id is not None
             ref = Chat.hide(conn, req.message_id, now)
             if ref is None:
-                raise ApiError("not_found", "there is no such chat message")
+                raise ApiError("not_found", _("there is no such chat message"))
             if ref.line.user is None or username_key(ref.line.user) != username_key(user.username):
-                raise ApiError("bad_request", f"bad request: message {req.message_id} was not written by "
-                                              f"{user.username}")
+                raise ApiError("bad_request", _("bad request: message {message_id} was not written by {username}", message_id=req.message_id, username=user.username))
             if ref.hidden:
-                raise ApiError("conflict", "this message was removed already")
+                raise ApiError("conflict", _("this message was removed already"))
             removed.append(ref)
             return {"message": ref.json()}
         if req.action == "revert_ratings":
             games = revert_gains(conn, user.id, req.table_ids, now, action_id)
             if not games:
-                raise ApiError("conflict", "no rated game of these gained this account rating that was not "
-                                           "reverted already")
+                raise ApiError("conflict", _("no rated game of these gained this account rating that was not reverted already"))
             return {"games": games}
         if req.action == "close_account":
             if self.closer is None:  # a site wired without the leaving feature
-                raise ApiError("bad_request", "bad request: accounts cannot be closed on this site")
+                raise ApiError("bad_request", _("bad request: accounts cannot be closed on this site"))
             return {"reopen_until": store.iso(self.closer(conn, user.id, now, f"moderator:{moderator}"))}
         if req.action == "lift":
             lifted = store.lift(conn, user.id, now)
             if not lifted:
-                raise ApiError("conflict", f"{user.username} has no mute or rated ban in force")
+                raise ApiError("conflict", _("{username} has no mute or rated ban in force", username=user.username))
             return {"lifted": lifted}
         return {}
 
@@ -311,8 +306,7 @@ class Moderation:
         """Grant (``granted``) or revoke the moderator role on the site, logged as an action."""
         await self.require_admin(admin)
         if role != "moderator":
-            raise ApiError("bad_request", f"bad request: the site grants and revokes the moderator role only "
-                                          f"(roles: {', '.join(ROLES)}; admins are made with omega admin)")
+            raise ApiError("bad_request", _("bad request: the site grants and revokes the moderator role only (roles: {values}; admins are made with omega admin)", values=', '.join(ROLES)))
         user = (await self._target(username)).user
         now = self.core.clock.now()
         action = "grant_role" if granted else "revoke_role"
@@ -320,8 +314,8 @@ class Moderation:
         def write(conn: Connection) -> dict[str, Any]:
             changed = grant(conn, user.username, role, now) if granted else revoke(conn, user.username, role)
             if not changed:
-                raise ApiError("conflict", f"{user.username} is {role} already" if granted
-                               else f"{user.username} is not {role}")
+                raise ApiError("conflict", _("{username} is {role} already", username=user.username, role=role) if granted
+                               else _("{username} is not {role}", username=user.username, role=role))
             store.add_action(conn, moderator_id=admin.id, moderator_name=admin.username, user_id=user.id,
                              username=user.username, action=action, reason=f"{action.replace('_', ' ')}: {role}",
                              detail={"role": role}, created_at=now)
@@ -339,7 +333,7 @@ class Moderation:
         changes and reverts, shared-origin flags, actions and what is in force now."""
         found = await self.accounts.find(username)
         if found is None:
-            raise ApiError("not_found", "there is no such player")
+            raise ApiError("not_found", _("there is no such player"))
         user, created = found
         now = self.core.clock.now()
 

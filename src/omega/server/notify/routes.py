@@ -13,15 +13,17 @@
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import html
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
 from omega.server.infra.limits import read_body
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.notify.mailer import MailSettings
 from omega.server.notify.notices import KINDS
 from omega.server.notify.parts import NotifyParts, build
@@ -46,9 +48,7 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, settings: MailSet
     return parts
 
 
-def _notifier(request: Request) -> Notifier:
-    notifier: Notifier = request.app.state.notify
-    return notifier
+Service = Annotated[Notifier, from_app("notify")]
 
 
 def preferences_json(prefs: Preferences, channels: list[str]) -> dict[str, Any]:
@@ -62,22 +62,22 @@ def preferences_json(prefs: Preferences, channels: list[str]) -> dict[str, Any]:
 
 
 @router.get("/api/account/notifications", dependencies=[USER_CHARGED])
-async def get_preferences(request: Request, user: Reader) -> dict[str, Any]:
-    notifier = _notifier(request)
+async def get_preferences(user: Reader, notifier: Service) -> dict[str, Any]:
+    notifier = notifier
     return preferences_json(await notifier.preferences(user.id), list(notifier.channels))
 
 
 @router.post("/api/account/notifications", dependencies=[USER_CHARGED])
-async def set_preferences(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    notifier = _notifier(request)
+async def set_preferences(request: Request, user: LoggedIn, raw: Body, notifier: Service) -> dict[str, Any]:
+    notifier = notifier
     channels = list(notifier.channels)
     body = parse_preferences(raw)
     for kind, on in body.on.items():
         if kind not in KINDS:
-            raise ApiError("bad_request", f"bad request: on: unknown kind {kind!r}")
+            raise ApiError("bad_request", _("bad request: on: unknown kind {kind}", kind=f"{kind!r}"))
         unknown = sorted(set(on) - set(channels))
         if unknown:
-            raise ApiError("bad_request", f"bad request: on.{kind}: unknown channel {unknown[0]!r}")
+            raise ApiError("bad_request", _("bad request: on.{kind}: unknown channel {unknown}", kind=kind, unknown=f"{unknown[0]!r}"))
     prefs = await notifier.preferences(user.id)
     off = set(prefs.off)
     for kind, on in body.on.items():
@@ -100,9 +100,9 @@ _BAD_LINK = ("This unsubscribe link is not valid (invalid_token): it may have be
 
 
 @router.get("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
-async def unsubscribe_page(request: Request) -> HTMLResponse:
+async def unsubscribe_page(request: Request, notifier: Service) -> HTMLResponse:
     token = request.query_params.get("t", "")
-    read = await _notifier(request).check_unsubscribe(token)
+    read = await notifier.check_unsubscribe(token)
     if read is None:
         return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
     action = html.escape(f"/mail/unsubscribe?t={token}")
@@ -112,11 +112,11 @@ async def unsubscribe_page(request: Request) -> HTMLResponse:
 
 
 @router.post("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
-async def unsubscribe(request: Request) -> HTMLResponse:
+async def unsubscribe(request: Request, notifier: Service) -> HTMLResponse:
     # The body (RFC 8058's "List-Unsubscribe=One-Click", or the confirm form's nothing) says
     # nothing the token does not: it is read, bounded, and not needed.
     await read_body(request, UNSUBSCRIBE_BODY_MAX)
-    read = await _notifier(request).unsubscribe(request.query_params.get("t", ""))
+    read = await notifier.unsubscribe(request.query_params.get("t", ""))
     if read is None:
         return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
     return _page("Unsubscribed", [f"<p>You will get no more mails about: {html.escape(KINDS[read[1]])}.</p>",

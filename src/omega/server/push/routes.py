@@ -7,12 +7,14 @@ cookie writes, refused ``cross_site`` unless the site's own page sent them.
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI
 
+from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
+from omega.server.infra.state import from_app
 from omega.server.push.channel import PushChannel, PushOptions
 from omega.server.push.schemas import parse_subscription, parse_unsubscribe
 from omega.server.push.store import Device, PushStore
@@ -32,9 +34,7 @@ def setup(app: FastAPI, core: TableCore, options: PushOptions | None = None) -> 
     return channel
 
 
-def _push(request: Request) -> PushChannel:
-    channel: PushChannel = request.app.state.push
-    return channel
+Service = Annotated[PushChannel, from_app("push")]
 
 
 def _devices(channel: PushChannel, devices: list[Device]) -> dict[str, Any]:
@@ -43,29 +43,28 @@ def _devices(channel: PushChannel, devices: list[Device]) -> dict[str, Any]:
 
 
 @router.get("/api/push/key", dependencies=[USER_CHARGED])
-async def public_key(request: Request) -> dict[str, Any]:
-    return {"public_key": (await _push(request).keys()).public_key}
+async def public_key(channel: Service) -> dict[str, Any]:
+    return {"public_key": (await channel.keys()).public_key}
 
 
 @router.get("/api/push/subscriptions", dependencies=[USER_CHARGED])
-async def devices(request: Request, user: Reader) -> dict[str, Any]:
-    channel = _push(request)
+async def devices(user: Reader, channel: Service) -> dict[str, Any]:
+    channel = channel
     return _devices(channel, await channel.core.db(channel.store.devices, user.id))
 
 
 @router.post("/api/push/subscriptions", dependencies=[USER_CHARGED])
-async def subscribe(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    channel = _push(request)
+async def subscribe(user: LoggedIn, raw: Body, channel: Service) -> dict[str, Any]:
+    channel = channel
     sub = parse_subscription(raw, loopback=channel.options.loopback)
     cap = channel.options.devices_per_account
     if await channel.core.db(channel.store.subscribe, user.id, sub, channel.clock.now(), cap) is None:
-        raise ApiError("too_many_devices", f"an account may have pushes sent to {cap} devices at most; "
-                                           "turn them off on a device you no longer use")
+        raise ApiError("too_many_devices", _("an account may have pushes sent to {cap} devices at most; turn them off on a device you no longer use", cap=cap))
     return _devices(channel, await channel.core.db(channel.store.devices, user.id))
 
 
 @router.post("/api/push/unsubscribe", dependencies=[USER_CHARGED])
-async def unsubscribe(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    channel = _push(request)
+async def unsubscribe(user: LoggedIn, raw: Body, channel: Service) -> dict[str, Any]:
+    channel = channel
     removed = await channel.core.db(channel.store.unsubscribe, user.id, parse_unsubscribe(raw))
     return {"removed": removed, **_devices(channel, await channel.core.db(channel.store.devices, user.id))}

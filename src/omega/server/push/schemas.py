@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import StringConstraints, TypeAdapter
 
+from omega.i18n import Message, _
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
 from omega.server.push.models import ENDPOINT_MAX
@@ -86,7 +87,7 @@ def b64url_decode(text: str) -> bytes:
     return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
 
 
-def _bad(message: str) -> ApiError:
+def _bad(message: Message) -> ApiError:
     return ApiError("bad_subscription", message)
 
 
@@ -98,7 +99,7 @@ def check_endpoint(endpoint: str, *, loopback: bool) -> str:
     try:
         port = parts.port
     except ValueError:
-        raise _bad("the push endpoint's port is not a number") from None
+        raise _bad(_("the push endpoint's port is not a number")) from None
     if loopback and parts.scheme in ("http", "https") and host in _LOOPBACK_NAMES:
         return endpoint
     try:
@@ -110,7 +111,7 @@ def check_endpoint(endpoint: str, *, loopback: bool) -> str:
     # and no user info: the server posts to this URL, so it must not reach into its network.
     if (parts.scheme != "https" or literal or "." not in host.strip(".") or port not in (None, 443)
             or "@" in parts.netloc or parts.fragment):
-        raise _bad("the push endpoint must be an https URL of a push service")
+        raise _bad(_("the push endpoint must be an https URL of a push service"))
     return endpoint
 
 
@@ -121,13 +122,13 @@ def parse_subscription(raw: bytes, *, loopback: bool = False) -> Subscription:
     try:
         point, secret = b64url_decode(body.keys.p256dh), b64url_decode(body.keys.auth)
     except (binascii.Error, ValueError):
-        raise _bad("the subscription's keys must be base64url") from None
+        raise _bad(_("the subscription's keys must be base64url")) from None
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     except ValueError:
-        raise _bad("the subscription's p256dh key is not a P-256 public key") from None
+        raise _bad(_("the subscription's p256dh key is not a P-256 public key")) from None
     if len(point) != 65 or len(secret) != 16:
-        raise _bad("the subscription's p256dh must be an uncompressed point and its auth 16 bytes")
+        raise _bad(_("the subscription's p256dh must be an uncompressed point and its auth 16 bytes"))
     encode = base64.urlsafe_b64encode
     return Subscription(endpoint, encode(point).decode().rstrip("="), encode(secret).decode().rstrip("="))
 

@@ -10,10 +10,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
+from omega.i18n import _
 from omega.names import username_key
 from omega.server.accounts.routes import USER_CHARGED
 from omega.server.accounts.service import Accounts
 from omega.server.errors import ApiError
+from omega.server.infra.state import from_app
 from omega.server.ratings.service import RATED_PLAYERS, RatingStore, install
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import table_core
@@ -37,33 +39,30 @@ def setup(app: FastAPI, core: TableCore) -> RatingStore:
     return ratings
 
 
-def _ratings(request: Request) -> RatingStore:
-    ratings: RatingStore = request.app.state.ratings
-    return ratings
+Service = Annotated[RatingStore, from_app("ratings")]
 
 
 def page(request: Request) -> tuple[int, int]:
     """Dependency: a leaderboard page's ``limit`` and ``offset``."""
     texts = (request.query_params.get("limit", str(LEADERBOARD_PAGE)), request.query_params.get("offset", "0"))
     if not all(t.isascii() and t.isdigit() and len(t) <= 6 for t in texts) or not 1 <= int(texts[0]) <= LEADERBOARD_PAGE:
-        raise ApiError("bad_request", f"bad request: limit must be 1 to {LEADERBOARD_PAGE}, offset a whole number")
+        raise ApiError("bad_request", _("bad request: limit must be 1 to {leaderboard_page}, offset a whole number", leaderboard_page=LEADERBOARD_PAGE))
     return int(texts[0]), int(texts[1])
 
 
 @router.get("/api/ratings/{players}", dependencies=[USER_CHARGED])
 async def leaderboard(request: Request, players: str,
-                      paging: Annotated[tuple[int, int], Depends(page)]) -> dict[str, Any]:
+                      paging: Annotated[tuple[int, int], Depends(page)], ratings: Service) -> dict[str, Any]:
     if not (players.isascii() and players.isdigit() and int(players) in RATED_PLAYERS):
-        raise ApiError("not_found", f"there is a leaderboard for {RATED_PLAYERS.start} to "
-                                    f"{RATED_PLAYERS.stop - 1} players only")
-    rows, total = await table_core(request).db(_ratings(request).leaderboard, int(players), *paging)
+        raise ApiError("not_found", _("there is a leaderboard for {start} to {value} players only", start=RATED_PLAYERS.start, value=RATED_PLAYERS.stop - 1))
+    rows, total = await table_core(request).db(ratings.leaderboard, int(players), *paging)
     return {"players": int(players), "total": total, "offset": paging[1], "ratings": rows}
 
 
 @router.get("/api/users/{username}/ratings", dependencies=[USER_CHARGED])
-async def user_ratings(request: Request, username: str) -> dict[str, Any]:
+async def user_ratings(request: Request, username: str, ratings: Service) -> dict[str, Any]:
     accounts: Accounts = request.app.state.accounts
-    core, ratings = table_core(request), _ratings(request)
+    core, ratings = table_core(request), ratings
     profile = await accounts.profile(username)  # not_found for nobody
     found = await core.db(accounts.store.user_by_key, username_key(username))
     assert found is not None

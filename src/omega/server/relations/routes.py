@@ -9,11 +9,12 @@ service.
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI
 
 from omega.server.accounts.routes import USER_CHARGED, LoggedIn, Reader
+from omega.server.infra.state import from_app
 from omega.server.relations.service import OnlineHere, Relations
 from omega.server.tables.core import TableCore
 
@@ -30,41 +31,39 @@ def setup(app: FastAPI, core: TableCore, online_here: OnlineHere | None = None) 
     return relations
 
 
-def _relations(request: Request) -> Relations:
-    relations: Relations = request.app.state.relations
-    return relations
+Service = Annotated[Relations, from_app("relations")]
 
 
 @router.put("/api/follows/{username}", dependencies=[USER_CHARGED])
-async def follow(request: Request, username: str, user: LoggedIn) -> dict[str, Any]:
-    return await _relations(request).follow(user, username)
+async def follow(username: str, user: LoggedIn, relations: Service) -> dict[str, Any]:
+    return await relations.follow(user, username)
 
 
 @router.delete("/api/follows/{username}", dependencies=[USER_CHARGED])
-async def unfollow(request: Request, username: str, user: LoggedIn) -> dict[str, Any]:
-    return await _relations(request).unfollow(user, username)
+async def unfollow(username: str, user: LoggedIn, relations: Service) -> dict[str, Any]:
+    return await relations.unfollow(user, username)
 
 
 @router.put("/api/blocks/{username}", dependencies=[USER_CHARGED])
-async def block(request: Request, username: str, user: LoggedIn) -> dict[str, Any]:
-    return await _relations(request).block(user, username)
+async def block(username: str, user: LoggedIn, relations: Service) -> dict[str, Any]:
+    return await relations.block(user, username)
 
 
 @router.delete("/api/blocks/{username}", dependencies=[USER_CHARGED])
-async def unblock(request: Request, username: str, user: LoggedIn) -> dict[str, Any]:
-    return await _relations(request).unblock(user, username)
+async def unblock(username: str, user: LoggedIn, relations: Service) -> dict[str, Any]:
+    return await relations.unblock(user, username)
 
 
 @router.get("/api/friends", dependencies=[USER_CHARGED])
-async def friends(request: Request, user: Reader) -> dict[str, Any]:
-    return await _relations(request).friends(user)
+async def friends(user: Reader, relations: Service) -> dict[str, Any]:
+    return await relations.friends(user)
 
 
 @router.get("/api/blocks", dependencies=[USER_CHARGED])
-async def blocks(request: Request, user: Reader) -> dict[str, Any]:
-    return await _relations(request).blocks(user)
+async def blocks(user: Reader, relations: Service) -> dict[str, Any]:
+    return await relations.blocks(user)
 
 
 @router.get("/api/relations/{username}", dependencies=[USER_CHARGED])
-async def relation(request: Request, username: str, user: Reader) -> dict[str, Any]:
-    return await _relations(request).relation(user, username)
+async def relation(username: str, user: Reader, relations: Service) -> dict[str, Any]:
+    return await relations.relation(user, username)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.server.accounts.store import User
 from omega.server.errors import ApiError
 from omega.server.relations import store
@@ -46,24 +47,22 @@ OnlineHere = Callable[[], set[int]]
 
 def unknown_player(username: str) -> ApiError:
     """The refusal of a username no account has."""
-    return ApiError("unknown_player", f"there is no player named {username[:64]!r}")
+    return ApiError("unknown_player", _("there is no player named {username}", username=f"{username[:64]!r}"))
 
 
 def not_yourself(what: str) -> ApiError:
     """The refusal of a relation with oneself (``what``: follow, block, challenge)."""
-    return ApiError("not_yourself", f"you cannot {what} yourself")
+    return ApiError("not_yourself", _("you cannot {what} yourself", what=what))
 
 
 def too_many_follows() -> ApiError:
     """The refusal past :data:`MAX_FOLLOWS`."""
-    return ApiError("too_many_follows", f"you follow {MAX_FOLLOWS} players, the most one account may: "
-                                        "unfollow one first")
+    return ApiError("too_many_follows", _("you follow {max_follows} players, the most one account may: unfollow one first", max_follows=MAX_FOLLOWS))
 
 
 def too_many_blocks() -> ApiError:
     """The refusal past :data:`MAX_BLOCKS`."""
-    return ApiError("too_many_blocks", f"you block {MAX_BLOCKS} players, the most one account may: "
-                                       "unblock one first")
+    return ApiError("too_many_blocks", _("you block {max_blocks} players, the most one account may: unblock one first", max_blocks=MAX_BLOCKS))
 
 
 def blocked_pair(username: str, what: str) -> ApiError:
@@ -72,7 +71,7 @@ def blocked_pair(username: str, what: str) -> ApiError:
     >>> blocked_pair("Bob", "challenge").message
     'you cannot challenge Bob: one of you blocked the other'
     """
-    return ApiError("blocked", f"you cannot {what} {username}: one of you blocked the other")
+    return ApiError("blocked", _("you cannot {what} {username}: one of you blocked the other", what=what, username=username))
 
 
 def _listed(item: store.Listed) -> dict[str, Any]:

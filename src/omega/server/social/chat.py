@@ -44,6 +44,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.server.accounts.models import UserRow
 from omega.server.clock import Clock, stamp
 from omega.server.errors import ApiError
@@ -217,8 +218,8 @@ class Chat:
         cached = await self.core.get(table_id)
         config = cached.state.config
         if not may_chat(config, who):
-            raise ApiError("forbidden", "spectators cannot write in the chat of a rated table"
-                           if isinstance(who, Spectator) else "this seat cannot write in the chat")
+            raise ApiError("forbidden", _("spectators cannot write in the chat of a rated table")
+                           if isinstance(who, Spectator) else _("this seat cannot write in the chat"))
         message = check_chat_text(raw_text)
         seat = who.seat if isinstance(who, SeatHolder) else None
         writer = cached.keys.seat_users[seat] if seat is not None and seat < len(cached.keys.seat_users) else account
@@ -226,7 +227,7 @@ class Chat:
             await self.gate(writer)
         key = f"{table_id}:{seat}" if seat is not None else f"{table_id}:watch:{address}"
         if not self.budgets.take(key, self.clock.monotonic()):
-            raise ApiError("rate_limited", "you are writing too fast; wait a few seconds")
+            raise ApiError("rate_limited", _("you are writing too fast; wait a few seconds"))
         name = cached.state.names[seat] if seat is not None else SPECTATOR_NAME
         user_id = cached.keys.seat_users[seat] if seat is not None and seat < len(cached.keys.seat_users) else None
         now = self.clock.now()

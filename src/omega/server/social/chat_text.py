@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 __all__ = ["CHAT_MAX", "check_chat_text"]
@@ -39,9 +40,9 @@ def check_chat_text(text: str) -> str:
     """
     text = text.strip()
     if not text:
-        raise ApiError("bad_request", "a chat message cannot be empty")
+        raise ApiError("bad_request", _("a chat message cannot be empty"))
     if len(text) > CHAT_MAX:
-        raise ApiError("bad_request", f"a chat message has at most {CHAT_MAX} characters (this one has {len(text)})")
+        raise ApiError("bad_request", _("a chat message has at most {chat_max} characters (this one has {count})", chat_max=CHAT_MAX, count=len(text)))
     if any(unicodedata.category(c) in ("Cc", "Cs") or c in _BIDI_CONTROLS for c in text):
-        raise ApiError("bad_request", "a chat message is one line of text, without control characters")
+        raise ApiError("bad_request", _("a chat message is one line of text, without control characters"))
     return text

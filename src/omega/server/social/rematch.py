@@ -49,6 +49,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from omega.i18n import _
 from omega.server.clock import stamp
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Notice
@@ -196,14 +197,14 @@ class Rematches:
         twice, changes nothing).  Refused with ``forbidden`` (a spectator, a computer seat) or
         ``conflict`` (the game is not over; nothing to accept or decline)."""
         if not isinstance(who, SeatHolder):
-            raise ApiError("forbidden", "only the players can answer a rematch" if isinstance(who, Spectator)
-                           else "the computer does not ask for rematches")
+            raise ApiError("forbidden", _("only the players can answer a rematch") if isinstance(who, Spectator)
+                           else _("the computer does not ask for rematches"))
         cached = await self.core.fresh(table_id)
         state = cached.state
         if state.config.seats[who.seat].kind != "human":
-            raise ApiError("forbidden", "this seat is played by the computer")
+            raise ApiError("forbidden", _("this seat is played by the computer"))
         if not state.over:
-            raise ApiError("conflict", "a rematch can be proposed once the game is over")
+            raise ApiError("conflict", _("a rematch can be proposed once the game is over"))
         seat = who.seat
         humans = frozenset(i for i, s in enumerate(state.config.seats) if s.kind == "human")
         asker = cached.keys.seat_users[seat] if seat < len(cached.keys.seat_users) else None
@@ -216,7 +217,7 @@ class Rematches:
             if before is None or before.status != "proposed":
                 if op == "propose":  # it started already: the asker is told where it stands
                     return None
-                raise ApiError("conflict", "no rematch is proposed at this table")
+                raise ApiError("conflict", _("no rematch is proposed at this table"))
             if op == "decline":
                 return replace(before, status="declined", ended_by=seat)
             if seat in before.accepted:  # a second proposal, or an acceptance sent twice

@@ -14,7 +14,8 @@ a table's events.  Every change goes through :meth:`TableCore.write`:
    committed together, the last two read from the decided table;
 5. broadcast: only after the commit does the cache take the decided table (nothing is
    applied again) and this process's sockets get the events; other processes hear of them
-   through the database (``pubsub``).
+   through the database, published after the commit (``pubsub.Publisher``), and catch up
+   by version should a notification be lost (:meth:`TableCore.catch_up_watched`).
 
 A person's action (:meth:`TableCore.act`) adds, before deciding, the identity's seat, the
 request id (a retry gets its first answer) and the version the client saw.  Computer turns
@@ -36,16 +37,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from omega.i18n import _
 from omega.server.clock import Clock, stamp
 from omega.server.config import Settings
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.metrics import Metrics
-from omega.server.infra.pubsub import CHANNEL, WORK_TAG, Delivery, Hub, PresenceNote
+from omega.server.infra.pubsub import WORK_TAG, Delivery, Hub, PresenceNote, Publisher
 from omega.server.tables.actions import Action, ClaimAction, action_fingerprint
 from omega.server.tables.commits import Commits
 from omega.server.tables.decide import (
@@ -105,8 +106,8 @@ StoredHook = Callable[[Writer, TableState, TableState, list[Event]], None]
 #: (``TableCore.rated_gate``); without one every account may.
 RatedGate = Callable[[Connection, Sequence[int], datetime], frozenset[int]]
 #: What an account barred from rated play is told (``rated_banned``).
-RATED_BANNED = ("your account may not play rated games now (a moderator's decision: your account page "
-                "shows until when); casual tables are open to you")
+RATED_BANNED = _("your account may not play rated games now (a moderator's decision: your account page "
+                 "shows until when); casual tables are open to you")
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,8 @@ class _Stored(Generic[D]):
 
     decided: D
     keys: TableKeys | None = None
+    #: What to tell the other processes once it is committed (PostgreSQL).
+    notes: tuple[str, ...] = ()
 
 
 class TableCore:
@@ -160,6 +163,8 @@ class TableCore:
         threads = self.settings.db_threads or (16 if repo.is_postgres else 2)
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="omega-db")
         self.commits = Commits(repo, self.db)
+        #: Tells other processes what this one's commits stored, after the commits.
+        self.publisher = Publisher(self._send_notes)
         #: Called after a commit stored due work (a computer to move): the scheduler looks.
         self.on_due: Callable[[], None] = lambda: None
         #: Called inside the transaction that ends a game (see :data:`EndHook`); the ratings
@@ -209,18 +214,16 @@ class TableCore:
         is short (no ``:``): a note names what changed, its listeners read the rest."""
         if not self.repo.is_postgres:
             return
-        payload = f"{self.server_id}:{table_id}:{tag}"
+        self.publisher.publish([f"{self.server_id}:{table_id}:{tag}"])
+        await self.publisher.flush()
 
-        def send() -> None:
-            with self.repo.engine.begin() as conn:
-                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
-
-        await self.db(send)
+    async def _send_notes(self, payloads: list[str]) -> None:
+        await self.db(self.repo.publish, payloads)
 
     def close(self) -> None:
         """Release the database threads and connections."""
         self._executor.shutdown(wait=True)
-        self.repo.engine.dispose()
+        self.repo.close()
 
     @property
     def cached_tables(self) -> int:
@@ -232,7 +235,7 @@ class TableCore:
     async def get(self, table_id: str) -> Cached:
         """The cached table (loaded from its events when needed); ``not_found`` otherwise."""
         if len(table_id) > 32:  # longer than any id: no need to ask the database
-            raise ApiError("not_found", "there is no such table")
+            raise ApiError("not_found", _("there is no such table"))
         cached = self._cache.get(table_id)
         if cached is not None:
             self._cache.move_to_end(table_id)
@@ -244,7 +247,7 @@ class TableCore:
                 stored = await self.db(self.repo.load, table_id)
                 if stored is None:
                     self._loading.pop(table_id, None)
-                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                    raise ApiError("not_found", _("there is no table {table_id}", table_id=f"{table_id!r}"))
                 state = TableState(stored.config)
                 for e in stored.events:
                     state.apply(e)
@@ -303,6 +306,20 @@ class TableCore:
         """Another process stored an event (PostgreSQL NOTIFY): deliver it to our sockets."""
         if self.hub.has(table_id):
             asyncio.get_running_loop().create_task(self._deliver_remote(table_id))
+
+    async def catch_up_watched(self) -> int:
+        """Catch up the tables this process has sockets on whose stored version is ahead of
+        the cache: a notification was lost (its process was killed between its commit and
+        its publish), and nothing else would tell.  Returns how many were behind.  Run at
+        every heartbeat (PostgreSQL; on SQLite every event goes through this process)."""
+        watched = [t for t in self.hub.tables() if t in self._cache]
+        if not self.repo.is_postgres or not watched:
+            return 0
+        stored = await self.db(self.repo.versions, watched)
+        behind = [t for t, v in stored.items() if t in self._cache and v > self._cache[t].state.version]
+        for table_id in behind:
+            await self._deliver_remote(table_id)
+        return len(behind)
 
     async def _deliver_remote(self, table_id: str) -> None:
         try:
@@ -402,6 +419,7 @@ class TableCore:
         events with the table's due work, and only then take the table it decided and push
         the events to sockets.  Returns what was written."""
         cached = await self.get(table_id)
+        loop = asyncio.get_running_loop()
         async with cached.lock:
             state = cached.state
             progress = _Progress()
@@ -409,7 +427,7 @@ class TableCore:
             def transaction(w: Writer | None) -> _Stored[D]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
                 if w is None:
-                    raise ApiError("not_found", f"there is no table {table_id!r}")
+                    raise ApiError("not_found", _("there is no table {table_id}", table_id=f"{table_id!r}"))
                 # The commit's time, read while the table is locked: the writes of one table
                 # get their times in the order they are stored, so a move and the flag that
                 # races it are decided one after the other on the same clock.
@@ -444,15 +462,18 @@ class TableCore:
                             w.keep_due(kind, due[kind], self._due_at(after, kind) or now)
                     elif kind in due_before:
                         w.drop_due(kind)
-                w.notify(f"{self.server_id}:{table_id}:{w.version}")
+                notes = [f"{self.server_id}:{table_id}:{w.version}"]
                 if COMPUTER_TURN in due and due_before.get(COMPUTER_TURN) != due[COMPUTER_TURN]:
                     # A computer's turn for whichever process plays them (maybe a worker).
-                    w.notify(f"{self.server_id}:{table_id}:{WORK_TAG}")
-                return _Stored(decided, w.keys() if _renews_keys(stored) else None)
+                    notes.append(f"{self.server_id}:{table_id}:{WORK_TAG}")
+                return _Stored(decided, w.keys() if _renews_keys(stored) else None,
+                               tuple(notes) if self.repo.is_postgres else ())
 
             def committed(result: _Stored[D]) -> None:
                 # Stored for good: now the cache may move on (and the views are made only for
                 # a table some socket of this process watches).
+                if result.notes:  # in a database thread: the event loop publishes them
+                    loop.call_soon_threadsafe(self.publisher.publish, result.notes)
                 if result.keys is not None:
                     cached.keys = result.keys
                     progress.caught_keys = None  # older than this write's own
@@ -508,12 +529,12 @@ class TableCore:
             if first is not None:  # a retry: the first answer, never a second move
                 first_version, first_seat, first_fp = first
                 if first_seat != seat or first_fp != fingerprint:
-                    raise ApiError("conflict", "this request_id was already used for another action")
+                    raise ApiError("conflict", _("this request_id was already used for another action"))
                 return _Turned(state, first_version=first_version)
             if version is not None and not state.play_version <= version <= state.version:
                 if seat is None:
                     return _Turned(state)  # the computer chose on a position that is gone
-                raise ApiError("stale_version", f"the table is at version {state.version}, not {version}")
+                raise ApiError("stale_version", _("the table is at version {version}, not {version2}", version=state.version, version2=version))
             if isinstance(action, ClaimAction):
                 # Whether the absent seat's player is gone is asked of every process's sockets.
                 state.set_presence(w.presence())
@@ -585,7 +606,7 @@ class TableCore:
     async def rename(self, table_id: str, who: Identity, name: str) -> dict[str, Any]:
         """Change the display name of ``who``'s seat."""
         if not isinstance(who, SeatHolder):
-            raise ApiError("forbidden", "spectators have no seat to name")
+            raise ApiError("forbidden", _("spectators have no seat to name"))
         seat = who.seat
         written = await self.write(
             table_id, lambda st, w, now: Decided(st) if st.names[seat] == name else
@@ -734,4 +755,4 @@ def _refuse_replaced(joining: Decided, seat: int, seen: int | None) -> None:
     identified (at version ``seen``), is refused, even if the request was let in just before
     the replacement (a seat that has joined keeps its token)."""
     if joining.events and seen is not None and joining.before.renewed_at.get(seat, 0) > seen:
-        raise ApiError("forbidden", "this invite link was replaced by a newer one")
+        raise ApiError("forbidden", _("this invite link was replaced by a newer one"))

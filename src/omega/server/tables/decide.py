@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from omega.game import SWAP, Game, IllegalMove
+from omega.i18n import Message, _
 from omega.server.errors import ApiError
 from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, action_fingerprint
 from omega.server.tables.events import (
@@ -109,20 +110,22 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
     ``request_id`` it answers (with the action's fingerprint, to know a retry by).
     """
     if state.cancelled:
-        raise ApiError("game_over", "this table was cancelled before it started")
+        raise ApiError("game_over", _("this table was cancelled before it started"))
     if state.over:
-        raise ApiError("game_over", "the game is over")
+        raise ApiError("game_over", _("the game is over"))
     if state.waiting:
         free = state.joined.count(False)
-        raise ApiError("not_started", f"the game starts when every seat is taken ({free} still free)")
+        raise ApiError("not_started", _("the game starts when every seat is taken ({free} still free)", free=free))
     flag = state.flag_at()
     if flag is not None and now >= flag:
         # The flag fell before this arrived: the action path stores the timeout instead
         # (decide_timeout), so a late move is never both refused and played.
         out = state.clock_seat()
-        who = "your" if out == seat else f"{state.game.color_of(out if out is not None else 0).label}'s"
-        late = ms_between(flag, now) / 1000
-        raise ApiError("too_late", f"too late: {who} time ran out {late:.1f} s before this arrived")
+        late = f"{ms_between(flag, now) / 1000:.1f}"
+        if out == seat:
+            raise ApiError("too_late", _("too late: your time ran out {late} s before this arrived", late=late))
+        flagged = Message(state.game.color_of(out if out is not None else 0).label)
+        raise ApiError("too_late", _("too late: {color}'s time ran out {late} s before this arrived", color=flagged, late=late))
     if isinstance(action, ResignAction):
         return _decide_resign(state, seat, now, request_id)
     if isinstance(action, ClaimAction):
@@ -132,20 +135,20 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
     assert mover is not None  # the game is not over, so someone is to move
     if seat is None:
         if not state.computer_to_move():
-            raise ApiError("not_your_turn", "no computer seat is to move")
+            raise ApiError("not_your_turn", _("no computer seat is to move"))
         seat = mover
         by_computer = True
     else:
         if seat in state.timed_out:
-            raise ApiError("forbidden", "your time ran out; the computer plays this seat")
+            raise ApiError("forbidden", _("your time ran out; the computer plays this seat"))
         if seat in state.resigned:
-            raise ApiError("forbidden", "you have resigned; the computer plays this seat")
+            raise ApiError("forbidden", _("you have resigned; the computer plays this seat"))
         if state.config.seats[seat].kind != "human":
-            raise ApiError("forbidden", "this seat is played by the computer")
+            raise ApiError("forbidden", _("this seat is played by the computer"))
         if seat != mover:
             color = state.game.to_move
             assert color is not None
-            raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover})")
+            raise ApiError("not_your_turn", _("it is {color}'s turn (seat {mover})", color=Message(color.label), mover=mover))
         by_computer = False
     # Played on the copy that becomes the table after the turn: what is stored is what was
     # played (the cells as the game names them), and nothing plays it a second time.
@@ -164,7 +167,7 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
             trial.play(list(action.cells))
             played = trial.history[-1]
             assert played != SWAP
-            payload = TurnPlayed(seat=seat, color=color.label, cells=tuple(played), computer=by_computer, used_ms=used)
+            payload = TurnPlayed(seat=seat, color=Message(color.label), cells=tuple(played), computer=by_computer, used_ms=used)
     except IllegalMove as e:
         raise ApiError("illegal_move", str(e)) from None
     turn = _acted(payload, state, actor, action, request_id, now)
@@ -201,36 +204,36 @@ def decide_hint(state: TableState, seat: int, now: datetime) -> Decided:
     """The ``hint`` event of ``seat`` asking for a hint now, or ApiError: only at a table
     whose creator allowed hints, for a person whose turn it is."""
     if state.over:
-        raise ApiError("game_over", "the game is over")
+        raise ApiError("game_over", _("the game is over"))
     if not state.config.hints or state.config.rated:
         # Never at a rated table, whatever its settings say: a rating measures the players.
-        raise ApiError("forbidden", "hints are not allowed at this table")
+        raise ApiError("forbidden", _("hints are not allowed at this table"))
     if state.config.seats[seat].kind != "human" or seat in state.resigned:
-        raise ApiError("forbidden", "only a person still playing can ask for a hint")
+        raise ApiError("forbidden", _("only a person still playing can ask for a hint"))
     mover = state.game.current_player
     color = state.game.to_move
     assert mover is not None and color is not None
     if seat != mover:
-        raise ApiError("not_your_turn", f"it is {color.label}'s turn (seat {mover}): a hint is for your own turn")
-    return Decided(state).then(Event(HintUsed(seat=seat, color=color.label, turn=state.game.turns_played + 1), at=now))
+        raise ApiError("not_your_turn", _("it is {color}'s turn (seat {mover}): a hint is for your own turn", color=Message(color.label), mover=mover))
+    return Decided(state).then(Event(HintUsed(seat=seat, color=Message(color.label), turn=state.game.turns_played + 1), at=now))
 
 
 def _decide_resign(state: TableState, seat: int | None, now: datetime, request_id: str | None) -> Decided:
     if seat is None or state.config.seats[seat].kind != "human":
-        raise ApiError("forbidden", "only a human seat can resign")
+        raise ApiError("forbidden", _("only a human seat can resign"))
     if seat in state.timed_out:
-        raise ApiError("forbidden", "your time ran out; the computer plays this seat")
+        raise ApiError("forbidden", _("your time ran out; the computer plays this seat"))
     if seat in state.resigned:
-        raise ApiError("forbidden", "you have already resigned")
+        raise ApiError("forbidden", _("you have already resigned"))
     color = state.game.color_of(seat)
     resigned = [*state.resigned, seat]
     if state.short_of_minimum():
         # At a rated table before the game counts (MIN_RATED_TURNS): aborted, not a loss,
         # whoever else is still in, so a resignation on move one rates nobody.
-        events = [_acted(Resigned(seat=seat, color=color.label, aborted=True), state, seat, ResignAction(),
+        events = [_acted(Resigned(seat=seat, color=Message(color.label), aborted=True), state, seat, ResignAction(),
                          request_id, now), _over_event(state.game, resigned, "aborted", now)]
         return Decided(state).then(*events)
-    events = [_acted(Resigned(seat=seat, color=color.label), state, seat, ResignAction(), request_id, now)]
+    events = [_acted(Resigned(seat=seat, color=Message(color.label)), state, seat, ResignAction(), request_id, now)]
     if ended_by_resignations(state.config, resigned):
         events.append(_over_event(state.game, resigned, "resignation", now))
     return Decided(state).then(*events)
@@ -264,24 +267,23 @@ def decide_claim(state: TableState, seat: int | None, now: datetime, *, request_
     """
     c = state.config
     if c.time_control.timed or c.rated:
-        raise ApiError("forbidden", "no claims at a timed or rated table: the clock settles an absent player's game")
+        raise ApiError("forbidden", _("no claims at a timed or rated table: the clock settles an absent player's game"))
     if seat is None or c.seats[seat].kind != "human" or seat in state.resigned:
-        raise ApiError("forbidden", "only a person still playing can claim an absent player's seat")
+        raise ApiError("forbidden", _("only a person still playing can claim an absent player's seat"))
     absent = state.game.current_player
     assert absent is not None  # decide() refused a game over
     if absent == seat:
-        raise ApiError("conflict", "it is your own turn: nobody is keeping you waiting")
+        raise ApiError("conflict", _("it is your own turn: nobody is keeping you waiting"))
     when = state.claim_from()
     if when is None:
-        raise ApiError("conflict", "the computer is to move: nobody is keeping you waiting")
+        raise ApiError("conflict", _("the computer is to move: nobody is keeping you waiting"))
     color = state.game.color_of(absent)
     if state.connected()[absent]:
-        raise ApiError("opponent_present", f"{color.label}'s player has the table open: they are thinking, not gone")
+        raise ApiError("opponent_present", _("{color}'s player has the table open: they are thinking, not gone", color=Message(color.label)))
     if now < when:
         wait = (when - now).total_seconds()
-        raise ApiError("too_early", f"too early: {color.label}'s player may still come back; "
-                                    f"you may claim in {wait:.0f} s")
-    events = [_acted(Resigned(seat=absent, color=color.label, claimed_by=seat), state, seat, ClaimAction(),
+        raise ApiError("too_early", _("too early: {color}'s player may still come back; you may claim in {wait} s", color=Message(color.label), wait=f"{wait:.0f}"))
+    events = [_acted(Resigned(seat=absent, color=Message(color.label), claimed_by=seat), state, seat, ClaimAction(),
                      request_id, now)]
     resigned = [*state.resigned, absent]
     if ended_by_resignations(c, resigned):
@@ -301,7 +303,7 @@ def decide_cancel(state: TableState, now: datetime) -> Decided:
     ('cancelled', 'waiting')
     """
     if not state.waiting:
-        raise ApiError("conflict", "this table is no longer waiting for players; it cannot be cancelled")
+        raise ApiError("conflict", _("this table is no longer waiting for players; it cannot be cancelled"))
     return Decided(state).then(Event(Cancelled(), at=now))
 
 

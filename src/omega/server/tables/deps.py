@@ -21,6 +21,7 @@ from typing import Annotated, Protocol, TypeVar
 from fastapi import Depends, Request, WebSocket
 from starlette.requests import HTTPConnection
 
+from omega.i18n import _
 from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address, read_body
@@ -133,7 +134,7 @@ async def caller(request: Request) -> Credentials:
     else:
         allowed = callers.by_address.take(client_address(request), now)
     if not allowed:
-        raise ApiError("rate_limited", "too many requests; slow down")
+        raise ApiError("rate_limited", _("too many requests; slow down"))
     if session_id is None:
         return credentials
     if request.method not in ("GET", "HEAD"):

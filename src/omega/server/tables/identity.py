@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 __all__ = [
@@ -120,13 +121,13 @@ class TokenAuthenticator:
         """A seat for a seat token, a spectator for the spectator key."""
         digest = credentials.digest
         if digest is None:
-            raise ApiError("auth_required", "this needs a seat token or the spectator key")
+            raise ApiError("auth_required", _("this needs a seat token or the spectator key"))
         for i, h in enumerate(keys.seat_hashes):
             if h is not None and secrets.compare_digest(h, digest):
                 return SeatHolder(i)
         if secrets.compare_digest(keys.spectator_hash, digest):
             return Spectator()
-        raise ApiError("forbidden", "this token belongs to no seat of this table")
+        raise ApiError("forbidden", _("this token belongs to no seat of this table"))
 
 
 class AccountAuthenticator:
@@ -155,7 +156,7 @@ class AccountAuthenticator:
         if credentials.token is None and credentials.user_id is not None:
             seat = keys.seat_of_user(credentials.user_id)
             if seat is None:
-                raise ApiError("forbidden", "your account holds no seat of this table; open it with its link")
+                raise ApiError("forbidden", _("your account holds no seat of this table; open it with its link"))
             return SeatHolder(seat)
         return self.tokens.identify(credentials, keys)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omega.i18n import _
 from omega.record import to_json
 from omega.server.errors import ApiError
 from omega.server.tables.core import TableCore
@@ -40,7 +41,7 @@ class Records:
         state = (await self.core.get(table_id)).state
         history = state.game.history
         if not 0 <= at <= len(history):
-            raise ApiError("bad_request", f"bad request: at must be from 0 to {len(history)}")
+            raise ApiError("bad_request", _("bad request: at must be from 0 to {count}", count=len(history)))
         game = state.game.position_after(at)
         final = at == len(history)
         view = game_view(game, state.resigned if final else (), state.over if final else None,

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.tables.core import TableCore
@@ -54,14 +55,14 @@ def decide_links(state: TableState, seat: int | None, creator: int | None, invit
     """The ``links`` event of ``seat`` asking for new invites and/or a new spectator key, or
     ApiError: only the creator's seat may, and new invites need a seat still waiting."""
     if creator is None or seat != creator:
-        raise ApiError("forbidden", "only the player who created this table can make new links")
+        raise ApiError("forbidden", _("only the player who created this table can make new links"))
     if state.config.public:
         # A lobby's seats are taken in the lobby by accounts (a rated game counts only
         # accounts), and anyone may watch it without a key: no link has anything to give.
-        raise ApiError("conflict", "this table's seats are taken in the lobby, and anyone may watch it: it has no links")
+        raise ApiError("conflict", _("this table's seats are taken in the lobby, and anyone may watch it: it has no links"))
     seats = tuple(open_seats(state)) if invites else ()
     if invites and not seats and not spectator:
-        raise ApiError("conflict", "every seat's player has joined: no invite is waiting")
+        raise ApiError("conflict", _("every seat's player has joined: no invite is waiting"))
     return Decided(state).then(Event(LinksRenewed(seat=seat, seats=seats, spectator=spectator), at=now, seat=seat))
 
 
@@ -95,7 +96,7 @@ class Links:
         # Refused at once (before the budget is charged) for anyone but the creator.
         decide_links(cached.state, seat, cached.creator, req.invites, req.spectator, core.clock.now())
         if not self.budgets.take(table_id, core.clock.monotonic()):
-            raise ApiError("rate_limited", "new links were made just now; try again in a minute")
+            raise ApiError("rate_limited", _("new links were made just now; try again in a minute"))
 
         def decision(state: TableState, w: Writer, now: datetime) -> _Linked:
             decided = decide_links(state, seat, cached.creator, req.invites, req.spectator, now)

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
+from omega.i18n import _
 from omega.server.clock import Clock
 from omega.server.config import computer_load
 from omega.server.errors import ApiError
@@ -78,10 +79,12 @@ def setup(app: FastAPI, core: TableCore, presence: Presence, limits: Limits, clo
     """Make the table routes' parts and keep them in ``app.state`` (``core``, ``callers``,
     ``tables``): ``sessions`` says which account a session cookie names, ``hooks`` handles
     the socket's chat and rematch messages.  The tables' due work: clocks' flags, and the
-    sweep of abandoned tables."""
+    sweep of abandoned tables; at each heartbeat, the catch-up of the tables watched here."""
     scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
     scheduler.handle(TIMEOUT, core.flag)
     scheduler.handle(FLAG_NEAR, core.flag_near)
+    # A notification lost between another process's commit and its publish: caught up here.
+    scheduler.at_beat(core.catch_up_watched)
     parts = TableParts(
         presence, Records(core), Links(core, limits), Buckets(limits.create_rate, limits.create_burst),
         SocketLimits(Buckets(limits.ws_connect_rate, limits.ws_connect_burst),
@@ -112,7 +115,7 @@ def new_table(req: CreateTable) -> NewTable:
 def creation_allowed(request: Request) -> None:
     """Dependency: one new table of the client address's budget."""
     if not _parts(request).creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
-        raise ApiError("rate_limited", "too many new tables; slow down")
+        raise ApiError("rate_limited", _("too many new tables; slow down"))
 
 
 async def creator_account(request: Request) -> int | None:
@@ -142,16 +145,14 @@ async def computers_allowed(core: TableCore, limits: Limits, owner: str, new: Ne
     ``too_many_computer_games``)."""
     waiting = await core.db(core.repo.due_count, COMPUTER_TURN)
     if waiting >= limits.computer_queue:
-        raise ApiError("busy", f"the computer players are busy ({waiting} turns waiting); "
-                               "try again in a minute, or play people")
+        raise ApiError("busy", _("the computer players are busy ({waiting} turns waiting); try again in a minute, or play people", waiting=waiting))
     seats = [(new.size, s.level) for s in new.seats if s.kind == "computer" and s.level is not None]
     if computer_load(seats) == 0:
         return  # quick levels only: they take no one's share
     going = computer_load(await core.db(core.repo.computer_seats_of, owner))
     if going + computer_load(seats) > limits.computer_load:
         raise ApiError("too_many_computer_games",
-                       "you have enough games against strong computer players going; finish or resign one "
-                       "first, or choose levels 1 to 3")
+                       _("you have enough games against strong computer players going; finish or resign one first, or choose levels 1 to 3"))
 
 
 @router.get("/api/tables/{table_id}")
@@ -193,7 +194,7 @@ def replay_at(request: Request) -> int:
     at_text = request.query_params.get("at", "")
     # isdigit() alone takes "²", which int() refuses: ASCII digits only.
     if not (at_text.isascii() and at_text.isdigit()) or len(at_text) > 6:
-        raise ApiError("bad_request", "bad request: at must be a whole number")
+        raise ApiError("bad_request", _("bad request: at must be a whole number"))
     return int(at_text)
 
 

@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
 )
 
+from omega.i18n import _
 from omega.names import check_name
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
@@ -178,20 +179,20 @@ def parse_create(body: bytes) -> CreateTable:
     except ValidationError as e:
         raise bad_request(e) from None
     if req.pie_rule and req.players != 2:
-        raise ApiError("bad_request", "bad request: the pie rule is a 2-player option")
+        raise ApiError("bad_request", _("bad request: the pie rule is a 2-player option"))
     seats: list[HumanSeat | ComputerSeat] = (
         req.seats if req.seats is not None else [HumanSeat(kind="human") for _ in range(req.players)])
     if len(seats) != req.players:
-        raise ApiError("bad_request", f"bad request: seats must list exactly {req.players} seats")
+        raise ApiError("bad_request", _("bad request: seats must list exactly {players} seats", players=req.players))
     humans = [i for i, s in enumerate(seats) if s.kind == "human"]
     if not humans:
-        raise ApiError("bad_request", "bad request: at least one seat must be human")
+        raise ApiError("bad_request", _("bad request: at least one seat must be human"))
     if req.creator_seat is not None and req.creator_seat not in humans:
-        raise ApiError("bad_request", "bad request: creator_seat must be a human seat")
+        raise ApiError("bad_request", _("bad request: creator_seat must be a human seat"))
     try:
         req.time_control = TimeControl.parse(req.time_control).text
     except ValueError as e:
-        raise ApiError("bad_request", f"bad request: {e}") from None
+        raise ApiError("bad_request", _("bad request: {e}", e=e)) from None
     req.seats = seats
     return req
 
@@ -223,7 +224,7 @@ def parse_links(body: bytes) -> LinksBody:
     except ValidationError as e:
         raise bad_request(e) from None
     if not (req.invites or req.spectator):
-        raise ApiError("bad_request", "bad request: ask for new invites, a new spectator link, or both")
+        raise ApiError("bad_request", _("bad request: ask for new invites, a new spectator link, or both"))
     return req
 
 

@@ -26,8 +26,10 @@ from typing import Any, Protocol
 from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
+from omega.i18n import _
 from omega.server.clock import Clock
 from omega.server.errors import SESSION_ENDED, ApiError
+from omega.server.infra.language import connection_language
 from omega.server.infra.limits import Buckets, Limits, TokenBucket
 from omega.server.infra.pubsub import Delivery, Item, Notice, PresenceNote, Subscriber
 from omega.server.tables.core import TableCore
@@ -181,7 +183,7 @@ class TableSocket:
 
     async def close_with(self, error: ApiError) -> None:
         with contextlib.suppress(Exception):
-            await self.send({"type": "error", "request_id": None, "error": error.as_json()["error"]})
+            await self.send({"type": "error", "request_id": None, "error": error.as_json(connection_language(self.ws))["error"]})
             await self.ws.close(code=4000 + error.status)
 
     async def run(self) -> None:
@@ -192,7 +194,7 @@ class TableSocket:
         params = self.ws.query_params
         credentials = Credentials(token_of(offered))
         if not self.connects.allow(self.address, credentials, self.clock.monotonic()):
-            await self.close_with(ApiError("rate_limited", "too many new sockets; wait a moment"))
+            await self.close_with(ApiError("rate_limited", _("too many new sockets; wait a moment")))
             return
         try:
             if credentials.token is None and self.account is not None:
@@ -205,7 +207,7 @@ class TableSocket:
             return
         hub = self.core.hub
         if hub.sockets(self.table_id) >= self.limits.sockets_per_table:
-            await self.close_with(ApiError("rate_limited", "too many sockets on this table"))
+            await self.close_with(ApiError("rate_limited", _("too many sockets on this table")))
             return
         seat = who.seat if isinstance(who, SeatHolder) else None
         sub = hub.add(self.table_id, seat, self.limits.ws_send_queue)
@@ -326,10 +328,10 @@ class TableSocket:
                 raw = (message.get("bytes") or b"").decode("utf-8", "replace")
             # The bucket first: a flood costs one subtraction per message, whatever it holds.
             if not self.bucket.take(self.clock.monotonic()):
-                await self.reply_error(None, ApiError("rate_limited", f"at most {self.limits.ws_rate:g} messages a second"))
+                await self.reply_error(None, ApiError("rate_limited", _("at most {ws_rate} messages a second", ws_rate=f"{self.limits.ws_rate:g}")))
                 continue
             if len(raw) > self.limits.max_message or len(raw.encode("utf-8")) > self.limits.max_message:
-                await self.reply_error(None, ApiError("too_large", f"messages are limited to {self.limits.max_message} bytes"))
+                await self.reply_error(None, ApiError("too_large", _("messages are limited to {max_message} bytes", max_message=self.limits.max_message)))
                 continue
             request_id = None
             try:
@@ -343,7 +345,7 @@ class TableSocket:
                     return
                 if isinstance(msg, ChatMessage | RematchMessage):
                     if self.social is None:
-                        raise ApiError("bad_request", f"bad request: this server has no {msg.type}")
+                        raise ApiError("bad_request", _("bad request: this server has no {type}", type=msg.type))
                     await self.social.handle(self, who, msg)
                     continue
                 acted = await self.core.act(self.table_id, who, to_action(msg.action),
@@ -363,7 +365,7 @@ class TableSocket:
 
     async def reply_error(self, request_id: str | None, error: ApiError) -> None:
         if self.ws.client_state == WebSocketState.CONNECTED:
-            await self.send({"type": "error", "request_id": request_id, "error": error.as_json()["error"]})
+            await self.send({"type": "error", "request_id": request_id, "error": error.as_json(connection_language(self.ws))["error"]})
 
 
 def _request_id_of(raw: str) -> str | None:

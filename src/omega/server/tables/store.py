@@ -26,8 +26,9 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import DateTime, bindparam, delete, func, insert, select, text, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.pool import PoolProxiedConnection
 
 from omega.server.infra.db import utc
 from omega.server.infra.due import DueQueue, drop_due_row, keep_due_row
@@ -294,6 +295,11 @@ class Repository(DueQueue):
     """The tables' storage, on the database with its due work and server processes: all
     methods are blocking (run them off the event loop)."""
 
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        #: The connection that publishes notes (made at the first batch: see :meth:`publish`).
+        self._notifier: PoolProxiedConnection | None = None
+
     # -- tables ---------------------------------------------------------------------------
 
     def create_table(self, config: TableConfig, keys: TableKeys, due: Sequence[tuple[str, datetime]] = (),
@@ -360,6 +366,44 @@ class Repository(DueQueue):
             v = conn.execute(select(TableRow.version).where(TableRow.id == table_id)).scalar_one_or_none()
             conn.rollback()
         return v
+
+    def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The current version of each of ``table_ids`` that exists."""
+        out: dict[str, int] = {}
+        with self.engine.connect() as conn, conn.begin():
+            for i in range(0, len(table_ids), 1000):
+                rows = conn.execute(select(TableRow.id, TableRow.version).where(TableRow.id.in_(table_ids[i:i + 1000])))
+                out.update((r[0], int(r[1])) for r in rows)
+        return out
+
+    def publish(self, payloads: Sequence[str]) -> None:
+        """NOTIFY the payloads on the events channel (``pubsub.CHANNEL``) in one statement, on
+        a connection kept for it (PostgreSQL only; one caller at a time: the core's publisher
+        sends one batch at a time).  Its transactions commit without waiting for the disk
+        (``synchronous_commit`` off): a notification lost in a crash costs a wake-up, never
+        an event, and the commit holds PostgreSQL's notification lock only briefly."""
+        conn = self._notifier
+        if conn is None:
+            conn = self.engine.raw_connection()
+            driver = conn.driver_connection
+            assert driver is not None
+            driver.autocommit = True
+            driver.execute("SET synchronous_commit = off")
+            self._notifier = conn
+        try:
+            conn.driver_connection.execute(  # type: ignore[union-attr]
+                "SELECT pg_notify('omega_events', p) FROM unnest(%s::text[]) AS p", (list(payloads),))
+        except Exception:
+            self._notifier = None
+            conn.invalidate()  # a broken or unknown state: the next batch opens another
+            raise
+
+    def close(self) -> None:
+        """Close the publishing connection and every pooled one."""
+        if self._notifier is not None:
+            self._notifier.invalidate()
+            self._notifier = None
+        self.engine.dispose()
 
     def events_after(self, table_id: str, version: int) -> list[Event]:
         """The table's events after ``version``, in order."""

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 
 __all__ = [
@@ -244,8 +245,7 @@ def require_clock(rated: bool, control: TimeControl) -> None:
     omega.server.errors.ApiError: a rated table needs a time control (real time such as 5+5, or turn-based such as 1d)
     """
     if rated and not control.timed:
-        raise ApiError("clock_required", "a rated table needs a time control (real time such as "
-                                         f"{QUICKPLAY_DEFAULT}, or turn-based such as 1d)")
+        raise ApiError("clock_required", _("a rated table needs a time control (real time such as {quickplay_default}, or turn-based such as 1d)", quickplay_default=QUICKPLAY_DEFAULT))
 
 
 def time_control_config() -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from omega.game import Game
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Delivery
 from omega.server.tables.decide import Decided
@@ -149,7 +150,7 @@ def seat_of(who: Identity) -> int | None:
         return who.seat
     if isinstance(who, ComputerPlayer):
         return None
-    raise ApiError("forbidden", "spectators cannot act")
+    raise ApiError("forbidden", _("spectators cannot act"))
 
 
 def viewer_seat(who: Identity) -> int | None:

@@ -11,11 +11,11 @@ service (its due work, its hook on the games' ends).
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
-from starlette.requests import HTTPConnection
 
+from omega.i18n import _
 from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,
@@ -28,6 +28,7 @@ from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.infra.pagesocket import PageSocket
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.tables.core import TableCore
 from omega.server.tournaments.feed import TournamentFeed
 from omega.server.tournaments.schemas import parse_new, parse_pause
@@ -74,54 +75,52 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, limits: Limits, t
     return parts
 
 
-def _parts(conn: HTTPConnection) -> TournamentParts:
-    parts: TournamentParts = conn.app.state.tournaments
-    return parts
+Service = Annotated[TournamentParts, from_app("tournaments")]
 
 
 @router.get("/api/tournaments", dependencies=[USER_CHARGED])
-async def list_tournaments(request: Request) -> dict[str, Any]:
-    return await _parts(request).tournaments.listing(await session_user(request))
+async def list_tournaments(request: Request, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.listing(await session_user(request))
 
 
 @router.post("/api/tournaments", status_code=201, dependencies=[USER_CHARGED])
-async def create_tournament(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _parts(request).tournaments.create(user, parse_new(raw))
+async def create_tournament(user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.create(user, parse_new(raw))
 
 
 @router.get("/api/tournaments/{tournament_id}", dependencies=[USER_CHARGED])
-async def get_tournament(request: Request, tournament_id: str) -> dict[str, Any]:
-    return await _parts(request).tournaments.view(_checked_id(tournament_id), await session_user(request))
+async def get_tournament(request: Request, tournament_id: str, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.view(_checked_id(tournament_id), await session_user(request))
 
 
 @router.post("/api/tournaments/{tournament_id}/join", dependencies=[USER_CHARGED])
-async def join_tournament(request: Request, tournament_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).tournaments.join(user, _checked_id(tournament_id))
+async def join_tournament(tournament_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.join(user, _checked_id(tournament_id))
 
 
 @router.post("/api/tournaments/{tournament_id}/withdraw", dependencies=[USER_CHARGED])
-async def withdraw_from_tournament(request: Request, tournament_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).tournaments.withdraw(user, _checked_id(tournament_id))
+async def withdraw_from_tournament(tournament_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.withdraw(user, _checked_id(tournament_id))
 
 
 @router.post("/api/tournaments/{tournament_id}/pause", dependencies=[USER_CHARGED])
-async def pause_in_tournament(request: Request, tournament_id: str, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _parts(request).tournaments.pause(user, _checked_id(tournament_id), parse_pause(raw).paused)
+async def pause_in_tournament(tournament_id: str, user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
+    return await parts.tournaments.pause(user, _checked_id(tournament_id), parse_pause(raw).paused)
 
 
 def _checked_id(tournament_id: str) -> str:
     if not (0 < len(tournament_id) <= 16 and tournament_id.isascii()
             and all(c.isalnum() or c in "-_" for c in tournament_id)):
-        raise ApiError("not_found", "no such tournament")
+        raise ApiError("not_found", _("no such tournament"))
     return tournament_id
 
 
 @router.websocket("/ws/tournaments/{tournament_id}")
-async def tournament_socket(websocket: WebSocket, tournament_id: str) -> None:
-    parts = _parts(websocket)
+async def tournament_socket(websocket: WebSocket, tournament_id: str, parts: Service) -> None:
+    parts = parts
     limits = parts.limits
     clock = websocket.app.state.callers.clock
-    full = (ApiError("busy", "the tournaments are full right now; try again in a minute")
+    full = (ApiError("busy", _("the tournaments are full right now; try again in a minute"))
             if parts.feed.count() >= limits.lobby_sockets else None)
     if not await admit_page_socket(websocket, parts.connects, full):
         return

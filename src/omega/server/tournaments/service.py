@@ -27,6 +27,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from omega.i18n import _
 from omega.pairing import Entrant, Format, Standing, format_named
 from omega.server.accounts.roles import may_moderate, roles_of
 from omega.server.accounts.store import User
@@ -110,17 +111,16 @@ class Tournaments:
         now = self.core.clock.now()
         starts = new.starts_time
         if starts < now - timedelta(minutes=1):
-            raise ApiError("bad_request", "bad request: starts_at: the start is in the past")
+            raise ApiError("bad_request", _("bad request: starts_at: the start is in the past"))
         if starts > now + timedelta(days=STARTS_WITHIN_DAYS):
-            raise ApiError("bad_request", f"bad request: starts_at: at most {STARTS_WITHIN_DAYS} days ahead")
+            raise ApiError("bad_request", _("bad request: starts_at: at most {starts_within_days} days ahead", starts_within_days=STARTS_WITHIN_DAYS))
 
         def run(conn: Connection) -> str:
             if new.public and not may_moderate(roles_of(conn, user.id)):
-                raise ApiError("forbidden", "only a moderator makes public tournaments; yours can be private "
-                                            "(joined by its link)")
+                raise ApiError("forbidden", _("only a moderator makes public tournaments; yours can be private (joined by its link)"))
             if store.count_created(conn, user.id) >= MAX_CREATED:
                 raise ApiError("too_many_tournaments",
-                               f"you already have {MAX_CREATED} tournaments that have not ended")
+                               _("you already have {max_created} tournaments that have not ended", max_created=MAX_CREATED))
             tournament_id = secrets.token_urlsafe(9)
             conn.execute(insert(TournamentRow).values(
                 id=tournament_id, name=new.name, format=new.format, players=new.players, size=new.size,
@@ -144,9 +144,9 @@ class Tournaments:
             t = self._locked(conn, tournament_id)
             late = t.status == "running" and t.format in ("arena", "swiss")
             if t.status != "upcoming" and not late:
-                raise ApiError("conflict", "this tournament can no longer be joined")
+                raise ApiError("conflict", _("this tournament can no longer be joined"))
             if late and t.format == "swiss" and t.rounds is not None and t.round >= t.rounds:
-                raise ApiError("conflict", "this tournament can no longer be joined: its last round has started")
+                raise ApiError("conflict", _("this tournament can no longer be joined: its last round has started"))
             entry = conn.execute(select(EntryRow).where(EntryRow.tournament_id == tournament_id,
                                                         EntryRow.user_id == user.id)).one_or_none()
             if entry is not None and not entry.withdrawn:
@@ -155,14 +155,14 @@ class Tournaments:
                 self.core.refuse_rated(conn, [user.id], self.core.clock.now())
             if entry is not None:
                 if entry.missed >= t.max_missed:
-                    raise ApiError("conflict", "you were withdrawn for missing games; you cannot rejoin")
+                    raise ApiError("conflict", _("you were withdrawn for missing games; you cannot rejoin"))
                 conn.execute(update(EntryRow).where(EntryRow.tournament_id == tournament_id,
                                                     EntryRow.user_id == user.id).values(withdrawn=False, paused=False))
                 return
             count = len([e for e in conn.execute(select(EntryRow.withdrawn).where(
                 EntryRow.tournament_id == tournament_id)).scalars() if not e])
             if count >= t.max_players:
-                raise ApiError("conflict", f"this tournament is full ({t.max_players} players)")
+                raise ApiError("conflict", _("this tournament is full ({max_players} players)", max_players=t.max_players))
             conn.execute(insert(EntryRow).values(
                 tournament_id=tournament_id, user_id=user.id, joined_at=self.core.clock.now(),
                 rating=store.rating_of(conn, user.id, t.players), withdrawn=False, paused=False, missed=0))
@@ -179,14 +179,14 @@ class Tournaments:
             t = self._locked(conn, tournament_id)
             where = (EntryRow.tournament_id == tournament_id, EntryRow.user_id == user.id)
             if conn.execute(select(EntryRow.user_id).where(*where)).one_or_none() is None:
-                raise ApiError("conflict", "you have not joined this tournament")
+                raise ApiError("conflict", _("you have not joined this tournament"))
             if t.status == "upcoming":
                 conn.execute(delete(EntryRow).where(*where))
             elif t.status == "running":
                 conn.execute(update(EntryRow).where(*where).values(withdrawn=True))
                 store.bump(conn, tournament_id, self.core.clock.now())  # a round may wait for nobody now
             else:
-                raise ApiError("conflict", "this tournament is over")
+                raise ApiError("conflict", _("this tournament is over"))
 
         await self._change(tournament_id, run)
         return await self.view(tournament_id, user)
@@ -196,14 +196,14 @@ class Tournaments:
         def run(conn: Connection) -> None:
             t = self._locked(conn, tournament_id)
             if t.format != "arena":
-                raise ApiError("conflict", "only an arena has a pause")
+                raise ApiError("conflict", _("only an arena has a pause"))
             if t.status not in ("upcoming", "running"):
-                raise ApiError("conflict", "this tournament is over")
+                raise ApiError("conflict", _("this tournament is over"))
             done = conn.execute(update(EntryRow).where(
                 EntryRow.tournament_id == tournament_id, EntryRow.user_id == user.id,
                 EntryRow.withdrawn.is_(False)).values(paused=paused))
             if not done.rowcount:
-                raise ApiError("conflict", "you have not joined this tournament")
+                raise ApiError("conflict", _("you have not joined this tournament"))
             if not paused and t.status == "running":
                 store.bump(conn, tournament_id, self.core.clock.now())
 
@@ -218,7 +218,7 @@ class Tournaments:
         def read(conn: Connection) -> dict[str, Any]:
             snap = store.read(conn, tournament_id)
             if snap is None:
-                raise ApiError("not_found", "no such tournament")
+                raise ApiError("not_found", _("no such tournament"))
             return self._view(conn, snap, viewer)
 
         return await self.core.db(self.core.repo.read, read)
@@ -496,7 +496,7 @@ class Tournaments:
         try:
             await self.core.db(self.core.repo.write, run)
         except IntegrityError:
-            raise ApiError("conflict", "that changed meanwhile; try again") from None
+            raise ApiError("conflict", _("that changed meanwhile; try again")) from None
         self.on_change(tournament_id)
         self.core.on_due()
 
@@ -504,7 +504,7 @@ class Tournaments:
     def _locked(conn: Connection, tournament_id: str) -> Any:
         t = store.lock(conn, tournament_id)
         if t is None:
-            raise ApiError("not_found", "no such tournament")
+            raise ApiError("not_found", _("no such tournament"))
         return t
 
 

@@ -6,12 +6,13 @@ started, ended and its automatic setting; and ``setup``, which wires the service
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI
 
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.tables.core import TableCore
 from omega.server.vacation.schemas import parse_automatic, parse_start
 from omega.server.vacation.service import VACATION, Tell, Vacations, install
@@ -31,26 +32,24 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, tell: Tell | None
     return vacations
 
 
-def _vacations(request: Request) -> Vacations:
-    vacations: Vacations = request.app.state.vacations
-    return vacations
+Service = Annotated[Vacations, from_app("vacations")]
 
 
 @router.get("/api/account/vacation", dependencies=[USER_CHARGED])
-async def vacation(request: Request, user: Reader) -> dict[str, Any]:
-    return await _vacations(request).status(user.id)
+async def vacation(user: Reader, vacations: Service) -> dict[str, Any]:
+    return await vacations.status(user.id)
 
 
 @router.post("/api/account/vacation", dependencies=[USER_CHARGED])
-async def start_vacation(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _vacations(request).start(user.id, parse_start(raw).until_time)
+async def start_vacation(user: LoggedIn, raw: Body, vacations: Service) -> dict[str, Any]:
+    return await vacations.start(user.id, parse_start(raw).until_time)
 
 
 @router.post("/api/account/vacation/end", dependencies=[USER_CHARGED])
-async def end_vacation(request: Request, user: LoggedIn) -> dict[str, Any]:
-    return await _vacations(request).end(user.id)
+async def end_vacation(user: LoggedIn, vacations: Service) -> dict[str, Any]:
+    return await vacations.end(user.id)
 
 
 @router.post("/api/account/vacation/settings", dependencies=[USER_CHARGED])
-async def vacation_settings(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _vacations(request).set_automatic(user.id, parse_automatic(raw).automatic)
+async def vacation_settings(user: LoggedIn, raw: Body, vacations: Service) -> dict[str, Any]:
+    return await vacations.set_automatic(user.id, parse_automatic(raw).automatic)

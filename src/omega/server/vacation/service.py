@@ -30,6 +30,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.db import utc
 from omega.server.infra.due import Due, keep_due_row
@@ -236,16 +237,14 @@ class Vacations:
         spent); the account's turn-based clocks pause."""
         def begin(conn: Connection, v: Vacation, now: datetime) -> Vacation:
             if v.since is not None:
-                raise ApiError("on_vacation", f"you are on vacation already (since {stamp_ms(v.since)})")
+                raise ApiError("on_vacation", _("you are on vacation already (since {since})", since=stamp_ms(v.since)))
             if v.balance.left_hours(now) < 1:
-                raise ApiError("no_vacation_left", f"no vacation left: the {ALLOWANCE_DAYS} days of {now.year} "
-                                                   "are used (they renew on 1 January)")
+                raise ApiError("no_vacation_left", _("no vacation left: the {allowance_days} days of {year} are used (they renew on 1 January)", allowance_days=ALLOWANCE_DAYS, year=now.year))
             out = v.balance.runs_out(now)
             if until is not None and until <= now:
-                raise ApiError("bad_request", "bad request: until must be later than now")
+                raise ApiError("bad_request", _("bad request: until must be later than now"))
             if until is not None and until > out:
-                raise ApiError("vacation_too_long", f"you have {describe_hours(v.balance.left_hours(now))} of "
-                                                    f"vacation left: it would run out at {stamp_ms(out)}")
+                raise ApiError("vacation_too_long", _("you have {left_hours} of vacation left: it would run out at {out}", left_hours=describe_hours(v.balance.left_hours(now)), out=stamp_ms(out)))
             return v.started(now, until, automatically=False)
 
         v = await self.core.db(self._change, user_id, begin)
@@ -256,7 +255,7 @@ class Vacations:
         """Come back: the time away is charged and the clocks run again with the time they had."""
         def back(conn: Connection, v: Vacation, now: datetime) -> Vacation:
             if v.since is None:
-                raise ApiError("not_on_vacation", "you are not on vacation")
+                raise ApiError("not_on_vacation", _("you are not on vacation"))
             return v.ended(now)
 
         v = await self.core.db(self._change, user_id, back)

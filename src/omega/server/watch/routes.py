@@ -7,12 +7,13 @@ opened as a spectator, a player's current game, and the account's listing settin
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.accounts.service import Accounts
+from omega.server.infra.state import from_app
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import TableCore
 from omega.server.watch.schemas import parse_filters, parse_setting
@@ -30,34 +31,32 @@ def setup(app: FastAPI, core: TableCore, ratings: RatingStore) -> Watching:
     return watching
 
 
-def _watching(request: Request) -> Watching:
-    watching: Watching = request.app.state.watching
-    return watching
+Service = Annotated[Watching, from_app("watching")]
 
 
 @router.get("/api/games/live", dependencies=[USER_CHARGED])
-async def live_games(request: Request) -> dict[str, Any]:
+async def live_games(request: Request, watching: Service) -> dict[str, Any]:
     filters = parse_filters(request.query_params)
-    return {"games": await _watching(request).live(filters)}
+    return {"games": await watching.live(filters)}
 
 
 @router.get("/api/games/live/{table_id}", dependencies=[USER_CHARGED])
-async def watch_game(request: Request, table_id: str) -> dict[str, Any]:
-    return {"game": await _watching(request).watch(table_id)}
+async def watch_game(table_id: str, watching: Service) -> dict[str, Any]:
+    return {"game": await watching.watch(table_id)}
 
 
 @router.get("/api/users/{username}/live", dependencies=[USER_CHARGED])
-async def current_game(request: Request, username: str) -> dict[str, Any]:
+async def current_game(request: Request, username: str, watching: Service) -> dict[str, Any]:
     accounts: Accounts = request.app.state.accounts
     profile = await accounts.profile(username)  # not_found for nobody, or a closed account
-    return {"username": profile["username"], "game": await _watching(request).current(profile["username"])}
+    return {"username": profile["username"], "game": await watching.current(profile["username"])}
 
 
 @router.get("/api/account/watch", dependencies=[USER_CHARGED])
-async def watch_setting(request: Request, user: Reader) -> dict[str, Any]:
-    return await _watching(request).setting(user.id)
+async def watch_setting(user: Reader, watching: Service) -> dict[str, Any]:
+    return await watching.setting(user.id)
 
 
 @router.post("/api/account/watch", dependencies=[USER_CHARGED])
-async def set_watch_setting(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
-    return await _watching(request).set_setting(user.id, parse_setting(raw).listed)
+async def set_watch_setting(user: LoggedIn, raw: Body, watching: Service) -> dict[str, Any]:
+    return await watching.set_setting(user.id, parse_setting(raw).listed)

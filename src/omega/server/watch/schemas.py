@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
+from omega.i18n import _
 from omega.names import USERNAME_MAX
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
@@ -46,7 +47,7 @@ def _number(query: Mapping[str, str], name: str, allowed: range) -> int | None:
     if text == "":
         return None
     if not (text.isascii() and text.isdigit() and len(text) <= 3 and int(text) in allowed):
-        raise ApiError("bad_request", f"bad request: {name} must be one of {', '.join(map(str, allowed))}")
+        raise ApiError("bad_request", _("bad request: {name} must be one of {values}", name=name, values=', '.join(map(str, allowed))))
     return int(text)
 
 
@@ -55,13 +56,13 @@ def parse_filters(query: Mapping[str, str]) -> Filters:
     unknown parameter or a value out of range."""
     unknown = sorted(set(query) - set(FILTERS))
     if unknown:
-        raise ApiError("bad_request", f"bad request: unknown filter {unknown[0]!r} (filters: {', '.join(FILTERS)})")
+        raise ApiError("bad_request", _("bad request: unknown filter {unknown} (filters: {values})", unknown=f"{unknown[0]!r}", values=', '.join(FILTERS)))
     rated_text = query.get("rated", "")
     if rated_text not in ("", "true", "false"):
-        raise ApiError("bad_request", "bad request: rated must be true or false")
+        raise ApiError("bad_request", _("bad request: rated must be true or false"))
     username = query.get("username", "").strip()
     if len(username) > USERNAME_MAX:
-        raise ApiError("bad_request", f"bad request: username is at most {USERNAME_MAX} characters")
+        raise ApiError("bad_request", _("bad request: username is at most {username_max} characters", username_max=USERNAME_MAX))
     return Filters(username or None, _number(query, "size", TABLE_SIZES), None if not rated_text else rated_text == "true",
                    _number(query, "players", TABLE_PLAYERS))
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import TableCore
@@ -32,7 +33,7 @@ __all__ = ["Watching", "LIVE_MAX", "ordered", "NOT_LISTED"]
 #: Games the live list shows at most.
 LIVE_MAX = 50
 #: The answer for a game that is not on the list (finished, private, or a player said no).
-NOT_LISTED = "this game is not on the live list: it is over, private, or a player keeps their games off it"
+NOT_LISTED = _("this game is not on the live list: it is over, private, or a player keeps their games off it")
 
 
 def ordered(games: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -314,12 +314,16 @@ class ComputerPlayers:
                 future.cancel()  # type: ignore[no-untyped-call]
                 return None
 
-    async def work(self, owner: str, fn: Callable[..., T], *args: Any, deadline: float | None = None) -> T:
+    async def work(self, owner: str, fn: Callable[..., T], *args: Any, deadline: float | None = None,
+                   on_start: Callable[[], None] | None = None) -> T:
         """Run ``fn(*args)`` in a worker (other work than a computer's turn: a review's
         search, a hint: slow work), waiting for a free worker in ``owner``'s place.
         TimeoutError (and the worker is restarted) if it takes more than ``deadline``
-        seconds (default: a turn's deadline)."""
+        seconds (default: a turn's deadline).  ``on_start`` is told when a worker takes it
+        (cancelling the work after that ends the worker, before it costs nothing)."""
         slot = await self._slots.acquire(owner)
+        if on_start is not None:
+            on_start()
         started = self.clock()
         try:
             future = self._workers().schedule(fn, args, timeout=self.deadline if deadline is None else deadline)

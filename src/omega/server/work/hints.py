@@ -34,6 +34,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 
 from omega.game import SWAP, Action
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG
@@ -107,7 +108,7 @@ class Hints:
         event; the answer of ``POST /api/tables/{id}/hint``."""
         seat = seat_of(who)
         if seat is None:
-            raise ApiError("forbidden", "only a player can ask for a hint")
+            raise ApiError("forbidden", _("only a player can ask for a hint"))
         core = self.core
         await core.visit(table_id, who)
         cached = await core.fresh(table_id)
@@ -115,19 +116,19 @@ class Hints:
         version = cached.state.play_version
         if self.computers is not None:
             if self.computers.status()["waiting"] >= self.queue:
-                raise ApiError("busy", "the computer players are busy; try again in a minute")
+                raise ApiError("busy", _("the computer players are busy; try again in a minute"))
             try:
                 action = await self._search(cached, version)
             except TimeoutError:
-                raise ApiError("busy", "the computer took too long to find a hint; try again") from None
+                raise ApiError("busy", _("the computer took too long to find a hint; try again")) from None
         elif core.repo.is_postgres:
             action = await self._elsewhere(table_id, version)
         else:
-            raise ApiError("unavailable", "this server has no computer players to give hints")
+            raise ApiError("unavailable", _("this server has no computer players to give hints"))
 
         def decision(state: TableState, w: Writer, now: datetime) -> Decided:
             if state.play_version != version:
-                raise ApiError("stale_version", "the game moved on while the computer was thinking")
+                raise ApiError("stale_version", _("the game moved on while the computer was thinking"))
             return decide_hint(state, seat, now)
 
         written = await core.write(table_id, decision)
@@ -144,7 +145,7 @@ class Hints:
         note."""
         core = self.core
         if await core.db(core.repo.due_count, HINT) >= self.queue:
-            raise ApiError("busy", "the computer players are busy; try again in a minute")
+            raise ApiError("busy", _("the computer players are busy; try again in a minute"))
         key = (table_id, version)
         answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         # Waiting before the row exists: the answer cannot come before anyone listens.
@@ -156,7 +157,7 @@ class Hints:
             async with asyncio.timeout(self.wait):
                 action = await answer
         except TimeoutError:
-            raise ApiError("busy", "the computer took too long to find a hint; try again") from None
+            raise ApiError("busy", _("the computer took too long to find a hint; try again")) from None
         finally:
             waiting = self._waiting.get(key, [])
             if answer in waiting:
@@ -164,7 +165,7 @@ class Hints:
             if not waiting:
                 self._waiting.pop(key, None)
         if action is None:
-            raise ApiError("busy", "the computer could not find a hint in time; try again")
+            raise ApiError("busy", _("the computer could not find a hint in time; try again"))
         return action
 
     async def search(self, due: Due) -> None:

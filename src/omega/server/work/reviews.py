@@ -28,7 +28,7 @@ import json
 import logging
 import zlib
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -38,11 +38,13 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.game import Game
+from omega.i18n import _
 from omega.server.errors import ApiError
 from omega.server.infra.db import Base, Database
 from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG, Notice
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import CALLER_CHARGED, Reader
 from omega.server.work.computers import ComputerPlayers
@@ -207,18 +209,18 @@ class Reviews:
         """Ask for the table's review: the review if it is made, else it is queued (once)."""
         cached = await self.core.fresh(table_id)
         if not cached.state.over:
-            raise ApiError("conflict", "the game is not over yet: a review is made once it has ended")
+            raise ApiError("conflict", _("the game is not over yet: a review is made once it has ended"))
         if not cached.state.game.history:
-            raise ApiError("conflict", "nothing to review: the game ended before its first turn")
+            raise ApiError("conflict", _("nothing to review: the game ended before its first turn"))
         if self.computers is None and not self.core.repo.is_postgres:
-            raise ApiError("unavailable", "this server has no computer players to review games")
+            raise ApiError("unavailable", _("this server has no computer players to review games"))
         current = await self.status(table_id)
         if current["status"] != "none":
             return current
         repo = self.core.repo
         waiting = await self.core.db(repo.due_count, REVIEW)
         if waiting >= self.queue:
-            raise ApiError("busy", f"the computer is busy reviewing {waiting} games; try again in a minute")
+            raise ApiError("busy", _("the computer is busy reviewing {waiting} games; try again in a minute", waiting=waiting))
         await self.core.db(repo.keep_due, REVIEW, table_id, cached.state.version, self.core.clock.now())
         self.core.on_due()
         await self.core.note(table_id, WORK_TAG)  # a worker elsewhere may be the one to make it
@@ -278,19 +280,17 @@ class Reviews:
 router = APIRouter()
 
 
-def _reviews(request: Request) -> Reviews:
-    reviews: Reviews = request.app.state.reviews
-    return reviews
+Service = Annotated[Reviews, from_app("reviews")]
 
 
 @router.get("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
-async def get_review(request: Request, table_id: str, who: Reader) -> dict[str, Any]:
-    return await _reviews(request).status(table_id)
+async def get_review(table_id: str, who: Reader, reviews: Service) -> dict[str, Any]:
+    return await reviews.status(table_id)
 
 
 @router.post("/api/tables/{table_id}/review", dependencies=CALLER_CHARGED)
-async def post_review(request: Request, table_id: str, who: Reader) -> JSONResponse:
-    answer = await _reviews(request).request(table_id)
+async def post_review(request: Request, table_id: str, who: Reader, reviews: Service) -> JSONResponse:
+    answer = await reviews.request(table_id)
     return JSONResponse(answer, status_code=200 if answer["status"] == "done" else 202)
 
 

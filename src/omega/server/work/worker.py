@@ -193,6 +193,7 @@ class Worker:
         await self.scheduler.stop()
         if self._listener is not None:
             await self._listener.stop()
+        await self.core.publisher.flush()
         self.core.close()
 
 

@@ -3,6 +3,7 @@
 // seat token (or spectator key) as a Bearer token, and one WebSocket per table.
 
 import { ApiError } from "./errors.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./types.js").ErrorBody} ErrorBody */
 /** @typedef {import("./types.js").ServerMessage} ServerMessage */
@@ -39,7 +40,7 @@ export async function api(method, path, { token = null, body = undefined } = {})
       cache: "no-store",
     });
   } catch {
-    throw new ApiError("network", "Cannot reach the server. Check your connection and try again.");
+    throw new ApiError("network", t("Cannot reach the server. Check your connection and try again."));
   }
   let data = null;
   try {
@@ -51,7 +52,7 @@ export async function api(method, path, { token = null, body = undefined } = {})
     const error = /** @type {Partial<ErrorBody["error"]>} */ ((data && /** @type {ErrorBody} */ (data).error) || {});
     throw new ApiError(
       error.code || `http_${response.status}`,
-      error.message || `The server answered ${response.status} ${response.statusText}.`,
+      error.message || t("The server answered {status} {statusText}.", { status: response.status, statusText: response.statusText }),
       response.status,
     );
   }
@@ -70,9 +71,9 @@ export async function download(path, token, filename) {
     // Without a token the session cookie goes along by itself (a seat the account holds).
     response = await fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {}, cache: "no-store" });
   } catch {
-    throw new ApiError("network", "Cannot reach the server to download the record.");
+    throw new ApiError("network", t("Cannot reach the server to download the record."));
   }
-  if (!response.ok) throw new ApiError(`http_${response.status}`, `Download failed (${response.status}).`);
+  if (!response.ok) throw new ApiError(`http_${response.status}`, t("Download failed ({status}).", { status: response.status }));
   const url = URL.createObjectURL(await response.blob());
   const a = document.createElement("a");
   a.href = url;

@@ -1,6 +1,8 @@
 // @ts-check
 // Tiny DOM helpers: the page has no framework, so element building stays readable here.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {Node | string | null | undefined | false | ChildList} Child */
 /** @typedef {Child[]} ChildList */
@@ -101,11 +103,11 @@ export async function copyText(text) {
  * @param {string} text
  * @param {string} [label]
  */
-export function copyButton(text, label = "Copy") {
+export function copyButton(text, label = t("Copy")) {
   const button = h("button", { type: "button", class: "btn small copy", "data-copy": text }, label);
   button.addEventListener("click", async () => {
     const ok = await copyText(text);
-    button.textContent = ok ? "Copied" : "Copy failed";
+    button.textContent = ok ? t("Copied") : t("Copy failed");
     setTimeout(() => (button.textContent = label), 1500);
   });
   return button;

@@ -2,6 +2,8 @@
 // Failures as the page meets them: the server's error answers (docs/server-api.md) and
 // network failures, and the sentence a person reads for each.
 
+import { t } from "./i18n.js";
+
 /**
  * An error answer from the server ({"error": {"code", "message"}}) or a network failure
  * (code "network").
@@ -21,14 +23,14 @@ export class ApiError extends Error {
 
 // What a person reads before the server's own message, by error code.
 const FRIENDLY = {
-  illegal_move: "That move is not allowed",
-  not_your_turn: "It is not your turn",
-  forbidden: "This link cannot act at this table",
-  game_over: "The game is over",
-  stale_version: "The table changed meanwhile",
-  rate_limited: "Too many requests; wait a moment",
-  auth_required: "This link is not valid for this table",
-  not_found: "No such table",
+  illegal_move: t("That move is not allowed"),
+  not_your_turn: t("It is not your turn"),
+  forbidden: t("This link cannot act at this table"),
+  game_over: t("The game is over"),
+  stale_version: t("The table changed meanwhile"),
+  rate_limited: t("Too many requests; wait a moment"),
+  auth_required: t("This link is not valid for this table"),
+  not_found: t("No such table"),
 };
 
 /**
@@ -67,17 +69,17 @@ export const codeOf = (err) => (err instanceof ApiError ? err.code : "");
  */
 export function problemText(code, role, tableId, detail = "") {
   if (code === "not_found") {
-    return { title: "No such table", text: `There is no table ${tableId} on this server. Check that the link was copied whole, or create a new table.` };
+    return { title: t("No such table"), text: t("There is no table {tableId} on this server. Check that the link was copied whole, or create a new table.", { tableId }) };
   }
   if (!role || code === "auth_required") {
     return {
-      title: "This table needs a link",
-      text: `Table ${tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.`,
+      title: t("This table needs a link"),
+      text: t("Table {tableId} needs an invite link (…#seat=…) or a spectator link (…#watch=…). Ask the table's creator for one.", { tableId }),
     };
   }
-  if (code !== "forbidden") return { title: "This table cannot be shown", text: detail || `The server refused table ${tableId}.` };
+  if (code !== "forbidden") return { title: t("This table cannot be shown"), text: detail || t("The server refused table {tableId}.", { tableId }) };
   if (role === "watch") {
-    return { title: "This spectator link does not work", text: `Its key does not open table ${tableId}. Ask a player for the spectator link again.` };
+    return { title: t("This spectator link does not work"), text: t("Its key does not open table {tableId}. Ask a player for the spectator link again.", { tableId }) };
   }
-  return { title: "This invite link does not work", text: `It holds no seat at table ${tableId}. Ask the table's creator for your invite link again.` };
+  return { title: t("This invite link does not work"), text: t("It holds no seat at table {tableId}. Ask the table's creator for your invite link again.", { tableId }) };
 }

@@ -2,6 +2,8 @@
 // The live list's logic (docs/server-api.md, Watching): its games' types, how a seat is named,
 // and the query string of the filters. No DOM: the view is views/watch.js.
 
+import { t } from "./i18n.js";
+
 /** @typedef {{index: number, kind: string, level: number | null, username: string | null, rating: number | null}} LiveSeat */
 /** @typedef {{id: string, players: number, size: number, rated: boolean, time_control: {text: string, kind: string},
  *   to_move_seat: number | null, updated_at: string | null, seats: LiveSeat[], rating: number | null, path: string}} LiveGame */
@@ -12,8 +14,8 @@
  * @param {LiveSeat} s
  */
 export function seatText(s) {
-  if (s.kind === "computer") return `computer level ${s.level}`;
-  return s.username ? `${s.username}${s.rating !== null ? ` (${s.rating})` : ""}` : "guest";
+  if (s.kind === "computer") return t("computer level {level}", { level: s.level });
+  return s.username ? `${s.username}${s.rating !== null ? ` (${s.rating})` : ""}` : t("guest");
 }
 
 /**

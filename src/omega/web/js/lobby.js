@@ -6,15 +6,16 @@ import * as account from "./account.js";
 import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
 import { copyButton, fill, h, swatch } from "./dom.js";
-import { t } from "./i18n.js";
 import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
+import { languageSelect } from "./views/language.js";
 import { AccountArea, AccountLists } from "./views/account.js";
 import { clockText } from "./timecontrol.js";
 import { ClockChoice } from "./views/clockchoice.js";
 import { LobbyList } from "./views/lobbylist.js";
 import { QuickPlayView } from "./views/quickplay.js";
+import { colorName, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").CreatedTable} CreatedTable */
@@ -28,10 +29,10 @@ import { QuickPlayView } from "./views/quickplay.js";
  * table waits for players until every seat is taken, and its creator may cancel it.
  * @type {Record<string, string>}
  */
-const REMEMBERED_STATUS = { over: "finished", waiting: "waiting for players", cancelled: "cancelled" };
+const REMEMBERED_STATUS = { over: "finished", waiting: t("waiting for players"), cancelled: "cancelled" };
 
-/** @param {TableEntry} t */
-const rowKey = (t) => `${t.id}|${t.token || ""}|${t.watch || ""}`;
+/** @param {TableEntry} tbl */
+const rowKey = (tbl) => `${tbl.id}|${tbl.token || ""}|${tbl.watch || ""}`;
 
 /**
  * The form as it opens: the fewest players, the default side, the first seat a person and
@@ -64,21 +65,21 @@ export function startLobby(root) {
   const pieRow = h("label", { class: "toggle pie-row" });
   // A casual table's choice: the players may ask the computer for a hint on their turn.
   const hintsBox = h("input", { type: "checkbox", id: "hints" });
-  const hintsRow = h("label", { class: "toggle hints-row" }, hintsBox, " Allow hints",
-    h("span", { class: "muted" }, " — a player may ask the computer for a turn; the table sees it"));
+  const hintsRow = h("label", { class: "toggle hints-row" }, hintsBox, t(" Allow hints"),
+    h("span", { class: "muted" }, t(" — a player may ask the computer for a turn; the table sees it")));
   const error = h("div", { class: "message is-error", role: "alert", hidden: true });
-  const nameInput = h("input", { type: "text", id: "name", placeholder: "Your name", value: store.name(), autocomplete: "nickname" });
-  const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Players" });
-  const againstSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Play against" });
-  const sizeSelect = h("select", { id: "size", "aria-label": "Board side" });
+  const nameInput = h("input", { type: "text", id: "name", placeholder: t("Your name"), value: store.name(), autocomplete: "nickname" });
+  const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": t("Players") });
+  const againstSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": t("Play against") });
+  const sizeSelect = h("select", { id: "size", "aria-label": t("Board side") });
   sizeSelect.addEventListener("change", () => (form.size = Number(sizeSelect.value)));
-  const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, "Create table");
+  const createBtn = h("button", { type: "submit", class: "btn confirm big", disabled: true }, t("Create table"));
   const accountArea = new AccountArea();
   const accountLists = new AccountLists();
   const openTables = new LobbyList();
   const quickPlay = new QuickPlayView();
   // Logged in, a player's name is their account's: the form does not ask for one.
-  const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, "Your name"), nameInput);
+  const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, t("Your name")), nameInput);
   account.onChange((user) => (nameField.hidden = Boolean(user)));
   const clockChoice = new ClockChoice();
 
@@ -113,7 +114,7 @@ export function startLobby(root) {
         if (form.me >= n) form.me = 0;
         draw();
       });
-      return h("label", { class: form.players === n ? "on" : "" }, input, ` ${n} players`);
+      return h("label", { class: form.players === n ? "on" : "" }, input, t(" {n} players", { n }));
     }));
   }
 
@@ -127,7 +128,7 @@ export function startLobby(root) {
   function drawAgainst() {
     const now = opponents();
     /** @type {["computer" | "friends", string][]} */
-    const choices = [["computer", "The computer"], ["friends", "Friends (invite links)"]];
+    const choices = [["computer", t("The computer")], ["friends", t("Friends (invite links)")]];
     fill(againstSeg, choices.map(([value, text]) => {
       const input = h("input", { type: "radio", name: "against", value, checked: now === value });
       input.addEventListener("change", () => {
@@ -144,16 +145,16 @@ export function startLobby(root) {
     const rows = [];
     for (let i = 0; i < form.players; i++) {
       const seat = form.seats[i];
-      const kind = h("select", { "aria-label": `Seat ${i + 1} player`, "data-seat": String(i), class: "seat-kind" },
-        h("option", { value: "human", selected: seat.kind === "human" }, "Person"),
-        h("option", { value: "computer", selected: seat.kind === "computer" }, "Computer"));
+      const kind = h("select", { "aria-label": t("Seat {value} player", { value: i + 1 }), "data-seat": String(i), class: "seat-kind" },
+        h("option", { value: "human", selected: seat.kind === "human" }, t("Person")),
+        h("option", { value: "computer", selected: seat.kind === "computer" }, t("Computer")));
       kind.addEventListener("change", () => {
         seat.kind = kind.value === "human" ? "human" : "computer";
         if (seat.kind !== "human" && form.me === i) form.me = form.seats.slice(0, form.players).findIndex((s) => s.kind === "human");
         if (seat.kind === "human" && form.me < 0) form.me = i;
         draw();
       });
-      const level = h("select", { "aria-label": `Seat ${i + 1} level`, class: "seat-level", "data-seat": String(i), disabled: seat.kind !== "computer" },
+      const level = h("select", { "aria-label": t("Seat {value} level", { value: i + 1 }), class: "seat-level", "data-seat": String(i), disabled: seat.kind !== "computer" },
         (config ? config.levels : []).map((info) => {
           const o = levelOption(info);
           return h("option", { value: o.value, selected: seat.level === info.level, title: o.title }, o.text);
@@ -162,19 +163,19 @@ export function startLobby(root) {
         seat.level = Number(level.value);
         draw();
       });
-      const me = h("input", { type: "radio", name: "me", "aria-label": `I play seat ${i + 1}`, checked: form.me === i, disabled: seat.kind !== "human" });
+      const me = h("input", { type: "radio", name: "me", "aria-label": t("I play seat {value}", { value: i + 1 }), checked: form.me === i, disabled: seat.kind !== "human" });
       me.addEventListener("change", () => {
         form.me = i;
         draw();
       });
       const info = config ? config.levels.find((l) => l.level === seat.level) : undefined;
       let note = "";
-      if (seat.kind === "computer") note = info && info.description ? `Level ${seat.level}: ${info.description}` : "";
-      else if (form.me === i) note = "You";
-      else note = "A friend: gets an invite link to open";
+      if (seat.kind === "computer") note = info && info.description ? t("Level {level}: {description}", { level: seat.level, description: info.description }) : "";
+      else if (form.me === i) note = t("You");
+      else note = t("A friend: gets an invite link to open");
       rows.push(h("div", { class: "seat-row", "data-seat": String(i) },
-        swatch(COLORS[i]), h("span", { class: "cname" }, COLORS[i]), kind,
-        seat.kind === "computer" ? level : h("label", { class: "me" }, me, " me"),
+        swatch(COLORS[i]), h("span", { class: "cname" }, colorName(COLORS[i])), kind,
+        seat.kind === "computer" ? level : h("label", { class: "me" }, me, t(" me")),
         h("span", { class: "seat-note muted" }, note),
       ));
     }
@@ -184,7 +185,7 @@ export function startLobby(root) {
   function drawPie() {
     const box = h("input", { type: "checkbox", id: "pie", checked: form.pie && form.players === 2, disabled: form.players !== 2 });
     box.addEventListener("change", () => (form.pie = box.checked));
-    fill(pieRow, box, " Pie rule", h("span", { class: "muted" }, form.players === 2 ? " — the second player may swap colours after the first turn" : " (2 players only)"));
+    fill(pieRow, box, t(" Pie rule"), h("span", { class: "muted" }, form.players === 2 ? t(" — the second player may swap colours after the first turn") : t(" (2 players only)")));
   }
 
   function draw() {
@@ -202,7 +203,7 @@ export function startLobby(root) {
     if (!config) return;
     error.hidden = true;
     const user = account.known();
-    const name = user ? user.username : nameInput.value.trim() || "Player";
+    const name = user ? user.username : nameInput.value.trim() || t("Player");
     if (!user) store.setName(nameInput.value.trim());
     const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
     /** @type {Record<string, unknown>} */
@@ -214,12 +215,12 @@ export function startLobby(root) {
     createBtn.disabled = true;
     try {
       /** @type {CreatedTable} */
-      const t = await api("POST", "/api/tables", { body });
+      const tbl = await api("POST", "/api/tables", { body });
       store.rememberTable({
-        id: t.id, token: t.token, seat: t.seat, invites: t.invites, spectator_key: t.spectator_key,
-        players: form.players, size: form.size, pie: Boolean(body.pie_rule), status: t.state ? t.state.status : "playing",
+        id: tbl.id, token: tbl.token, seat: tbl.seat, invites: tbl.invites, spectator_key: tbl.spectator_key,
+        players: form.players, size: form.size, pie: Boolean(body.pie_rule), status: tbl.state ? tbl.state.status : "playing",
       });
-      location.assign(`/t/${t.id}#seat=${t.token}`);
+      location.assign(`/t/${tbl.id}#seat=${tbl.token}`);
     } catch (err) {
       error.textContent = err instanceof Error ? err.message : String(err);
       error.hidden = false;
@@ -227,7 +228,7 @@ export function startLobby(root) {
     }
   }
 
-  const joinInput = h("input", { type: "text", id: "join", placeholder: "Paste an invite or spectator link", autocomplete: "off" });
+  const joinInput = h("input", { type: "text", id: "join", placeholder: t("Paste an invite or spectator link"), autocomplete: "off" });
   /** @param {Event} e */
   function join(e) {
     e.preventDefault();
@@ -235,34 +236,34 @@ export function startLobby(root) {
     const m = /\/t\/([A-Za-z0-9_-]+)(#(?:seat|watch)=[A-Za-z0-9_-]+)?/.exec(text);
     if (m) location.assign(`/t/${m[1]}${m[2] || ""}`);
     else {
-      error.textContent = "That does not look like a table link (…/t/<id>#seat=… or #watch=…).";
+      error.textContent = t("That does not look like a table link (…/t/<id>#seat=… or #watch=…).");
       error.hidden = false;
     }
   }
 
-  const list = h("ul", { class: "my-tables", "aria-label": "Your tables on this device" });
+  const list = h("ul", { class: "my-tables", "aria-label": t("Your tables on this device") });
   account.onChange(() => store.tables().length || drawTables());
   async function drawTables() {
     const known = store.tables();
     if (!known.length) {
       fill(list, h("li", { class: "muted" }, account.known()
-        ? "Your account's tables are under My tables. Tables opened on this device by a link appear here too."
-        : "Tables you create or join on this device appear here. Log in to find them on any device."));
+        ? t("Your account's tables are under My tables. Tables opened on this device by a link appear here too.")
+        : t("Tables you create or join on this device appear here. Log in to find them on any device.")));
       return;
     }
-    fill(list, known.map((t) => tableRow(t, null)));
-    /** @param {TableEntry} t */
-    const rowOf = (t) => /** @type {HTMLElement[]} */ ([...list.children]).find((li) => li.dataset.key === rowKey(t));
+    fill(list, known.map((tbl) => tableRow(tbl, null)));
+    /** @param {TableEntry} tbl */
+    const rowOf = (tbl) => /** @type {HTMLElement[]} */ ([...list.children]).find((li) => li.dataset.key === rowKey(tbl));
     // Refresh the status of the most recent ones (a handful of small requests).
-    await Promise.all(known.slice(0, 12).map(async (t) => {
+    await Promise.all(known.slice(0, 12).map(async (tbl) => {
       try {
         /** @type {TableState} */
-        const st = await api("GET", `/api/tables/${encodeURIComponent(t.id)}`, { token: t.token || t.watch });
-        store.rememberTable({ ...t, status: st.status });
-        const row = rowOf(t);
-        if (row) row.replaceWith(tableRow({ ...t, status: st.status }, st));
+        const st = await api("GET", `/api/tables/${encodeURIComponent(tbl.id)}`, { token: tbl.token || tbl.watch });
+        store.rememberTable({ ...tbl, status: st.status });
+        const row = rowOf(tbl);
+        if (row) row.replaceWith(tableRow({ ...tbl, status: st.status }, st));
       } catch (err) {
-        const row = rowOf(t);
+        const row = rowOf(tbl);
         const code = codeOf(err);
         if (row && (code === "not_found" || code === "auth_required")) row.classList.add("gone");
       }
@@ -270,69 +271,71 @@ export function startLobby(root) {
   }
 
   /**
-   * @param {TableEntry} t
+   * @param {TableEntry} tbl
    * @param {TableState | null} st its state when just fetched
    */
-  function tableRow(t, st) {
-    const href = `/t/${t.id}#${t.token ? `seat=${t.token}` : `watch=${t.watch}`}`;
-    let status = (t.status && REMEMBERED_STATUS[t.status]) || "playing";
-    if (st && st.status === "playing" && t.seat !== null && t.seat !== undefined && st.game.current_seat === t.seat) status = "your turn";
+  function tableRow(tbl, st) {
+    const href = `/t/${tbl.id}#${tbl.token ? `seat=${tbl.token}` : `watch=${tbl.watch}`}`;
+    let status = (tbl.status && REMEMBERED_STATUS[tbl.status]) || "playing";
+    if (st && st.status === "playing" && tbl.seat !== null && tbl.seat !== undefined && st.game.current_seat === tbl.seat) status = t("your turn");
     // A turn-based table waiting for my move says how long I have (days and hours).
     const clock = st && st.clock;
     const left = status === "your turn" && clock && clock.kind === "turn_based" && clock.flag_at
-      ? ` · ${clockText(Date.parse(clock.flag_at) - Date.now(), "turn_based")} left` : "";
+      ? t(" · {time} left", { time: clockText(Date.parse(clock.flag_at) - Date.now(), "turn_based") }) : "";
     const copies = [];
-    if (t.invites) {
-      for (const [i, tok] of Object.entries(t.invites)) {
-        if (Number(i) === t.seat) continue;
-        copies.push(h("span", { class: "copy-item" }, swatch(COLORS[Number(i)]), copyButton(`${location.origin}/t/${t.id}#seat=${tok}`, `Invite ${COLORS[Number(i)]}`)));
+    if (tbl.invites) {
+      for (const [i, tok] of Object.entries(tbl.invites)) {
+        if (Number(i) === tbl.seat) continue;
+        copies.push(h("span", { class: "copy-item" }, swatch(COLORS[Number(i)]), copyButton(`${location.origin}/t/${tbl.id}#seat=${tok}`, t("Invite {value}", { value: colorName(COLORS[Number(i)]) }))));
       }
     }
-    if (t.spectator_key) copies.push(copyButton(`${location.origin}/t/${t.id}#watch=${t.spectator_key}`, "Spectator link"));
-    const forget = h("button", { type: "button", class: "btn small ghost", title: "Forget this table on this device" }, "Forget");
+    if (tbl.spectator_key) copies.push(copyButton(`${location.origin}/t/${tbl.id}#watch=${tbl.spectator_key}`, t("Spectator link")));
+    const forget = h("button", { type: "button", class: "btn small ghost", title: t("Forget this table on this device") }, t("Forget"));
     forget.addEventListener("click", () => {
-      store.forgetTable(t);
+      store.forgetTable(tbl);
       drawTables();
     });
-    return h("li", { class: `table-row ${status.replaceAll(" ", "-")}${t.status === "cancelled" ? " gone" : ""}`, "data-table": t.id, "data-key": rowKey(t) },
-      h("a", { href, class: "open" }, `Table ${t.id}`),
-      h("span", { class: "muted" }, ` ${t.players} players · side ${t.size}${t.pie ? " · pie" : ""}${clock ? ` · ${clock.control}` : ""}${t.token ? "" : " · watching"} `),
-      h("span", { class: "status" }, status === "your turn" && clock ? `your move${left}` : status),
+    return h("li", { class: `table-row ${status.replaceAll(" ", "-")}${tbl.status === "cancelled" ? " gone" : ""}`, "data-table": tbl.id, "data-key": rowKey(tbl) },
+      h("a", { href, class: "open" }, t("Table {id}", { id: tbl.id })),
+      h("span", { class: "muted" }, " ", t("{players} players · side {size}", { players: tbl.players, size: tbl.size }), tbl.pie ? t(" · pie") : "",
+        clock ? ` · ${clock.control}` : "", tbl.token ? "" : t(" · watching"), " "),
+      h("span", { class: "status" }, status === "your turn" && clock ? t("your move{left}", { left }) : status),
       h("div", { class: "row copies" }, copies, forget));
   }
 
   const joinCard = h("section", { class: "card join-card" },
-    h("h2", {}, "Join by link"),
-    h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, "Open")),
-    h("h2", {}, "Your tables"),
+    h("h2", {}, t("Join by link")),
+    h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, t("Open"))),
+    h("h2", {}, t("Your tables")),
     list);
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, "place every colour, multiply your groups"),
-      h("a", { href: "/watch", class: "nav-link" }, "Watch"),
+    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, t("place every colour, multiply your groups")),
+      h("a", { href: "/watch", class: "nav-link" }, t("Watch")),
       h("a", { href: "/puzzles", class: "nav-link" }, t("Puzzles")),
-      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
+      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")),
+      h("a", { href: "/analysis", class: "nav-link" }, t("Analysis board")), languageSelect(), accountArea.el),
     // A player's own lists first, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,
       openTables.el,
       quickPlay.el,
       h("section", { class: "card new-table" },
-        h("h1", {}, "New table"),
+        h("h1", {}, t("New table")),
         h("form", { class: "create", onsubmit: create },
-          h("div", { class: "field" }, h("span", { class: "label" }, "Players"), playersSeg),
-          h("div", { class: "field" }, h("span", { class: "label" }, "Play against"), againstSeg),
-          h("div", { class: "field" }, h("label", { class: "label", for: "size" }, "Board side"), sizeSelect),
+          h("div", { class: "field" }, h("span", { class: "label" }, t("Players")), playersSeg),
+          h("div", { class: "field" }, h("span", { class: "label" }, t("Play against")), againstSeg),
+          h("div", { class: "field" }, h("label", { class: "label", for: "size" }, t("Board side")), sizeSelect),
           h("div", { class: "field" }, pieRow),
-          h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, "Clock"), clockChoice.el),
+          h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, t("Clock")), clockChoice.el),
           h("div", { class: "field" }, hintsRow),
-          h("div", { class: "field" }, h("span", { class: "label" }, "Seats"), seatsBox),
+          h("div", { class: "field" }, h("span", { class: "label" }, t("Seats")), seatsBox),
           nameField,
           error,
           createBtn)),
       joinCard,
       h("section", { class: "card rules" },
-        h("h2", {}, "How to play"),
-        h("p", {}, "On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later.")))));
+        h("h2", {}, t("How to play")),
+        h("p", {}, t("On your turn place one stone of every colour in play: your own first, then each opponent's in turn order. Your score is the product of the sizes of your groups — groups of 3, 4 and 5 score 60, one group of 12 scores 12. Highest product wins; ties go to the colour that plays later."))))));
   drawTables();
   loadConfig();
   // Friends and challenges load after the lobby (not preloaded: the first load's budget),

@@ -3,6 +3,8 @@
 // asks with, whether a table the lobby socket pushes passes the filters, and how the page
 // reads. Pure: no DOM, tested under Node.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./lobbytypes.js").ListedTable} ListedTable */
 
 /**
@@ -82,5 +84,5 @@ export function passes(filters, table) {
  */
 export function pageText(offset, shown, total) {
   if (!shown) return "";
-  return `Tables ${offset + 1}–${offset + shown} of ${Math.max(total, offset + shown)}`;
+  return t("Tables {value}–{value2} of {value3}", { value: offset + 1, value2: offset + shown, value3: Math.max(total, offset + shown) });
 }

@@ -2,7 +2,7 @@
 // Entry point: one page, its views chosen by the path (/ = lobby, /t/{id} = table,
 // /leaderboard/{players}, /u/{username} = a profile, /tournaments and /tournaments/{id},
 // /challenges/{id} = a challenge's link, /mod = the moderators' console, /watch = the live list,
-// /puzzles and /puzzles/{id} = the puzzles);
+// /analysis and /analysis/{id} = the analysis board, /puzzles and /puzzles/{id} = the puzzles);
 // any other path the server hands this page gets a "not found" page, never the lobby.
 // The lobby and the table, where nearly every visit starts, load with the page (index.html
 // preloads their modules); the other pages load their modules when opened, so
@@ -13,6 +13,7 @@ import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
 import { startTable } from "./table.js";
 import { openMailedLink } from "./views/email.js";
+import { t } from "./i18n.js";
 
 const root = /** @type {HTMLElement} */ (document.getElementById("app"));
 applyTheme(store.prefs().theme);
@@ -21,6 +22,7 @@ const board = /^\/leaderboard(?:\/([2-4]))?\/?$/.exec(location.pathname);
 const player = /^\/u\/([^/]+)\/?$/.exec(location.pathname);
 const tournament = /^\/tournaments(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 const challenge = /^\/challenges\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
+const analysis = /^\/analysis(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 const puzzle = /^\/puzzles(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 if (match) startTable(root, match[1]);
 else if (location.pathname === "/") {
@@ -47,6 +49,9 @@ else if (challenge) {
 else if (/^\/mod\/?$/.test(location.pathname)) {
   opened(import("./views/moderation.js").then((m) => m.startModeration(root)));
 }
+else if (analysis) {
+  opened(import("./views/analysis.js").then((m) => m.startAnalysis(root, analysis[1] || null)));
+}
 else if (/^\/watch\/?$/.test(location.pathname)) {
   opened(import("./views/watch.js").then((m) => m.startWatch(root)));
 }
@@ -54,8 +59,8 @@ else if (puzzle) {
   opened(import("./views/puzzles.js").then((m) => m.startPuzzles(root, puzzle[1] || null)));
 }
 else {
-  document.title = "Page not found · Omega";
-  problem("no_page", "Page not found", "There is nothing at this address. Table links look like …/t/<id>#seat=…");
+  document.title = t("Page not found · Omega");
+  problem("no_page", t("Page not found"), t("There is nothing at this address. Table links look like …/t/<id>#seat=…"));
 }
 
 /**
@@ -64,8 +69,8 @@ else {
  * @param {Promise<unknown>} loading
  */
 function opened(loading) {
-  loading.catch(() => problem("unreachable", "This page could not be loaded",
-    "The connection to the server dropped while the page was loading. Reload to try again."));
+  loading.catch(() => problem("unreachable", t("This page could not be loaded"),
+    t("The connection to the server dropped while the page was loading. Reload to try again.")));
 }
 
 /**
@@ -79,5 +84,5 @@ function problem(code, title, text) {
     h("main", { class: "problem card", "data-problem": code },
       h("h1", {}, title),
       h("p", {}, text),
-      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, t("Back to the lobby"))))));
 }

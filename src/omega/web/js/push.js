@@ -6,6 +6,7 @@
 
 import { api } from "./api.js";
 import { ApiError } from "./errors.js";
+import { t } from "./i18n.js";
 
 /** @typedef {{devices: {id: number, service: string, created_at: string}[], max: number}} PushDevices */
 
@@ -61,7 +62,7 @@ export async function current() {
  */
 export async function enable() {
   if ((await Notification.requestPermission()) !== "granted") {
-    throw new ApiError("notifications_denied", "This browser does not allow the site's notifications: allow them in its site settings, then try again.");
+    throw new ApiError("notifications_denied", t("This browser does not allow the site's notifications: allow them in its site settings, then try again."));
   }
   const registration = await worker();
   /** @type {{public_key: string}} */

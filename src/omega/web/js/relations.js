@@ -4,6 +4,8 @@
 // body from the form, the line a challenge reads as, a live challenge merged into a list,
 // and which accepted challenge's table the page opens.
 
+import { t } from "./i18n.js";
+
 /**
  * One account the viewer follows (GET /api/friends).
  * @typedef {{user: string, since: string, online: boolean, playing: string | null}} Friend
@@ -65,7 +67,7 @@ export function challengeBody(form) {
  * @param {Challenge} c
  */
 export function challengeLine(c) {
-  const who = c.mine ? `You challenged ${c.to || "whoever opens the link"}` : `${c.from} challenges you`;
+  const who = c.mine ? t("You challenged {value}", { value: c.to || t("whoever opens the link") }) : t("{from} challenges you", { from: c.from });
   const outcome = c.status === "pending" ? "" : ` (${c.status}${c.status === "accepted" && c.accepted_by && c.mine ? ` by ${c.accepted_by}` : ""})`;
   return `${who}: ${c.describe}${outcome}`;
 }
@@ -99,6 +101,6 @@ export function tableToOpen(c) {
 
 /** The heads of refusals on these pages (errors.describe), over the table's own. */
 export const RELATION_HEADS = {
-  not_found: "No such challenge", forbidden: "Not allowed", auth_required: "Log in first",
-  blocked: "Blocked", challenge_over: "Too late",
+  not_found: t("No such challenge"), forbidden: t("Not allowed"), auth_required: t("Log in first"),
+  blocked: t("Blocked"), challenge_over: t("Too late"),
 };

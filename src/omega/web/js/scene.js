@@ -7,6 +7,7 @@ import { markedTurns, shownView } from "./replay.js";
 import { findGroups, groupOf, scoresOf, sizesOf } from "./score.js";
 import { canStage, isComplete, nextColor, stagedStones, stagingOrder } from "./staging.js";
 import { awaited, colorsInPlay, game, isLive, isMyTurn, isOver, mySeat, seatLabel, seatOf, waitsForJoin } from "./tablestate.js";
+import { colorName, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
@@ -175,7 +176,7 @@ export function boardScene(m, sinceMine = false) {
   let tip = null;
   if (hover && hover.kind === "cell" && stones[hover.cell]) {
     outline = groupOf(positionGroups(m), hover.cell);
-    tip = { text: `${stones[hover.cell]} group of ${outline.length}`, x: hover.x, y: hover.y };
+    tip = { text: t("{value} group of {outlineCount}", { value: stones[hover.cell], outlineCount: outline.length }), x: hover.x, y: hover.y };
   } else if (hover && hover.kind === "panel") {
     outline = Geometry.of(m.state.size).cells.filter((c) => stones[c] === hover.color);
   }
@@ -229,9 +230,9 @@ export function myPlace(m) {
 /** @type {Record<Exclude<EndReason, "aborted">, string | null>} */
 const ENDINGS = {
   board_full: null,
-  resignation: "The game ended by resignation.",
-  abandoned: "The table was abandoned unfinished; the scores as they stood decided.",
-  timeout: "The game ended on time: a clock ran out.",
+  resignation: t("The game ended by resignation."),
+  abandoned: t("The table was abandoned unfinished; the scores as they stood decided."),
+  timeout: t("The game ended on time: a clock ran out."),
 };
 
 /**
@@ -246,10 +247,10 @@ const ENDINGS = {
  * @param {boolean} rated
  */
 export function abortedText(resigned, rated) {
-  const why = !rated ? "A clock ran out before its player's first move."
-    : resigned.length ? `${resigned[resigned.length - 1]} resigned before the game counted.`
-      : "A clock ran out before the game counted.";
-  return `${why} It does not count: nobody wins or loses${rated ? ", and no rating changes" : ""}.`;
+  const why = !rated ? t("A clock ran out before its player's first move.")
+    : resigned.length ? t("{value} resigned before the game counted.", { value: resigned[resigned.length - 1] })
+      : t("A clock ran out before the game counted.");
+  return t("{why} It does not count: nobody wins or loses{value}.", { why, value: rated ? t(", and no rating changes") : "" });
 }
 
 /**
@@ -278,12 +279,12 @@ export function endingFacts(m) {
   if (reason === "aborted") {
     const resigned = (game(m).resigned || []).map((color) => {
       const seat = seatOf(m, color);
-      return seat ? `${color} (${seatLabel(seat)})` : color;
+      return seat ? `${colorName(color)} (${seatLabel(seat)})` : colorName(color);
     });
-    return { reason, heading: "Game aborted", text: abortedText(resigned, Boolean(m.state.rated)), ranked: false, place: null };
+    return { reason, heading: t("Game aborted"), text: abortedText(resigned, Boolean(m.state.rated)), ranked: false, place: null };
   }
   const claimed = claimedEnd(m);
-  const text = claimed ? `The game ended by a claim: ${claimed.color} (${seatLabel(claimed)}) left the table and kept the others waiting.`
+  const text = claimed ? t("The game ended by a claim: {claimed} ({seatLabel}) left the table and kept the others waiting.", { claimed: colorName(claimed.color), seatLabel: seatLabel(claimed) })
     : ENDINGS[reason];
-  return { reason, heading: "Game over", text, ranked: true, place: myPlace(m) };
+  return { reason, heading: t("Game over"), text, ranked: true, place: myPlace(m) };
 }

@@ -3,6 +3,8 @@
 // and for hover outlines. The server's scores (omega.Game) stay the reference; an e2e
 // test holds this file equal to Game.scores() on shared random positions.
 
+import { formatNumber, language, t } from "./i18n.js";
+
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
 /** @typedef {import("./types.js").Decimal} Decimal */
@@ -160,8 +162,10 @@ export function groupDigits(decimal) {
  */
 export function formatScore(decimal) {
   const s = String(decimal);
-  if (s.length <= 12) return groupDigits(s);
-  const mantissa = `${s[0]}.${s.slice(1, 4)}`;
+  // English keeps its thin-space grouping; another language writes digits as it does (12.600, 12 600).
+  const english = language() === "en";
+  if (s.length <= 12) return english ? groupDigits(s) : formatNumber(Number(s));
+  const mantissa = english ? `${s[0]}.${s.slice(1, 4)}` : formatNumber(Number(`${s[0]}.${s.slice(1, 4)}`));
   return `${mantissa} × 10${superscript(s.length - 1)}`;
 }
 
@@ -173,8 +177,8 @@ export function formatScore(decimal) {
  * @param {number[]} sizes
  */
 export function factorsText(sizes) {
-  if (!sizes.length) return "no stones = 0";
-  if (sizes.length === 1) return `${formatScore(String(sizes[0]))} (one group)`;
+  if (!sizes.length) return t("no stones = 0");
+  if (sizes.length === 1) return t("{formatScore} (one group)", { formatScore: formatScore(String(sizes[0])) });
   let body;
   if (sizes.length <= 10) {
     body = sizes.join(" × ");

@@ -2,6 +2,8 @@
 // What the lobby's form offers, from the server's limits (GET /api/config): the page keeps
 // no copy of them.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").LevelInfo} LevelInfo */
 /** @typedef {import("./types.js").TimeControlConfig} TimeControlConfig */
@@ -24,7 +26,7 @@ export function playerCounts(config) {
  * @param {SiteConfig["sizes"][number]} size
  */
 export function sizeOption(size) {
-  return { value: String(size.size), text: `${size.size} (${size.cells} cells)` };
+  return { value: String(size.size), text: t("{size} ({cells} cells)", { size: size.size, cells: size.cells }) };
 }
 
 /**
@@ -36,7 +38,7 @@ export function sizeOption(size) {
 export function levelOption(info) {
   return {
     value: String(info.level),
-    text: info.name ? `level ${info.level} · ${info.name}` : `level ${info.level}`,
+    text: info.name ? t("level {level} · {name}", { level: info.level, name: info.name }) : t("level {level}", { level: info.level }),
     title: info.description || null,
   };
 }

@@ -4,6 +4,7 @@
 
 import { COLORS, Geometry } from "./geometry.js";
 import { awaited, colorsInPlay, game, isLive, isLoaded, isMyTurn, isOver, mySeat, note, seatLabel, seatOf, waitsForJoin } from "./tablestate.js";
+import { colorName, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
@@ -78,8 +79,8 @@ export function turnCells(m) {
  */
 export function stage(m, cell) {
   if (!canStage(m)) return m;
-  if (game(m).stones[cell] || m.staged.includes(cell)) return note(m, "info", `${cell} is not empty.`);
-  if (isComplete(m)) return note(m, "info", "All stones are placed: Confirm, or Undo to move one.");
+  if (game(m).stones[cell] || m.staged.includes(cell)) return note(m, "info", t("{cell} is not empty.", { cell }));
+  if (isComplete(m)) return note(m, "info", t("All stones are placed: Confirm, or Undo to move one."));
   return { ...m, staged: [...m.staged, cell], message: null };
 }
 
@@ -115,17 +116,17 @@ export function clickCell(m, cell) {
  * @returns {string | null}
  */
 export function whyNoStaging(m) {
-  if (m.seat === null) return "You are watching this table.";
+  if (m.seat === null) return t("You are watching this table.");
   if (m.sending) return null;
-  if (!isLive(m)) return "This is an earlier position: go back to live to play.";
-  if (isOver(m)) return "The game is over.";
+  if (!isLive(m)) return t("This is an earlier position: go back to live to play.");
+  if (isOver(m)) return t("The game is over.");
   const me = mySeat(m);
-  if (me && me.resigned) return "You resigned: the computer plays your colour on.";
-  if (waitsForJoin(m)) return `Waiting for ${awaited(m).map(seatLabel).join(" and ")} to join. Send the invite link, or start now.`;
+  if (me && me.resigned) return t("You resigned: the computer plays your colour on.");
+  if (waitsForJoin(m)) return t("Waiting for {awaited} to join. Send the invite link, or start now.", { awaited: awaited(m).map(seatLabel).join(" and ") });
   const color = game(m).to_move;
   const seat = color ? seatOf(m, color) : undefined;
   if (!color || !seat) return null;
-  return `It is not your turn: ${color} (${seatLabel(seat)}) is to move.`;
+  return t("It is not your turn: {color} ({seatLabel}) is to move.", { color: colorName(color), seatLabel: seatLabel(seat) });
 }
 
 /**
@@ -159,7 +160,7 @@ export function enterTyped(m) {
   const typed = m.buffer;
   const cell = Geometry.of(m.state.size).parse(typed);
   const next = { ...m, buffer: "" };
-  return cell ? stage(next, cell) : note(next, "info", `"${typed}" is not a cell on this board.`);
+  return cell ? stage(next, cell) : note(next, "info", t("\"{typed}\" is not a cell on this board.", { typed }));
 }
 
 /**
@@ -170,7 +171,7 @@ export function enterTyped(m) {
  * @returns {Loaded}
  */
 export function stageHint(m, hint) {
-  if (hint === "swap") return note(m, "info", "Hint: take the other colour (Swap).");
+  if (hint === "swap") return note(m, "info", t("Hint: take the other colour (Swap)."));
   /** @type {Loaded} */
   let next = { ...m, staged: [], message: null };
   for (let i = 0; i < hint.length; i++) {
@@ -178,7 +179,7 @@ export function stageHint(m, hint) {
     if (!color) break;
     next = clickCell(next, hint[COLORS.indexOf(color)]);
   }
-  return note(next, "info", "Hint staged: confirm it, or change it.");
+  return note(next, "info", t("Hint staged: confirm it, or change it."));
 }
 
 // -- sending the turn ------------------------------------------------------------------
@@ -259,8 +260,8 @@ export const shouldResend = (m, code, retryStale, historyBefore) =>
 export function refused(m, stagedBefore, reason, code) {
   const lost = stagedBefore.filter((c) => !m.staged.includes(c));
   let text = reason;
-  if (m.staged.length && lost.length) text += ` ${lost.join(", ")} ${lost.length > 1 ? "were" : "was"} taken meanwhile; your other staged stones are kept.`;
-  else if (m.staged.length) text += " Your staged stones are kept.";
-  else if (lost.length) text += " The position changed, so the staged stones were taken back.";
+  if (m.staged.length && lost.length) text += (lost.length > 1 ? t(" {cells} were taken meanwhile; your other staged stones are kept.", { cells: lost.join(", ") }) : t(" {cells} was taken meanwhile; your other staged stones are kept.", { cells: lost.join(", ") }));
+  else if (m.staged.length) text += t(" Your staged stones are kept.");
+  else if (lost.length) text += t(" The position changed, so the staged stones were taken back.");
   return note(m, "error", text, code);
 }

@@ -18,6 +18,7 @@ import * as T from "./tablestate.js";
 import { claimWait } from "./views/claim.js";
 import { mutedText } from "./views/chat.js";
 import { askToNotify, chime } from "./views/notify.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./types.js").SiteConfig} SiteConfig */
 /** @typedef {import("./types.js").TableState} TableState */
@@ -115,6 +116,7 @@ function openTable(root, tableId) {
     onChat: (text) => feed.send({ type: "chat", text, request_id: `chat-${randomId()}` }),
     onMute: (muted) => store.setMuted(muted),
     onAskReview: () => actions.askReview(),
+    onAnalyse: (at) => actions.analyse(at),
     onHint: () => actions.askHint(),
     onClaim: () => actions.act({ type: "claim" }, randomId(), false),
     onRename: (name) => actions.rename(name),
@@ -129,7 +131,7 @@ function openTable(root, tableId) {
           prefs.notify = false;
           store.setPrefs(prefs);
           page.options.drawSettings();
-          set(T.note(M, "info", "The browser does not allow notifications for this page."));
+          set(T.note(M, "info", t("The browser does not allow notifications for this page.")));
         });
       }
       render();
@@ -348,7 +350,7 @@ function openTable(root, tableId) {
       const [answer] = await account.claim([{ table_id: tableId, token }]).catch(() => []);
       if (answer && answer.status === "refused" && answer.error) {
         bound = false;
-        if (T.isLoaded(M)) set(T.note(M, "info", `${answer.error.message}: you play this seat by its link.`));
+        if (T.isLoaded(M)) set(T.note(M, "info", t("{message}: you play this seat by its link.", { message: answer.error.message })));
       }
     }
     // Someone opening an invite for the first time takes their account's name, or the name

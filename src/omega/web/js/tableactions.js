@@ -10,6 +10,7 @@ import { replayArrived, replayTo } from "./replay.js";
 import * as S from "./staging.js";
 import * as store from "./store.js";
 import * as T from "./tablestate.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Action} Action */
 /** @typedef {import("./types.js").ActionAnswer} ActionAnswer */
@@ -164,7 +165,7 @@ export function tableActions(c) {
       if (!account.known()) store.setName(name);
       page.namePrompt.el.hidden = true;
       c.takeState("state" in answer ? answer.state : answer);
-      if (!quiet) c.set(T.note(c.model(), "info", "Name saved."));
+      if (!quiet) c.set(T.note(c.model(), "info", t("Name saved.")));
     } catch (err) {
       if (!quiet) failed(err);
     }
@@ -197,7 +198,7 @@ export function tableActions(c) {
         spectator_key: answer.spectator_key || kept?.spectator_key };
       page.links.asking = null;
       c.takeState(answer.state);
-      c.set(T.note(c.model(), "info", what === "invites" ? "New invite links made: send them to your friends." : "New spectator link made."));
+      c.set(T.note(c.model(), "info", what === "invites" ? t("New invite links made: send them to your friends.") : t("New spectator link made.")));
     } catch (err) {
       failed(err);
     } finally {
@@ -279,8 +280,23 @@ export function tableActions(c) {
     }
   }
 
+  /**
+   * Open the finished game on a new analysis board, at the position after `at` entries
+   * (null: its end); the board's module loads only then.
+   * @param {number | null} at
+   */
+  async function analyse(at) {
+    try {
+      const made = /** @type {{board: import("./views/analysis.js").Board, key: string}} */ (
+        await call("POST", "/analysis", at === null ? {} : { ply: at }));
+      (await import("./views/analysis.js")).openMade(made);
+    } catch (err) {
+      failed(err);
+    }
+  }
+
   return {
     fetchTable, refresh, confirmTurn, act, askHint, goReplay, rename, lookForCreator, renewLinks, reviewOnceOver, askReview,
-    reviewNotice, rematchSay, rematchArrived, openRematch, record,
+    reviewNotice, rematchSay, rematchArrived, openRematch, record, analyse,
   };
 }

@@ -23,6 +23,7 @@ import { RematchView } from "./views/rematch.js";
 import { ReplayView } from "./views/replay.js";
 import { ReviewView, bestGhosts } from "./views/review.js";
 import { TopBarView } from "./views/topbar.js";
+import { t } from "./i18n.js";
 
 /** @typedef {import("./tablestate.js").Model} Model */
 /** @typedef {import("./store.js").Prefs} Prefs */
@@ -59,7 +60,19 @@ export class TablePage {
     this.turnAlert = new TurnAlert(tableId);
     this.review = new ReviewView({ onAsk: on.onAskReview, onGo: on.onGo });
     this.claim = new ClaimView({ onClaim: on.onClaim });
-    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, "Hint");
+    // A finished game opens on the analysis board: the whole game from its end, or the
+    // position the replay (and the review beside it) shows.
+    this.at = 0;
+    /** @param {string} where @param {string} label @param {boolean} atEnd */
+    const analyse = (where, label, atEnd) => h("button", {
+      type: "button", class: "btn small analyse", "data-analyse": where, hidden: true,
+      onclick: () => on.onAnalyse(atEnd ? null : this.at),
+    }, label);
+    this.analyse = [analyse("gameover", t("Analyse this game"), true), analyse("replay", t("Analyse this position"), false),
+      analyse("review", t("Analyse this position"), false)];
+    this.replay.el.append(this.analyse[1]);
+    this.review.el.append(this.analyse[2]);
+    this.hint = h("button", { type: "button", class: "btn small hint", hidden: true, onclick: on.onHint }, t("Hint"));
     this.links = new LinksView(tableId, { onRename: on.onRename, onRenew: on.onRenew });
     this.options = new OptionsView(prefs, on, touch);
     this.boardWrap = h("div", { class: "board-wrap" });
@@ -82,7 +95,7 @@ export class TablePage {
           this.controls.el,
           this.claim.el,
           this.hint,
-          h("div", { class: "info" }, this.gameover.el, this.rematch.el, this.review.el, this.chat.el, this.replay.el,
+          h("div", { class: "info" }, this.gameover.el, this.analyse[0], this.rematch.el, this.review.el, this.chat.el, this.replay.el,
             this.movelog.el, this.links.el, this.options.el))),
       tip));
   }
@@ -108,6 +121,9 @@ export class TablePage {
     const at = replayPosition(M).at;
     this.board.render(boardScene(M, x.prefs.sinceMine), x.prefs, x.review.status === "done" ? bestGhosts(x.review.review, at) : []);
     this.gameover.update(M);
+    this.at = at;
+    const over = isOver(M) && M.state.game.history.length > 0;
+    for (const b of this.analyse) if (b.hidden === over) b.hidden = !over;
     this.review.update(M, x.review, at);
     const hintable = Boolean(M.state.hints) && isMyTurn(M) && isLive(M) && !isOver(M);
     if (this.hint.hidden === hintable) this.hint.hidden = !hintable;
@@ -115,7 +131,7 @@ export class TablePage {
     this.rematch.update(x.rematch, M.seat, M.state.seats.map((s) => s.name));
     // Rated tables keep their chat to the players (the server says so too).
     const rated = Boolean(/** @type {{rated?: boolean}} */ (M.state).rated);
-    this.chat.setWriter(M.seat, M.seat === null && rated ? "Spectators cannot write at a rated table." : null);
+    this.chat.setWriter(M.seat, M.seat === null && rated ? t("Spectators cannot write at a rated table.") : null);
     this.replay.update(M);
     this.movelog.update(M);
     this.links.update(M, x.invites, x.nameMax);
@@ -135,11 +151,11 @@ export class TablePage {
  */
 export function showProblem(root, code, role, tableId, detail) {
   const { title, text } = problemText(code, role, tableId, detail);
-  document.title = `${title} · Omega`;
+  document.title = t("{title} · Omega", { title });
   fill(root, h("div", { class: "problem-page" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
     h("main", { class: "problem card", "data-problem": code || "no_link" },
       h("h1", {}, title),
       h("p", {}, text),
-      h("p", {}, h("a", { href: "/", class: "btn confirm" }, "Back to the lobby")))));
+      h("p", {}, h("a", { href: "/", class: "btn confirm" }, t("Back to the lobby"))))));
 }

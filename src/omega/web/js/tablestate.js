@@ -7,6 +7,7 @@
 import { ApiError, codeOf, describe } from "./errors.js";
 import { COLORS } from "./geometry.js";
 import { applyChanges } from "./patch.js";
+import { colorName, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
@@ -70,7 +71,7 @@ export const mySeat = (m) => (m.seat === null ? null : m.state.seats[m.seat] ?? 
  * @example seatLabel({index: 1, name: ""}) // "Seat 2"
  * @param {Pick<Seat, "index" | "name">} seat
  */
-export const seatLabel = (seat) => seat.name || `Seat ${seat.index + 1}`;
+export const seatLabel = (seat) => seat.name || t("Seat {value}", { value: seat.index + 1 });
 
 /** @param {Model} m */
 export const isLive = (m) => m.replayAt === null;
@@ -187,8 +188,8 @@ function swapNotice(before, after, seat) {
   const mine = after.seats[seat];
   if (!mine || !before.seats[seat] || before.seats[seat].color === mine.color) return null;
   const swapper = after.seats.find((s) => s.color === "White");
-  if (!swapper || swapper.index === seat) return `You swapped colours: you now play ${mine.color}.`;
-  return `${seatLabel(swapper)} swapped colours: you now play ${mine.color}.`;
+  if (!swapper || swapper.index === seat) return t("You swapped colours: you now play {mine}.", { mine: colorName(mine.color) });
+  return t("{seatLabel} swapped colours: you now play {mine}.", { seatLabel: seatLabel(swapper), mine: colorName(mine.color) });
 }
 
 /**

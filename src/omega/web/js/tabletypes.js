@@ -97,7 +97,7 @@ export {};
 /**
  * @typedef {object} EndingFacts what the end of the game shows (scene.js `endingFacts`)
  * @property {EndReason} reason
- * @property {"Game over" | "Game aborted"} heading
+ * @property {string} heading
  * @property {string | null} text how it ended, in words (null: the board filled)
  * @property {boolean} ranked whether the result ranks the players (not for an aborted game)
  * @property {{place: number, of: number} | null} place mine, when I hold a seat of a ranked result
@@ -155,6 +155,7 @@ export {};
  *   onDownload: (ext: "txt" | "json") => void, onRematch: (op: "propose" | "accept" | "decline") => void,
  *   onOpenRematch: () => void, onChat: (text: string) => void, onMute: (muted: string[]) => void,
  *   onAskReview: () => void, onHint: () => void, onClaim: () => void,
+ *   onAnalyse: (at: number | null) => void,
  *   onRename: (name: string) => void, onRenew: (what: Renewal) => void,
  * }} PageHandlers
  */

@@ -2,6 +2,8 @@
 // Time controls on the page: the lobby's choices (from GET /api/config, never a copy of the
 // server's limits), and how a clock's time reads. Pure: no DOM, no timers.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./types.js").TimeControlConfig} TimeControlConfig */
 
 /**
@@ -13,9 +15,9 @@
  */
 export function controlChoices(config) {
   return [
-    { value: "untimed", label: "Untimed", group: "none" },
+    { value: "untimed", label: t("Untimed"), group: "none" },
     ...config.realtime.presets.map((p) => ({ value: p.text, label: p.text, group: /** @type {const} */ ("realtime") })),
-    { value: "custom", label: "Custom…", group: "realtime" },
+    { value: "custom", label: t("Custom…"), group: "realtime" },
     ...config.turn_based.per_move.map((p) => ({ value: p.text, label: p.label, group: /** @type {const} */ ("turn_based") })),
   ];
 }

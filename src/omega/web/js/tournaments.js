@@ -5,6 +5,8 @@
 // standings' columns, and the "New tournament" form's body checked against the server's
 // limits (GET /api/config; the page keeps no copy of them). No DOM, no timers.
 
+import { t } from "./i18n.js";
+
 /** @typedef {import("./tournamenttypes.js").TournamentView} TournamentView */
 /** @typedef {import("./tournamenttypes.js").TournamentGame} TournamentGame */
 /** @typedef {import("./tournamenttypes.js").TournamentLimits} TournamentLimits */
@@ -19,16 +21,16 @@
 export const TIEBREAKS = {
   buchholz: {
     name: "Buchholz",
-    explain: "the sum of your opponents' points, over your finished games: how strong a field you met",
+    explain: t("the sum of your opponents' points, over your finished games: how strong a field you met"),
   },
   sonneborn_berger: {
     name: "Sonneborn-Berger",
-    explain: "the sum of the points of the opponents you finished above: beating strong players counts more than beating weak ones",
+    explain: t("the sum of the points of the opponents you finished above: beating strong players counts more than beating weak ones"),
   },
-  wins: { name: "Wins", explain: "the games you finished first" },
+  wins: { name: "Wins", explain: t("the games you finished first") },
   performance: {
     name: "Performance",
-    explain: "your opponents' mean rating, 400 more for a game won and 400 less for a game lost (a middle place in between), averaged over your finished games",
+    explain: t("your opponents' mean rating, 400 more for a game won and 400 less for a game lost (a middle place in between), averaged over your finished games"),
   },
 };
 
@@ -38,9 +40,9 @@ export const TIEBREAKS = {
  * @type {{value: "swiss" | "arena" | "round_robin", label: string, help: string}[]}
  */
 export const FORMATS = [
-  { value: "swiss", label: "Swiss", help: "A set number of rounds; each round seats players of equal or near scores together who have not met, where it can." },
-  { value: "arena", label: "Arena", help: "Played on the clock for its length: when your game ends you are paired again at once; after two wins in a row your games count double." },
-  { value: "round_robin", label: "Round robin", help: "Everyone meets everyone; the number of rounds follows from the number of players." },
+  { value: "swiss", label: t("Swiss"), help: t("A set number of rounds; each round seats players of equal or near scores together who have not met, where it can.") },
+  { value: "arena", label: t("Arena"), help: t("Played on the clock for its length: when your game ends you are paired again at once; after two wins in a row your games count double.") },
+  { value: "round_robin", label: t("Round robin"), help: t("Everyone meets everyone; the number of rounds follows from the number of players.") },
 ];
 
 /**
@@ -49,11 +51,11 @@ export const FORMATS = [
  * @type {Record<string, string>}
  */
 export const TOURNAMENT_HEADS = {
-  forbidden: "Not allowed",
-  not_found: "No such tournament",
-  conflict: "Not possible now",
-  too_many_tournaments: "Too many tournaments",
-  auth_required: "Log in first",
+  forbidden: t("Not allowed"),
+  not_found: t("No such tournament"),
+  conflict: t("Not possible now"),
+  too_many_tournaments: t("Too many tournaments"),
+  auth_required: t("Log in first"),
 };
 
 /**
@@ -165,7 +167,7 @@ export function countdownText(ms) {
   const left = Math.max(0, Math.ceil(ms / 1000));
   const pad = (/** @type {number} */ n) => String(n).padStart(2, "0");
   const days = Math.floor(left / 86_400);
-  if (days >= 1) return `${days} day${days === 1 ? "" : "s"} ${Math.floor(left / 3600) % 24} h`;
+  if (days >= 1) return (days === 1 ? t("{days} day {hours} h", { days, hours: Math.floor(left / 3600) % 24 }) : t("{days} days {hours} h", { days, hours: Math.floor(left / 3600) % 24 }));
   const h = Math.floor(left / 3600);
   const m = Math.floor(left / 60) % 60;
   return h ? `${h}:${pad(m)}:${pad(left % 60)}` : `${m}:${pad(left % 60)}`;
@@ -256,15 +258,15 @@ export function standingColumns(view, colors = ["White", "Black", "Red", "Blue"]
       cell: (/** @type {StandingRow} */ r) => (none(r) ? "–" : tiebreakText(key, r.tiebreaks[i] ?? 0)),
     };
   });
-  columns.push({ key: "games", head: "Games", title: "games finished", cell: (r) => String(r.games) });
+  columns.push({ key: "games", head: t("Games"), title: t("games finished"), cell: (r) => String(r.games) });
   if (view.format === "arena") {
     columns.push({
-      key: "streak", head: "Streak", title: "wins in a row; on fire after two: each game counts double until one is not a win",
+      key: "streak", head: t("Streak"), title: t("wins in a row; on fire after two: each game counts double until one is not a win"),
       cell: (r) => `${r.extra.streak ?? 0}${r.extra.fire ? ", on fire" : ""}`,
     });
   } else {
     columns.push({
-      key: "seats", head: "Seats", title: `games played as ${colors.slice(0, view.players).join(" · ")}`,
+      key: "seats", head: t("Seats"), title: t("games played as {value}", { value: colors.slice(0, view.players).join(" · ") }),
       cell: (r) => (r.extra.seats ?? []).join(" · "),
     });
   }
@@ -315,8 +317,8 @@ function whole(text, range) {
 export function tournamentBody(f, limits) {
   const fail = (/** @type {string} */ field, /** @type {string} */ message) => ({ error: { field, message } });
   const name = f.name.trim();
-  if (!name) return fail("name", "Name: give the tournament a name");
-  if (name.length > limits.name_max) return fail("name", `Name: at most ${limits.name_max} characters (this one has ${name.length})`);
+  if (!name) return fail("name", t("Name: give the tournament a name"));
+  if (name.length > limits.name_max) return fail("name", t("Name: at most {name_max} characters (this one has {nameCount})", { name_max: limits.name_max, nameCount: name.length }));
   /** @type {Record<string, unknown>} */
   const body = {
     name, format: f.format, players: f.players, size: f.size, time_control: f.time_control,
@@ -324,24 +326,24 @@ export function tournamentBody(f, limits) {
   };
   if (f.format === "swiss") {
     const rounds = whole(f.rounds, limits.rounds);
-    if (rounds === null) return fail("rounds", `Rounds: a whole number from ${limits.rounds[0]} to ${limits.rounds[1]}`);
+    if (rounds === null) return fail("rounds", t("Rounds: a whole number from {value} to {value2}", { value: limits.rounds[0], value2: limits.rounds[1] }));
     body.rounds = rounds;
   }
   if (f.format === "arena") {
     const minutes = whole(f.minutes, limits.arena_minutes);
     if (minutes === null) {
-      return fail("minutes", `Length: a whole number of minutes from ${limits.arena_minutes[0]} to ${limits.arena_minutes[1]}`);
+      return fail("minutes", t("Length: a whole number of minutes from {value} to {value2}", { value: limits.arena_minutes[0], value2: limits.arena_minutes[1] }));
     }
     body.minutes = minutes;
   } else if (f.round_minutes.trim()) {
     const minutes = whole(f.round_minutes, limits.round_minutes);
     if (minutes === null) {
-      return fail("round_minutes", `Round deadline: a whole number of minutes from ${limits.round_minutes[0]} to ${limits.round_minutes[1]}, or empty for none`);
+      return fail("round_minutes", t("Round deadline: a whole number of minutes from {value} to {value2}, or empty for none", { value: limits.round_minutes[0], value2: limits.round_minutes[1] }));
     }
     body.round_minutes = minutes;
   }
   const starts = isoWithOffset(f.starts, f.offset);
-  if (starts === null) return fail("starts", "Start: choose a day and a time");
+  if (starts === null) return fail("starts", t("Start: choose a day and a time"));
   body.starts_at = starts;
   return { body };
 }

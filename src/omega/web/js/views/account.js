@@ -11,6 +11,7 @@ import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -73,7 +74,7 @@ function accountForm(name, fields, submit, run) {
 /** The top bar's account area: who is logged in, and the forms to change it. */
 export class AccountArea {
   constructor() {
-    this.el = h("div", { class: "account", role: "group", "aria-label": "Account" });
+    this.el = h("div", { class: "account", role: "group", "aria-label": t("Account") });
     /** @type {SiteConfig | null} */
     this.config = null;
     /** @type {string | null} who the area was drawn for (an open form survives other news) */
@@ -117,24 +118,24 @@ export class AccountArea {
   /** @param {User | null} user */
   drawUser(user) {
     if (user) {
-      const current = field("Current password", { type: "password", autocomplete: "current-password", name: "current" });
-      const next = field("New password", { type: "password", autocomplete: "new-password", name: "new", "data-limit": "password" });
-      const change = accountForm("password", [current, next], "Change password", async () => {
+      const current = field(t("Current password"), { type: "password", autocomplete: "current-password", name: "current" });
+      const next = field(t("New password"), { type: "password", autocomplete: "new-password", name: "new", "data-limit": "password" });
+      const change = accountForm("password", [current, next], t("Change password"), async () => {
         await account.changePassword(current.input.value, next.input.value);
         current.input.value = "";
         next.input.value = "";
-        return "Password changed. Your other devices are logged out.";
+        return t("Password changed. Your other devices are logged out.");
       });
-      const everywhere = h("button", { type: "button", class: "btn small ghost", "data-action": "logout-everywhere" }, "Log out everywhere");
+      const everywhere = h("button", { type: "button", class: "btn small ghost", "data-action": "logout-everywhere" }, t("Log out everywhere"));
       everywhere.addEventListener("click", () => account.logoutEverywhere().catch(() => {}));
-      const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, "Log out");
+      const logout = h("button", { type: "button", class: "btn small", "data-action": "logout" }, t("Log out"));
       logout.addEventListener("click", () => account.logout().catch(() => {}));
       // The settings (notifications, push, vacation, leaving) load when the panel first
       // opens (views/accountpanel.js): few visits open it, every visit would carry them.
       const before = h("div", { class: "account-slot" });
       const after = h("div", { class: "account-slot" });
       const last = h("div", { class: "account-slot leaving-slot" });
-      const menu = this.menu("Account", "account", h("div", { class: "account-panel" },
+      const menu = this.menu(t("Account"), "account", h("div", { class: "account-panel" },
         emailSection(), before, change, after, everywhere, last));
       /** @type {Promise<{refresh: () => void}> | null} */
       let sections = null;
@@ -150,18 +151,18 @@ export class AccountArea {
         // Asked each time the panel opens: a vacation may have started or ended by itself.
         sections.then((made) => made.refresh(), () => {
           sections = null;
-          fill(last, h("p", { class: "account-note is-error" }, "This part could not be loaded; reopen the panel."));
+          fill(last, h("p", { class: "account-note is-error" }, t("This part could not be loaded; reopen the panel.")));
         });
       });
-      fill(this.el, h("span", { class: "account-name", title: "Logged in" }, user.username), menu, logout);
+      fill(this.el, h("span", { class: "account-name", title: t("Logged in") }, user.username), menu, logout);
       return;
     }
-    const loginName = field("Username", { type: "text", autocomplete: "username", name: "username" });
-    const loginPassword = field("Password", { type: "password", autocomplete: "current-password", name: "password" });
+    const loginName = field(t("Username"), { type: "text", autocomplete: "username", name: "username" });
+    const loginPassword = field(t("Password"), { type: "password", autocomplete: "current-password", name: "password" });
     // A closed account's log-in is told until when it may be reopened, and offered to.
     const reopen = h("button", { type: "button", class: "btn small confirm", hidden: true, "data-action": "reopen" },
-      "Reopen my account");
-    const login = accountForm("login", [loginName, loginPassword], "Log in",
+      t("Reopen my account"));
+    const login = accountForm("login", [loginName, loginPassword], t("Log in"),
       () => account.login(loginName.input.value.trim(), loginPassword.input.value).then(() => {}, (err) => {
         reopen.hidden = !(err instanceof ApiError && err.code === "account_closed" && !/removed/.test(err.message));
         throw err;
@@ -176,13 +177,13 @@ export class AccountArea {
         .finally(() => { reopen.disabled = false; });
     });
     login.append(reopen);
-    const newName = field("Username", { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
-    const newPassword = field("Password", { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
-    const register = accountForm("register", [newName, newPassword], "Register",
+    const newName = field(t("Username"), { type: "text", autocomplete: "username", name: "username", "data-limit": "username" });
+    const newPassword = field(t("Password"), { type: "password", autocomplete: "new-password", name: "password", "data-limit": "password" });
+    const register = accountForm("register", [newName, newPassword], t("Register"),
       () => account.register(newName.input.value.trim(), newPassword.input.value).then(() => {}));
     fill(this.el,
-      this.menu("Log in", "login", h("div", { class: "account-panel" }, login, forgotSection())),
-      this.menu("Register", "register", h("div", { class: "account-panel" }, register)));
+      this.menu(t("Log in"), "login", h("div", { class: "account-panel" }, login, forgotSection())),
+      this.menu(t("Register"), "register", h("div", { class: "account-panel" }, register)));
   }
 
   /**
@@ -211,12 +212,12 @@ export class AccountArea {
 function others(seats, mine) {
   const names = seats.filter((s) => s.index !== mine)
     .map((s) => (s.kind === "computer" ? s.name || `computer level ${s.level}` : s.user || "guest"));
-  return names.length ? `with ${names.join(", ")}` : "";
+  return names.length ? t("with {value}", { value: names.join(", ") }) : "";
 }
 
-/** @param {{players: number, size: number, pie_rule: boolean, time_control?: {text: string, kind: string}}} t */
-const settings = (t) => `${t.players} players · side ${t.size}${t.pie_rule ? " · pie" : ""}`
-  + (t.time_control && t.time_control.kind !== "untimed" ? ` · ${t.time_control.text}` : "");
+/** @param {{players: number, size: number, pie_rule: boolean, time_control?: {text: string, kind: string}}} tbl */
+const settings = (tbl) => t("{players} players · side {size}", { players: tbl.players, size: tbl.size }) + (tbl.pie_rule ? t(" · pie") : "")
+  + (tbl.time_control && tbl.time_control.kind !== "untimed" ? ` · ${tbl.time_control.text}` : "");
 
 /** @param {PlayedGame} g */
 function result(g) {
@@ -229,15 +230,15 @@ function result(g) {
 /** The lobby's lists of the logged-in user: unfinished tables (their turn first) and history. */
 export class AccountLists {
   constructor() {
-    this.tables = h("ul", { class: "account-list account-tables", "aria-label": "My tables" });
-    this.games = h("ul", { class: "account-list account-history", "aria-label": "History" });
-    this.more = h("button", { type: "button", class: "btn small", hidden: true }, "Older games");
+    this.tables = h("ul", { class: "account-list account-tables", "aria-label": t("My tables") });
+    this.games = h("ul", { class: "account-list account-history", "aria-label": t("History") });
+    this.more = h("button", { type: "button", class: "btn small", hidden: true }, t("Older games"));
     /** @type {string | null} */
     this.next = null;
     this.more.addEventListener("click", () => this.loadHistory(false));
     this.el = h("section", { class: "card account-lists", hidden: true },
-      h("h2", {}, "My tables"), this.tables,
-      h("h2", {}, "History"), this.games, this.more);
+      h("h2", {}, t("My tables")), this.tables,
+      h("h2", {}, t("History")), this.games, this.more);
     account.onChange((user) => this.show(user));
     account.current().then((user) => this.show(user));
   }
@@ -257,8 +258,8 @@ export class AccountLists {
   async loadTables() {
     try {
       const { tables, offset } = await account.myTables();
-      fill(this.tables, tables.length ? tables.map((t) => this.tableRow(t, Date.now() + offset))
-        : h("li", { class: "muted" }, "No unfinished tables. Tables you create or join while logged in appear here."));
+      fill(this.tables, tables.length ? tables.map((tbl) => this.tableRow(tbl, Date.now() + offset))
+        : h("li", { class: "muted" }, t("No unfinished tables. Tables you create or join while logged in appear here.")));
     } catch (err) {
       fill(this.tables, h("li", { class: "account-note is-error" }, describe(err)));
     }
@@ -269,7 +270,7 @@ export class AccountLists {
     try {
       const page = await account.history(fresh ? null : this.next);
       const rows = page.games.map((g) => this.gameRow(g));
-      if (fresh) fill(this.games, rows.length ? rows : h("li", { class: "muted" }, "Finished games appear here."));
+      if (fresh) fill(this.games, rows.length ? rows : h("li", { class: "muted" }, t("Finished games appear here.")));
       else this.games.append(...rows);
       this.next = page.next;
       this.more.hidden = !page.next;
@@ -279,17 +280,17 @@ export class AccountLists {
   }
 
   /**
-   * @param {MyTable} t
+   * @param {MyTable} tbl
    * @param {number} now the server's time, as well as the page can tell
    */
-  tableRow(t, now) {
+  tableRow(tbl, now) {
     // Turn-based time left is worth a glance in a list; a real-time clock is watched at the table.
-    const left = t.your_turn && t.flag_at && t.time_control && t.time_control.kind === "turn_based"
-      ? ` · ${clockText(Date.parse(t.flag_at) - now, "turn_based")} left` : "";
-    const status = t.your_turn ? `your turn${left}` : "waiting";
-    return h("li", { class: `account-row ${t.your_turn ? "your-turn" : "playing"}`, "data-account-table": t.id },
-      h("a", { href: `/t/${t.id}`, class: "open" }, `Table ${t.id}`),
-      h("span", { class: "muted" }, ` ${settings(t)} · ${COLORS[t.seat] || ""} ${others(t.seats, t.seat)} `),
+    const left = tbl.your_turn && tbl.flag_at && tbl.time_control && tbl.time_control.kind === "turn_based"
+      ? t(" · {time} left", { time: clockText(Date.parse(tbl.flag_at) - now, "turn_based") }) : "";
+    const status = tbl.your_turn ? t("your turn{left}", { left }) : t("waiting");
+    return h("li", { class: `account-row ${tbl.your_turn ? "your-turn" : "playing"}`, "data-account-table": tbl.id },
+      h("a", { href: `/t/${tbl.id}`, class: "open" }, t("Table {id}", { id: tbl.id })),
+      h("span", { class: "muted" }, ` ${settings(tbl)} · ${COLORS[tbl.seat] || ""} ${others(tbl.seats, tbl.seat)} `),
       h("span", { class: "status" }, status));
   }
 
@@ -297,8 +298,8 @@ export class AccountLists {
   gameRow(g) {
     const outcome = g.reason === "aborted" ? "aborted" : g.won ? "won" : "lost";
     return h("li", { class: `account-row ${outcome}`, "data-account-game": g.id },
-      h("a", { href: `/t/${g.id}`, class: "open", title: "Open the game and its replay" }, `Table ${g.id}`),
-      h("span", { class: "muted" }, ` ${settings(g)} · ${g.color} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
+      h("a", { href: `/t/${g.id}`, class: "open", title: t("Open the game and its replay") }, t("Table {id}", { id: g.id })),
+      h("span", { class: "muted" }, ` ${settings(g)} · ${colorName(g.color)} ${others(g.seats, g.seat)} · ${g.finished_at.slice(0, 10)} `),
       h("span", { class: "status" }, result(g)));
   }
 }
@@ -308,10 +309,10 @@ export class NamePrompt {
   /** @param {{onSave: (name: string) => void}} handlers */
   constructor(handlers) {
     // Worded apart from the Links box's rename field ("Your name", "Save"), which stays.
-    this.input = h("input", { type: "text", "aria-label": "Name to play under", autocomplete: "nickname", required: true });
-    this.el = h("section", { class: "name-prompt", hidden: true, "aria-label": "Choose a name" },
-      h("h2", {}, "What should the others call you?"),
-      h("p", {}, "Your name is shown next to your colour. Log in to play under your account's name."),
+    this.input = h("input", { type: "text", "aria-label": t("Name to play under"), autocomplete: "nickname", required: true });
+    this.el = h("section", { class: "name-prompt", hidden: true, "aria-label": t("Choose a name") },
+      h("h2", {}, t("What should the others call you?")),
+      h("p", {}, t("Your name is shown next to your colour. Log in to play under your account's name.")),
       h("form", {
         class: "name-prompt-form row",
         /** @param {Event} e */
@@ -322,8 +323,8 @@ export class NamePrompt {
           this.el.hidden = true;
           handlers.onSave(name);
         },
-      }, this.input, h("button", { type: "submit", class: "btn confirm small" }, "Use this name"),
-      h("button", { type: "button", class: "btn small ghost", onclick: () => (this.el.hidden = true) }, "Not now")));
+      }, this.input, h("button", { type: "submit", class: "btn confirm small" }, t("Use this name")),
+      h("button", { type: "button", class: "btn small ghost", onclick: () => (this.el.hidden = true) }, t("Not now"))));
   }
 
   /**

@@ -11,6 +11,7 @@ import { leavingSection } from "./leaving.js";
 import { notificationsSection } from "./notifications.js";
 import { pushToggle } from "./push.js";
 import { VacationSection } from "./vacation.js";
+import { t } from "../i18n.js";
 
 /**
  * The panel's sections, in the order they are shown: those before the password form, those
@@ -33,8 +34,8 @@ export function accountSections() {
 }
 
 /** @param {string | null} until */
-const untilText = (until) => until === null ? "until a moderator lifts it"
-  : `until ${new Date(until).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })}`;
+const untilText = (until) => until === null ? t("until a moderator lifts it")
+  : t("until {value}", { value: new Date(until).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }) });
 
 /**
  * What a player is told of the moderators' sanctions in force on them, and a moderator the
@@ -47,11 +48,11 @@ function drawStanding(el) {
     const me = /** @type {{roles?: string[]}} */ (who);
     const standing = /** @type {{muted_until: string | null, rated_ban: {until: string | null} | null}} */ (held);
     const lines = [];
-    if (standing.muted_until) lines.push(h("p", { class: "account-note is-error" }, `You are muted ${untilText(standing.muted_until)}: you cannot write in the chat.`));
-    if (standing.rated_ban) lines.push(h("p", { class: "account-note is-error" }, `You may not play rated games ${untilText(standing.rated_ban.until)}; casual tables are open.`));
+    if (standing.muted_until) lines.push(h("p", { class: "account-note is-error" }, t("You are muted {untilText}: you cannot write in the chat.", { untilText: untilText(standing.muted_until) })));
+    if (standing.rated_ban) lines.push(h("p", { class: "account-note is-error" }, t("You may not play rated games {untilText}; casual tables are open.", { untilText: untilText(standing.rated_ban.until) })));
     const roles = me.roles || [];
     if (roles.includes("moderator") || roles.includes("admin")) {
-      lines.push(h("a", { href: "/mod", class: "btn small", "data-action": "moderation" }, "Moderators' console"));
+      lines.push(h("a", { href: "/mod", class: "btn small", "data-action": "moderation" }, t("Moderators' console")));
     }
     el.replaceChildren(...lines);
   }, () => el.replaceChildren());

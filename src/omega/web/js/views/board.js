@@ -8,6 +8,7 @@
 
 import { h } from "../dom.js";
 import { Geometry, cellName } from "../geometry.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Cell} Cell */
 /** @typedef {import("../types.js").Color} Color */
@@ -80,9 +81,9 @@ const BLANK = { stone: null, staged: null, last: false, recent: false, num: null
  * @param {Pick<Drawn, "stone" | "staged" | "last">} d
  */
 export function cellLabel(cell, d) {
-  if (d.stone) return `${cell}, ${d.stone} stone${d.last ? ", last turn" : ""}`;
-  if (d.staged) return `${cell}, ${d.staged} stone staged`;
-  return `${cell}, empty`;
+  if (d.stone) return d.last ? t("{cell}, {color} stone, last turn", { cell, color: colorName(d.stone) }) : t("{cell}, {color} stone", { cell, color: colorName(d.stone) });
+  if (d.staged) return t("{cell}, {staged} stone staged", { cell, staged: colorName(d.staged) });
+  return t("{cell}, empty", { cell });
 }
 
 export class BoardView {
@@ -95,7 +96,7 @@ export class BoardView {
     this.container = container;
     this.tip = tip;
     this.handlers = handlers;
-    this.svg = el("svg", { class: "board", role: "group", "aria-label": "Omega board" });
+    this.svg = el("svg", { class: "board", role: "group", "aria-label": t("Omega board") });
     this.svg.innerHTML = `<defs>
       <radialGradient id="g-white" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e2d6bb"/></radialGradient>
       <radialGradient id="g-black" cx="40%" cy="35%" r="70%"><stop offset="0" stop-color="#4b4b55"/><stop offset="1" stop-color="#0e0e12"/></radialGradient>
@@ -134,7 +135,7 @@ export class BoardView {
     this.zoomed = false;
     this.viewW = 0;
     this.viewH = 0;
-    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, "Zoom in");
+    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, t("Zoom in"));
     this.zoomButton.addEventListener("click", () => this.setZoom(!this.zoomed));
     /** the controls above the board (placed by the page) */
     this.tools = h("div", { class: "board-tools" }, this.zoomButton);
@@ -162,7 +163,7 @@ export class BoardView {
     const scale = ZOOMED_TARGET_PX / W;
     this.svg.style.width = on ? `${Math.ceil(this.viewW * scale)}px` : "";
     this.svg.style.height = on ? `${Math.ceil(this.viewH * scale)}px` : "";
-    this.zoomButton.textContent = on ? "Zoom out" : "Zoom in";
+    this.zoomButton.textContent = on ? t("Zoom out") : t("Zoom in");
     this.zoomButton.setAttribute("aria-pressed", String(on));
     if (on) {
       // Start from the middle of the board, the way it looked before.
@@ -238,7 +239,7 @@ export class BoardView {
     this.viewW = maxX - minX + W + 2 * pad;
     this.viewH = maxY - minY + 2 * R + 2 * pad;
     this.svg.setAttribute("viewBox", `${fmt(x0)} ${fmt(y0)} ${fmt(this.viewW)} ${fmt(this.viewH)}`);
-    this.svg.setAttribute("aria-label", `Omega board, side ${size}: ${this.geo.cells.length} cells; arrow keys move between cells, Enter places a stone`);
+    this.svg.setAttribute("aria-label", t("Omega board, side {size}: {cellsCount} cells; arrow keys move between cells, Enter places a stone", { size, cellsCount: this.geo.cells.length }));
     // Tab comes to the middle of the board first.
     const middle = cellName(size, size);
     this.focusCell = this.geo.coords.has(middle) ? middle : this.geo.cells[0];

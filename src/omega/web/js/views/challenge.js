@@ -11,6 +11,7 @@ import { describe } from "../errors.js";
 import { RELATION_HEADS, challengeLine } from "../relations.js";
 import { AccountArea } from "./account.js";
 import { answer, watchChallenges } from "./friends.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../relations.js").Challenge} Challenge */
 
@@ -20,8 +21,8 @@ import { answer, watchChallenges } from "./friends.js";
  * @param {string} id
  */
 export function startChallenge(root, id) {
-  document.title = "Challenge · Omega";
-  const main = h("main", { class: "card challenge-page" }, h("h1", {}, "Challenge"), h("p", { class: "muted" }, "Loading…"));
+  document.title = t("Challenge · Omega");
+  const main = h("main", { class: "card challenge-page" }, h("h1", {}, t("Challenge")), h("p", { class: "muted" }, t("Loading…")));
   const note = h("div", { class: "account-note", role: "alert" });
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el), main));
@@ -42,19 +43,19 @@ export function startChallenge(root, id) {
       },
     }, label);
     const pending = c.status === "pending";
-    const actions = !pending ? [c.table_id ? h("a", { href: `/t/${c.table_id}`, class: "btn confirm" }, "Open the game") : ""]
-      : !user ? [h("p", { class: "muted" }, "Log in (at the top) to accept this challenge.")]
-        : c.mine ? [button("Cancel the challenge", "cancel", "ghost"), copyButton(`${location.origin}${c.path}`, "Copy the link")]
-          : [button("Accept", "accept", "confirm"), c.to ? button("Decline", "decline", "ghost") : ""];
-    fill(main, h("h1", {}, c.to ? `${c.from} challenges ${c.to}` : `${c.from} challenges whoever opens this link`),
+    const actions = !pending ? [c.table_id ? h("a", { href: `/t/${c.table_id}`, class: "btn confirm" }, t("Open the game")) : ""]
+      : !user ? [h("p", { class: "muted" }, t("Log in (at the top) to accept this challenge."))]
+        : c.mine ? [button(t("Cancel the challenge"), "cancel", "ghost"), copyButton(`${location.origin}${c.path}`, t("Copy the link"))]
+          : [button(t("Accept"), "accept", "confirm"), c.to ? button(t("Decline"), "decline", "ghost") : ""];
+    fill(main, h("h1", {}, c.to ? t("{from} challenges {to}", { from: c.from, to: c.to }) : t("{from} challenges whoever opens this link", { from: c.from })),
       h("p", { class: "challenge-line", "data-status": c.status }, challengeLine(c)),
-      pending ? h("p", { class: "muted small" }, `Waits for an answer until ${new Date(c.expires_at).toLocaleString()}.`) : "",
+      pending ? h("p", { class: "muted small" }, t("Waits for an answer until {value}.", { value: new Date(c.expires_at).toLocaleString() })) : "",
       h("div", { class: "row" }, ...actions), note);
   }
 
   const load = () => api("GET", `/api/challenges/${encodeURIComponent(id)}`)
     .then((c) => draw(/** @type {Challenge} */ (c)))
-    .catch((err) => fill(main, h("h1", {}, "Challenge"), h("p", { class: "problem", "data-problem": "no_challenge" }, describe(err, RELATION_HEADS))));
+    .catch((err) => fill(main, h("h1", {}, t("Challenge")), h("p", { class: "problem", "data-problem": "no_challenge" }, describe(err, RELATION_HEADS))));
   account.onChange(() => load());
   account.current().then(() => {
     load();

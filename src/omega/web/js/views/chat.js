@@ -5,6 +5,7 @@
 // message to the moderators (views/report.js); a message a moderator removed goes from the list.
 
 import { fill, h } from "../dom.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").ChatLine} ChatLine */
 
@@ -32,7 +33,7 @@ export function muteKey(line, tableId) {
  * @param {string} until
  */
 export function mutedText(until) {
-  return `You are muted until ${new Date(until).toLocaleString()}.`;
+  return t("You are muted until {value}.", { value: new Date(until).toLocaleString() });
 }
 
 /**
@@ -46,8 +47,8 @@ export function chatCount(text, max) {
   const length = [...text.trim()].length;
   if (max === null) return { text: "", over: false, length };
   const left = max - length;
-  if (left >= 0) return { text: `${left} character${left === 1 ? "" : "s"} left`, over: false, length };
-  return { text: `${-left} character${left === -1 ? "" : "s"} too many (at most ${max})`, over: true, length };
+  if (left >= 0) return { text: (left === 1 ? t("{left} character left", { left }) : t("{left} characters left", { left })), over: false, length };
+  return { text: (left === -1 ? t("{over} character too many (at most {max})", { over: -left, max }) : t("{over} characters too many (at most {max})", { over: -left, max })), over: true, length };
 }
 
 export class ChatView {
@@ -66,10 +67,10 @@ export class ChatView {
     this.me = null;
     /** @type {number | null} */
     this.max = null;
-    this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": "Messages" });
+    this.list = h("ol", { class: "chat-lines", "aria-live": "polite", "aria-label": t("Messages") });
     this.mutedEl = h("p", { class: "chat-muted muted", hidden: true });
     this.input = h("input", {
-      type: "text", class: "chat-input", "aria-label": "Message", placeholder: "Write a message",
+      type: "text", class: "chat-input", "aria-label": t("Message"), placeholder: t("Write a message"),
       autocomplete: "off", "aria-describedby": `chat-count-${tableId}`,
     });
     // No maxlength: it would cut a pasted message silently.
@@ -80,10 +81,10 @@ export class ChatView {
     const form = h("form", { class: "chat-form row", onsubmit: (/** @type {Event} */ e) => {
       e.preventDefault();
       this.send();
-    } }, this.input, h("button", { type: "submit", class: "btn small" }, "Send"));
+    } }, this.input, h("button", { type: "submit", class: "btn small" }, t("Send")));
     this.form = h("div", { class: "chat-write" }, form, this.count);
-    this.el = h("section", { class: "chat", "aria-label": "Chat" },
-      h("h2", {}, "Chat"), this.list, this.mutedEl, this.reportSlot, this.form, this.problem);
+    this.el = h("section", { class: "chat", "aria-label": t("Chat") },
+      h("h2", {}, t("Chat")), this.list, this.mutedEl, this.reportSlot, this.form, this.problem);
     this.counted();
   }
 
@@ -117,8 +118,8 @@ export class ChatView {
     // Loaded when first asked for: the table's first load does not carry it.
     import("./report.js")
       .then((m) => fill(this.reportSlot, m.reportForm({ username, message_id: line.id },
-        () => fill(this.reportSlot), `Report ${line.name}'s message`)))
-      .catch(() => this.showProblem("The report form could not be loaded; reload to try again."));
+        () => fill(this.reportSlot), t("Report {line}'s message", { line: line.name }))))
+      .catch(() => this.showProblem(t("The report form could not be loaded; reload to try again.")));
   }
 
   /**
@@ -142,7 +143,7 @@ export class ChatView {
     if (!text) return;
     const said = chatCount(text, this.max);
     if (said.over) {
-      this.showProblem(`A message has at most ${this.max} characters; this one has ${said.length}. Shorten it to send it.`);
+      this.showProblem(t("A message has at most {max} characters; this one has {saidCount}. Shorten it to send it.", { max: this.max, saidCount: said.length }));
       return;
     }
     this.sent = this.input.value;
@@ -197,7 +198,7 @@ export class ChatView {
     for (const line of shown) {
       const key = muteKey(line, this.tableId);
       const mine = this.me !== null && line.seat === this.me;
-      const who = line.seat === null ? "Spectators" : line.name;
+      const who = line.seat === null ? t("Spectators") : line.name;
       if (!mine && this.muted.has(key)) {
         hidden.set(key, who);
         continue;
@@ -206,15 +207,15 @@ export class ChatView {
       items.push(h("li", { class: mine ? "mine" : "", "data-id": String(line.id) },
         h("span", { class: "chat-name" }, line.name), " ",
         h("span", { class: "chat-text" }, line.text),
-        mine ? null : h("button", { type: "button", class: "link chat-mute", title: `Hide what ${who} writes, on this browser`,
-          onclick: () => this.mute(key, true) }, "Mute"),
+        mine ? null : h("button", { type: "button", class: "link chat-mute", title: t("Hide what {who} writes, on this browser", { who }),
+          onclick: () => this.mute(key, true) }, t("Mute")),
         mine || !line.user ? null : h("button", { type: "button", class: "link chat-report-open",
-          title: "Report this message to the moderators", onclick: () => this.report(line) }, "Report")));
+          title: t("Report this message to the moderators"), onclick: () => this.report(line) }, t("Report"))));
     }
-    fill(this.list, items.length ? items : h("li", { class: "muted empty" }, "No messages yet."));
+    fill(this.list, items.length ? items : h("li", { class: "muted empty" }, t("No messages yet.")));
     this.mutedEl.hidden = hidden.size === 0;
-    fill(this.mutedEl, "Muted: ", [...hidden].map(([key, who], i) => [i ? ", " : "", who, " ",
-      h("button", { type: "button", class: "link chat-unmute", onclick: () => this.mute(key, false) }, "Unmute")]));
+    fill(this.mutedEl, t("Muted: "), [...hidden].map(([key, who], i) => [i ? ", " : "", who, " ",
+      h("button", { type: "button", class: "link chat-unmute", onclick: () => this.mute(key, false) }, t("Unmute"))]));
     if (atEnd) this.list.scrollTop = this.list.scrollHeight;
   }
 }

@@ -6,6 +6,7 @@
 
 import { fill, h, keyed } from "../dom.js";
 import { mySeat } from "../tablestate.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 /** @typedef {import("../types.js").Seat} Seat */
@@ -65,10 +66,10 @@ export class ClaimView {
         return;
       }
       // With more players the game goes on: the computer plays the absent seat's stones.
-      const what = last ? "Claim the win" : `Resign ${seat.color} for them`;
-      const then = last ? `${seat.color} resigns and you win.` : `${seat.color} resigns and the computer plays its stones.`;
-      fill(this.el, h("span", {}, `${seat.name} (${seat.color}) has left the table and kept you waiting. `,
-        h("span", { class: "muted" }, `If you claim, ${then}`)),
+      const what = last ? t("Claim the win") : t("Resign {seat} for them", { seat: colorName(seat.color) });
+      const then = last ? t("{seat} resigns and you win.", { seat: colorName(seat.color) }) : t("{seat} resigns and the computer plays its stones.", { seat: colorName(seat.color) });
+      fill(this.el, h("span", {}, t("{seat} ({seat2}) has left the table and kept you waiting. ", { seat: seat.name, seat2: colorName(seat.color) }),
+        h("span", { class: "muted" }, t("If you claim, {then}", { then }))),
       h("button", { type: "button", class: "btn claim", disabled: m.sending, onclick: this.handlers.onClaim }, what));
     });
   }

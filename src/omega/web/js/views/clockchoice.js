@@ -6,6 +6,7 @@
 
 import { fill, h } from "../dom.js";
 import { controlChoices, controlText } from "../timecontrol.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").TimeControlConfig} TimeControlConfig */
 
@@ -16,16 +17,16 @@ export class ClockChoice {
    * @param {{timed?: boolean}} [options] timed: no "Untimed" choice (a tournament's games need
    *   a clock), quick play's default clock first chosen
    */
-  constructor(id = "clock", label = "Clock", { timed = false } = {}) {
+  constructor(id = "clock", label = t("Clock"), { timed = false } = {}) {
     this.timed = timed;
     this.select = h("select", { id, "aria-label": label });
-    this.minutes = h("input", { type: "number", id: `${id}-minutes`, "aria-label": "Minutes per player", value: "5", class: "num" });
-    this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": "Seconds added per move", value: "5", class: "num" });
-    this.reserve = h("select", { id: `${id}-reserve`, "aria-label": "Reserve" });
-    this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, " min + ", this.seconds, " s a move");
+    this.minutes = h("input", { type: "number", id: `${id}-minutes`, "aria-label": t("Minutes per player"), value: "5", class: "num" });
+    this.seconds = h("input", { type: "number", id: `${id}-seconds`, "aria-label": t("Seconds added per move"), value: "5", class: "num" });
+    this.reserve = h("select", { id: `${id}-reserve`, "aria-label": t("Reserve") });
+    this.custom = h("span", { class: "clock-custom", hidden: true }, this.minutes, t(" min + "), this.seconds, t(" s a move"));
     this.vacation = h("input", { type: "checkbox", id: `${id}-pausable`, checked: true });
-    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, " reserve ", this.reserve,
-      h("label", { class: "toggle", title: "A player on vacation has this clock paused" }, " ", this.vacation, " vacation allowed"));
+    this.reserveRow = h("span", { class: "clock-reserve", hidden: true }, t(" reserve "), this.reserve,
+      h("label", { class: "toggle", title: t("A player on vacation has this clock paused") }, " ", this.vacation, t(" vacation allowed")));
     this.el = h("span", { class: "clock-choice" }, this.select, " ", this.custom, this.reserveRow);
     this.select.addEventListener("change", () => this.draw());
   }
@@ -42,13 +43,13 @@ export class ClockChoice {
     const group = (group, label) => h("optgroup", { label },
       choices.filter((c) => c.group === group).map((c) => h("option", { value: c.value, selected: c.value === chosen }, c.label)));
     fill(this.select, this.timed ? [] : choices.filter((c) => c.group === "none").map((c) => h("option", { value: c.value }, c.label)),
-      group("realtime", "Real time (minutes + seconds a move)"), group("turn_based", "Turn-based"));
+      group("realtime", t("Real time (minutes + seconds a move)")), group("turn_based", t("Turn-based")));
     const r = config.realtime;
     Object.assign(this.minutes, { min: String(r.base_minutes.min), max: String(r.base_minutes.max) });
     Object.assign(this.seconds, { min: String(r.increment_seconds.min), max: String(r.increment_seconds.max) });
     const days = [];
     for (const d of [0, 1, 3, 7, 14, 30]) if (d >= config.turn_based.reserve_days.min && d <= config.turn_based.reserve_days.max) days.push(d);
-    fill(this.reserve, days.map((d) => h("option", { value: String(d) }, d ? `${d} day${d > 1 ? "s" : ""}` : "none")));
+    fill(this.reserve, days.map((d) => h("option", { value: String(d) }, d ? (d > 1 ? t("{days} days", { days: d }) : t("{days} day", { days: d })) : t("none"))));
     this.draw();
   }
 

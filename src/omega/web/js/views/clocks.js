@@ -6,6 +6,7 @@
 
 import { clockFacts } from "../clocks.js";
 import { isLoaded } from "../tablestate.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 
@@ -43,7 +44,7 @@ export class ClocksView {
       slot.classList.toggle("running", f.running);
       slot.classList.toggle("low", f.low);
       slot.classList.toggle("out", f.out);
-      slot.title = f.out ? "out of time" : f.running ? "time left on this turn" : "time for the next turn";
+      slot.title = f.out ? t("out of time") : f.running ? t("time left on this turn") : t("time for the next turn");
     }
     // Tick only while a clock runs: ten times a second in real time, once a second turn-based.
     const running = facts && m && m.state && m.state.clock ? facts.some((f) => f.running) : false;

@@ -7,6 +7,7 @@ import * as account from "../account.js";
 import { h } from "../dom.js";
 import { ApiError, describe } from "../errors.js";
 import * as recovery from "../recovery.js";
+import { t } from "../i18n.js";
 
 /**
  * What a failure of these forms says: the server's own sentence (its words are written
@@ -57,8 +58,8 @@ export function emailSection() {
   const status = h("p", { class: "muted email-status", "data-email-status": "" }, "…");
   /** @param {recovery.Addresses} a */
   const show = (a) => {
-    const now = a.email ? `Your address: ${a.email}.` : "No email address: add one to be able to reset a forgotten password.";
-    status.textContent = a.pending ? `${now} Waiting for you to confirm ${a.pending}: follow the link mailed to it.` : now;
+    const now = a.email ? t("Your address: {email}.", { email: a.email }) : t("No email address: add one to be able to reset a forgotten password.");
+    status.textContent = a.pending ? t("{now} Waiting for you to confirm {pending}: follow the link mailed to it.", { now, pending: a.pending }) : now;
   };
   const load = () => recovery.addresses().then(show).catch((err) => (status.textContent = said(err)));
   load();
@@ -66,30 +67,30 @@ export function emailSection() {
     if (status.isConnected) load();
   });
   const change = smallForm("email", [
-    ["Email address", { type: "email", autocomplete: "email", name: "email" }],
-    ["Password", { type: "password", autocomplete: "current-password", name: "password" }],
-  ], "Send confirmation link", async ([email, password]) => {
+    [t("Email address"), { type: "email", autocomplete: "email", name: "email" }],
+    [t("Password"), { type: "password", autocomplete: "current-password", name: "password" }],
+  ], t("Send confirmation link"), async ([email, password]) => {
     const a = await recovery.askAddress(email.trim(), password);
     show(a);
-    return a.pending ? `A link is on its way to ${a.pending}. Follow it to confirm the address.` : "This is already your address.";
+    return a.pending ? t("A link is on its way to {pending}. Follow it to confirm the address.", { pending: a.pending }) : t("This is already your address.");
   });
   const remove = smallForm("email-remove", [
-    ["Password", { type: "password", autocomplete: "current-password", name: "password" }],
-  ], "Remove the address", async ([password]) => {
+    [t("Password"), { type: "password", autocomplete: "current-password", name: "password" }],
+  ], t("Remove the address"), async ([password]) => {
     show(await recovery.removeAddress(password));
-    return "The address is removed.";
+    return t("The address is removed.");
   });
   return h("details", { class: "email-section", "data-section": "email" },
-    h("summary", {}, "Email address"), status, change,
-    h("details", { class: "email-remove" }, h("summary", {}, "Remove the address"), remove));
+    h("summary", {}, t("Email address")), status, change,
+    h("details", { class: "email-remove" }, h("summary", {}, t("Remove the address")), remove));
 }
 
 /** "Forgot password?" under the log-in form. */
 export function forgotSection() {
   const form = smallForm("forgot", [
-    ["Username or email address", { type: "text", autocomplete: "username", name: "who" }],
-  ], "Mail me a link", async ([who]) => (await recovery.forgot(who.trim())).message.replace(/^./, (c) => c.toUpperCase()) + ".");
-  return h("details", { class: "forgot-section", "data-section": "forgot" }, h("summary", {}, "Forgot password?"), form);
+    [t("Username or email address"), { type: "text", autocomplete: "username", name: "who" }],
+  ], t("Mail me a link"), async ([who]) => (await recovery.forgot(who.trim())).message.replace(/^./, (c) => c.toUpperCase()) + ".");
+  return h("details", { class: "forgot-section", "data-section": "forgot" }, h("summary", {}, t("Forgot password?")), form);
 }
 
 /**
@@ -101,27 +102,27 @@ export function openMailedLink(hash) {
   if (!link) return;
   history.replaceState(null, "", location.pathname + location.search);
   const note = h("div", { class: "account-note", role: "status" });
-  const close = h("button", { type: "button", class: "btn small", "data-action": "close" }, "Close");
+  const close = h("button", { type: "button", class: "btn small", "data-action": "close" }, t("Close"));
   const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "card mailed-link", "data-mailed": link.kind }));
   close.addEventListener("click", () => dialog.close());
   dialog.addEventListener("close", () => dialog.remove());
   if (link.kind === "verify-email") {
-    dialog.append(h("h2", {}, "Email address"), note, close);
+    dialog.append(h("h2", {}, t("Email address")), note, close);
     recovery.verifyAddress(link.token).then((a) => {
       note.className = "account-note is-info";
-      note.textContent = `Your address is confirmed: ${a.email}.`;
+      note.textContent = t("Your address is confirmed: {email}.", { email: a.email });
     }, (err) => {
       note.className = "account-note is-error";
       note.textContent = said(err);
     });
   } else {
     const form = smallForm("reset", [
-      ["New password", { type: "password", autocomplete: "new-password", name: "password" }],
-    ], "Set the new password", async ([password]) => {
+      [t("New password"), { type: "password", autocomplete: "new-password", name: "password" }],
+    ], t("Set the new password"), async ([password]) => {
       await account.resetPassword(link.token, password);
-      return "Your password is changed and you are logged in. Every other device is logged out.";
+      return t("Your password is changed and you are logged in. Every other device is logged out.");
     }, true);
-    dialog.append(h("h2", {}, "Choose a new password"), form, close);
+    dialog.append(h("h2", {}, t("Choose a new password")), form, close);
   }
   document.body.append(dialog);
   dialog.showModal();

@@ -10,6 +10,7 @@ import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { onLobby } from "../lobbyfeed.js";
 import { RELATION_HEADS, challengeLine, friendStatus, friendsInOrder, merged, tableToOpen } from "../relations.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../relations.js").Friend} Friend */
 /** @typedef {import("../relations.js").Challenge} Challenge */
@@ -48,11 +49,11 @@ export class FriendsCard {
   constructor() {
     /** @type {Challenge[]} */
     this.list = [];
-    this.challenges = h("ul", { class: "account-list challenge-list", "aria-label": "Challenges", "aria-live": "polite" });
-    this.friends = h("ul", { class: "account-list friend-list", "aria-label": "Friends" });
+    this.challenges = h("ul", { class: "account-list challenge-list", "aria-label": t("Challenges"), "aria-live": "polite" });
+    this.friends = h("ul", { class: "account-list friend-list", "aria-label": t("Friends") });
     this.note = h("div", { class: "account-note", role: "status" });
-    this.el = h("section", { class: "card friends", hidden: true, "aria-label": "Friends and challenges" },
-      h("h2", {}, "Challenges"), this.challenges, this.note, h("h2", {}, "Friends"), this.friends);
+    this.el = h("section", { class: "card friends", hidden: true, "aria-label": t("Friends and challenges") },
+      h("h2", {}, t("Challenges")), this.challenges, this.note, h("h2", {}, t("Friends")), this.friends);
     watchChallenges((c) => {
       this.list = merged(this.list, c);
       this.drawChallenges();
@@ -84,7 +85,7 @@ export class FriendsCard {
   drawChallenges() {
     const shown = this.list.filter((c) => c.status === "pending");
     fill(this.challenges, shown.length ? shown.map((c) => this.challengeRow(c))
-      : h("li", { class: "muted" }, "No challenge waiting. Challenge a player from their profile."));
+      : h("li", { class: "muted" }, t("No challenge waiting. Challenge a player from their profile.")));
   }
 
   /** @param {Challenge} c */
@@ -104,8 +105,8 @@ export class FriendsCard {
         }
       },
     }, label);
-    const buttons = c.mine ? [button("Cancel", "cancel", "ghost")]
-      : [button("Accept", "accept", "confirm"), c.to ? button("Decline", "decline", "ghost") : ""];
+    const buttons = c.mine ? [button(t("Cancel"), "cancel", "ghost")]
+      : [button(t("Accept"), "accept", "confirm"), c.to ? button(t("Decline"), "decline", "ghost") : ""];
     return h("li", { class: `account-row challenge ${c.mine ? "sent" : "received"}`, "data-challenge": c.id },
       h("span", {}, challengeLine(c), " "), ...buttons);
   }
@@ -118,8 +119,8 @@ export class FriendsCard {
       fill(this.friends, friends.length ? friends.map((f) => h("li", { class: `account-row friend ${friendStatus(f)}`, "data-friend": f.user },
         h("a", { href: `/u/${encodeURIComponent(f.user)}` }, f.user),
         h("span", { class: "status" }, ` ${friendStatus(f)} `),
-        f.playing ? h("a", { href: `/t/${f.playing}`, class: "btn small ghost", "data-action": "watch" }, "Watch") : ""))
-        : h("li", { class: "muted" }, "You follow nobody yet: follow players from their profile."));
+        f.playing ? h("a", { href: `/t/${f.playing}`, class: "btn small ghost", "data-action": "watch" }, t("Watch")) : ""))
+        : h("li", { class: "muted" }, t("You follow nobody yet: follow players from their profile.")));
     } catch (err) {
       fill(this.friends, h("li", { class: "account-note is-error" }, describe(err, RELATION_HEADS)));
     }

@@ -7,6 +7,7 @@ import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
 import { endingFacts } from "../scene.js";
 import { game, isOver, mySeat, seatLabel, seatOf } from "../tablestate.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
@@ -34,14 +35,14 @@ export function ordinal(n) {
  * @param {{place: number, of: number}} p
  */
 export function placeLine(p) {
-  return p.place === 1 ? `You won! You finished 1st of ${p.of}.` : `You finished ${ordinal(p.place)} of ${p.of}.`;
+  return p.place === 1 ? t("You won! You finished 1st of {of}.", { of: p.of }) : t("You finished {ordinal} of {of}.", { ordinal: ordinal(p.place), of: p.of });
 }
 
 export class GameOverView {
   /** @param {GameOverHandlers} handlers */
   constructor(handlers) {
     this.handlers = handlers;
-    this.el = h("section", { class: "gameover", hidden: true, "aria-label": "Game over" });
+    this.el = h("section", { class: "gameover", hidden: true, "aria-label": t("Game over") });
   }
 
   /** @param {Loaded} m */
@@ -76,10 +77,10 @@ export class GameOverView {
       const mine = me !== null && me.color === color;
       return h("li", { "data-color": color, class: mine ? "mine" : "" },
         h("span", { class: "place" }, `${i + 1}.`), swatch(color),
-        h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${color}`),
-        mine ? h("span", { class: "me-tag" }, "you") : null,
-        resigned.has(color) ? h("span", { class: "tag resigned" }, seatOf(m, color)?.claimed ? "left" : "resigned") : null,
-        (g.timed_out || []).includes(color) ? h("span", { class: "tag resigned" }, "out of time") : null,
+        h("span", { class: "pname" }, names[i]), h("span", { class: "muted" }, ` ${colorName(color)}`),
+        mine ? h("span", { class: "me-tag" }, t("you")) : null,
+        resigned.has(color) ? h("span", { class: "tag resigned" }, seatOf(m, color)?.claimed ? t("left") : t("resigned")) : null,
+        (g.timed_out || []).includes(color) ? h("span", { class: "tag resigned" }, t("out of time")) : null,
         h("span", { class: "final", "data-score": g.scores[color] }, factors.length ? factorsText(factors) : formatScore(g.scores[color] ?? "0")));
     });
     let tie = null;
@@ -87,21 +88,21 @@ export class GameOverView {
       const best = g.scores[ranking[0]];
       const tied = ranking.filter((c) => g.scores[c] === best && !resigned.has(c));
       tie = h("p", { class: "tiebreak" },
-        `Tie: ${tied.join(" and ")} ${tied.length === 2 ? "both" : "all"} scored ${formatScore(best ?? "0")}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so ${ranking[0]} wins.`);
+        t("Tie: {value} {value2} scored {formatScore}. Equal scores go to the colour that plays later in the round (Blue > Red > Black > White), so {value3} wins.", { value: tied.join(" and "), value2: tied.length === 2 ? "both" : "all", formatScore: formatScore(best ?? "0"), value3: ranking[0] }));
     }
     const { onDownload, onRematch, onNewGame } = this.handlers;
     this.el.setAttribute("aria-label", end.heading);
     fill(this.el,
       h("h2", {}, end.heading),
       end.place ? h("p", { class: "my-place" }, placeLine(end.place)) : null,
-      end.text ? h("p", { class: end.ranked ? "ending muted" : "ending" }, end.text) : null,
+      end.text ? h("p", { class: end.ranked ? t("ending muted") : "ending" }, end.text) : null,
       end.ranked ? h("ol", { class: "ranking" }, items) : null,
       tie,
       h("div", { class: "row next-game" },
-        me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: "The same players, side and computers at a new table, the seats moved one place on; the other players are asked" }, "Rematch") : null,
-        h("button", { type: "button", class: "btn", onclick: onNewGame }, "New game")),
+        me ? h("button", { type: "button", class: "btn confirm", onclick: onRematch, title: t("The same players, side and computers at a new table, the seats moved one place on; the other players are asked") }, t("Rematch")) : null,
+        h("button", { type: "button", class: "btn", onclick: onNewGame }, t("New game"))),
       h("div", { class: "row downloads" },
-        h("button", { type: "button", class: "btn small", onclick: () => onDownload("txt") }, "Download record (text)"),
-        h("button", { type: "button", class: "btn small", onclick: () => onDownload("json") }, "Download record (JSON)")));
+        h("button", { type: "button", class: "btn small", onclick: () => onDownload("txt") }, t("Download record (text)")),
+        h("button", { type: "button", class: "btn small", onclick: () => onDownload("json") }, t("Download record (JSON)"))));
   }
 }

@@ -8,13 +8,14 @@ import * as account from "../account.js";
 import { api } from "../api.js";
 import { h } from "../dom.js";
 import { describe } from "../errors.js";
+import { t } from "../i18n.js";
 
 /** What closing does, said before the password is asked for (docs/privacy.md). */
-export const CLOSING_TEXT = "Closing logs you out on every device at once, and nobody can log in to the account. "
-  + "For 14 days you can reopen it by logging in with its password. After that your email address, password, "
-  + "settings, devices, notifications and the text of your chat messages are removed, and your seats in games "
-  + "show as “deleted player”. The games themselves, the other players' ratings and tournament results stay, "
-  + "and your username stays reserved, so nobody can take it.";
+export const CLOSING_TEXT = t("Closing logs you out on every device at once, and nobody can log in to the account. ")
+  + t("For 14 days you can reopen it by logging in with its password. After that your email address, password, ")
+  + t("settings, devices, notifications and the text of your chat messages are removed, and your seats in games ")
+  + t("show as “deleted player”. The games themselves, the other players' ratings and tournament results stay, ")
+  + t("and your username stays reserved, so nobody can take it.");
 
 /** @param {string} iso */
 const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
@@ -31,8 +32,8 @@ function watchToggle() {
     box.disabled = true;
     show(api("POST", "/api/account/watch", { body: { listed: box.checked } }));
   });
-  return h("section", { class: "watch-setting", "aria-label": "Watching" },
-    h("label", { class: "row" }, box, h("span", {}, "Let others watch my games from the live list and my profile")), note);
+  return h("section", { class: "watch-setting", "aria-label": t("Watching") },
+    h("label", { class: "row" }, box, h("span", {}, t("Let others watch my games from the live list and my profile"))), note);
 }
 
 /** The panel's part: the listing setting, "Download my data" and "Close my account". */
@@ -41,7 +42,7 @@ export function leavingSection() {
     type: "password", class: "account-input", autocomplete: "current-password", name: "close-password", required: true,
   }));
   const note = h("div", { class: "account-note", role: "status" });
-  const button = h("button", { type: "submit", class: "btn small undo", "data-action": "close-account" }, "Close my account");
+  const button = h("button", { type: "submit", class: "btn small undo", "data-action": "close-account" }, t("Close my account"));
   const form = h("form", {
     class: "account-form", "data-form": "close",
     /** @param {Event} e */
@@ -58,7 +59,7 @@ export function leavingSection() {
         password.value = "";
         if (area) {
           area.after(h("p", { class: "account-note is-info", role: "status", "data-closed": "" },
-            `Your account is closed. You can reopen it until ${when(closed.reopen_until)} by logging in with its password.`));
+            t("Your account is closed. You can reopen it until {when} by logging in with its password.", { when: when(closed.reopen_until) })));
         }
       } catch (err) {
         note.className = "account-note is-error";
@@ -68,9 +69,9 @@ export function leavingSection() {
       }
     },
   }, h("p", { class: "muted closing-text" }, CLOSING_TEXT),
-  h("label", { class: "account-field" }, h("span", {}, "Password"), password), note, button);
-  return h("section", { class: "leaving", "aria-label": "Your data" },
+  h("label", { class: "account-field" }, h("span", {}, t("Password")), password), note, button);
+  return h("section", { class: "leaving", "aria-label": t("Your data") },
     watchToggle(),
-    h("p", {}, h("a", { href: "/api/account/export", download: "", class: "btn small", "data-action": "export" }, "Download my data")),
-    h("details", { class: "close-account" }, h("summary", { class: "btn small ghost" }, "Close my account…"), form));
+    h("p", {}, h("a", { href: "/api/account/export", download: "", class: "btn small", "data-action": "export" }, t("Download my data"))),
+    h("details", { class: "close-account" }, h("summary", { class: "btn small ghost" }, t("Close my account…")), form));
 }

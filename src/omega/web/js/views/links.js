@@ -7,6 +7,7 @@
 
 import { copyButton, fill, h, keyed, swatch } from "../dom.js";
 import { awaited, mySeat, seatLabel } from "../tablestate.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 /** @typedef {import("../types.js").Seat} Seat */
@@ -19,8 +20,8 @@ import { awaited, mySeat, seatLabel } from "../tablestate.js";
 
 /** What making new links does, said before the creator confirms. */
 export const RENEWAL_TEXT = {
-  invites: "The invite links sent before stop working: send the new ones instead. Players who have already joined keep their seats.",
-  spectator: "The old spectator link stops working for anyone who opens it from now on; people watching now keep watching until they leave or lose the connection.",
+  invites: t("The invite links sent before stop working: send the new ones instead. Players who have already joined keep their seats."),
+  spectator: t("The old spectator link stops working for anyone who opens it from now on; people watching now keep watching until they leave or lose the connection."),
 };
 
 /**
@@ -32,7 +33,7 @@ function shareButton(url, title) {
   if (typeof navigator.share !== "function") return null;
   return h("button", {
     type: "button", class: "btn small", onclick: () => navigator.share({ title, url }).catch(() => {}),
-  }, "Share…");
+  }, t("Share…"));
 }
 
 export class LinksView {
@@ -50,8 +51,8 @@ export class LinksView {
     this.busy = false;
     this.list = h("div");
     this.form = h("div");
-    this.el = h("section", { class: "links", "aria-label": "Links" }, this.list, this.form);
-    this.invite = h("section", { class: "invite-card", hidden: true, "aria-label": "Invite" });
+    this.el = h("section", { class: "links", "aria-label": t("Links") }, this.list, this.form);
+    this.invite = h("section", { class: "invite-card", hidden: true, "aria-label": t("Invite") });
   }
 
   /**
@@ -81,12 +82,12 @@ export class LinksView {
   drawInvite(waiting, invites) {
     const base = `${location.origin}/t/${this.tableId}`;
     fill(this.invite,
-      h("h2", {}, "Invite your friends"),
-      h("p", {}, "Send each friend their own link. The game starts when they open it."),
+      h("h2", {}, t("Invite your friends")),
+      h("p", {}, t("Send each friend their own link. The game starts when they open it.")),
       h("ul", { class: "invite-list" }, waiting.map((s) => {
         const url = `${base}#seat=${invites[String(s.index)]}`;
-        return h("li", { "data-seat": String(s.index) }, swatch(s.color), ` ${seatLabel(s)} (${s.color}) `,
-          h("span", { class: "row" }, copyButton(url, `Copy invite for ${seatLabel(s)}`), shareButton(url, "Play Omega with me")));
+        return h("li", { "data-seat": String(s.index) }, swatch(s.color), ` ${seatLabel(s)} (${colorName(s.color)}) `,
+          h("span", { class: "row" }, copyButton(url, t("Copy invite for {seatLabel}", { seatLabel: seatLabel(s) })), shareButton(url, t("Play Omega with me"))));
       })));
   }
 
@@ -102,12 +103,12 @@ export class LinksView {
       .filter(([i]) => Number(i) !== m.seat)
       .map(([i, tok]) => {
         const s = m.state.seats[Number(i)];
-        return h("li", {}, s ? swatch(s.color) : null, ` Invite for seat ${Number(i) + 1}${s ? ` (${s.color}, ${seatLabel(s)})` : ""} `, copyButton(`${base}#seat=${tok}`, "Copy link"));
+        return h("li", {}, s ? swatch(s.color) : null, " ", s ? t("Invite for seat {seat} ({color}, {player})", { seat: Number(i) + 1, color: colorName(s.color), player: seatLabel(s) }) : t("Invite for seat {seat}", { seat: Number(i) + 1 }), " ", copyButton(`${base}#seat=${tok}`, t("Copy link")));
       });
     if (saved && saved.spectator_key) {
-      rows.push(h("li", {}, "Spectator link ", copyButton(`${base}#watch=${saved.spectator_key}`, "Copy link")));
+      rows.push(h("li", {}, t("Spectator link "), copyButton(`${base}#watch=${saved.spectator_key}`, t("Copy link"))));
     }
-    if (rows.length) parts.push(h("h2", {}, "Links"), h("ul", { class: "invites" }, rows));
+    if (rows.length) parts.push(h("h2", {}, t("Links")), h("ul", { class: "invites" }, rows));
     const creator = seat !== null && this.creator !== null && this.creator === m.seat;
     // Seats still waiting for their player whose invite this device does not hold.
     const waiting = m.state.seats.filter((s) => s.kind === "human" && !s.joined && s.index !== m.seat
@@ -118,11 +119,11 @@ export class LinksView {
     if (creator && !(saved && saved.spectator_key)) offers.push("spectator");
     if (!rows.length && seat && !saved) {
       // The server gives the links out once, to the device that created the table.
-      parts.push(h("h2", {}, "Links"), h("p", { class: "muted no-links" },
-        "Invite and spectator links are kept on the device that created this table.",
-        offers.length ? " You created it: you can make new ones here." : ""));
+      parts.push(h("h2", {}, t("Links")), h("p", { class: "muted no-links" },
+        t("Invite and spectator links are kept on the device that created this table."),
+        offers.length ? t(" You created it: you can make new ones here.") : ""));
     } else if (offers.length && !rows.length) {
-      parts.push(h("h2", {}, "Links"));
+      parts.push(h("h2", {}, t("Links")));
     }
     if (offers.length) parts.push(h("div", { class: "renew" }, offers.map((what) => this.drawOffer(what))));
     fill(this.list, parts);
@@ -133,7 +134,7 @@ export class LinksView {
    * @param {Renewal} what
    */
   drawOffer(what) {
-    const label = what === "invites" ? "Make new invite links" : "New spectator link";
+    const label = what === "invites" ? t("Make new invite links") : t("New spectator link");
     if (this.asking !== what) {
       return h("p", { class: "renew-offer", "data-renew": what },
         h("button", { type: "button", class: "btn small", disabled: this.busy, onclick: () => this.ask(what) }, label));
@@ -144,8 +145,8 @@ export class LinksView {
         h("button", {
           type: "button", class: "btn small confirm", disabled: this.busy,
           onclick: () => this.handlers.onRenew(what),
-        }, what === "invites" ? "Make them" : "Make it"),
-        h("button", { type: "button", class: "btn small", disabled: this.busy, onclick: () => this.ask(null) }, "Cancel")));
+        }, what === "invites" ? t("Make them") : t("Make it")),
+        h("button", { type: "button", class: "btn small", disabled: this.busy, onclick: () => this.ask(null) }, t("Cancel"))));
   }
 
   /** @param {Renewal | null} what */
@@ -167,7 +168,7 @@ export class LinksView {
       fill(this.form);
       return;
     }
-    const input = h("input", { type: "text", maxlength: nameMax, value: seat.name || "", "aria-label": "Your name", autocomplete: "nickname" });
+    const input = h("input", { type: "text", maxlength: nameMax, value: seat.name || "", "aria-label": t("Your name"), autocomplete: "nickname" });
     fill(this.form, h("form", {
       class: "rename row",
       /** @param {Event} e */
@@ -176,6 +177,6 @@ export class LinksView {
         const name = input.value.trim();
         if (name) this.handlers.onRename(name);
       },
-    }, h("label", {}, "Your name ", input), h("button", { type: "submit", class: "btn small" }, "Save")));
+    }, h("label", {}, t("Your name "), input), h("button", { type: "submit", class: "btn small" }, t("Save"))));
   }
 }

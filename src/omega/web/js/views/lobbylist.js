@@ -15,6 +15,7 @@ import { ratingText } from "../ratings.js";
 import { playerCounts, sizeOption } from "../siteconfig.js";
 import * as store from "../store.js";
 import { ClockChoice } from "./clockchoice.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../lobbytypes.js").ListedTable} ListedTable */
 /** @typedef {import("../lobbytypes.js").LobbyPage} LobbyPage */
@@ -36,54 +37,54 @@ export class LobbyList {
     this.total = 0;
     /** the last list asked for by HTTP: a slower, older answer is dropped */
     this.asked = 0;
-    this.list = h("ul", { class: "open-tables", "aria-label": "Open tables", "aria-live": "polite" });
+    this.list = h("ul", { class: "open-tables", "aria-label": t("Open tables"), "aria-live": "polite" });
     /** @param {string} label @param {string} cls */
     const filter = (label, cls) => {
       const select = h("select", { "aria-label": label, class: cls });
       select.addEventListener("change", () => this.setFilters());
       return select;
     };
-    this.fPlayers = filter("Show tables for players", "filter-players");
-    this.fSize = filter("Show tables of board side", "filter-size");
-    this.fRated = filter("Show rated or casual tables", "filter-rated");
-    this.fClock = filter("Show tables with clock", "filter-clock");
-    fill(this.fRated, h("option", { value: "" }, "rated or casual"), h("option", { value: "true" }, "rated"),
-      h("option", { value: "false" }, "casual"));
-    fill(this.fClock, h("option", { value: "" }, "any clock"), h("option", { value: "untimed" }, "untimed"),
-      h("option", { value: "realtime" }, "real time"), h("option", { value: "turn_based" }, "turn-based"));
+    this.fPlayers = filter(t("Show tables for players"), "filter-players");
+    this.fSize = filter(t("Show tables of board side"), "filter-size");
+    this.fRated = filter(t("Show rated or casual tables"), "filter-rated");
+    this.fClock = filter(t("Show tables with clock"), "filter-clock");
+    fill(this.fRated, h("option", { value: "" }, t("rated or casual")), h("option", { value: "true" }, t("rated")),
+      h("option", { value: "false" }, t("casual")));
+    fill(this.fClock, h("option", { value: "" }, t("any clock")), h("option", { value: "untimed" }, t("untimed")),
+      h("option", { value: "realtime" }, t("real time")), h("option", { value: "turn_based" }, t("turn-based")));
     this.filterForm = h("form", {
-      class: "lobby-filters row", role: "search", "aria-label": "Filter open tables",
+      class: "lobby-filters row", role: "search", "aria-label": t("Filter open tables"),
       /** @param {Event} e */
       onsubmit: (e) => e.preventDefault(),
-    }, h("span", { class: "muted" }, "Show"), this.fPlayers, this.fSize, this.fRated, this.fClock);
-    this.prevBtn = h("button", { type: "button", class: "btn small ghost" }, "Previous");
-    this.nextBtn = h("button", { type: "button", class: "btn small ghost" }, "Next");
+    }, h("span", { class: "muted" }, t("Show")), this.fPlayers, this.fSize, this.fRated, this.fClock);
+    this.prevBtn = h("button", { type: "button", class: "btn small ghost" }, t("Previous"));
+    this.nextBtn = h("button", { type: "button", class: "btn small ghost" }, t("Next"));
     this.pageStatus = h("span", { class: "muted page-status", role: "status" });
     this.prevBtn.addEventListener("click", () => this.turnPage(-1));
     this.nextBtn.addEventListener("click", () => this.turnPage(1));
-    this.pager = h("nav", { class: "lobby-pager row", "aria-label": "Pages of open tables" },
+    this.pager = h("nav", { class: "lobby-pager row", "aria-label": t("Pages of open tables") },
       this.prevBtn, this.pageStatus, this.nextBtn);
     this.note = h("div", { class: "account-note", role: "status" });
-    this.players = h("select", { "aria-label": "Players at the open table", class: "open-players" });
-    this.size = h("select", { "aria-label": "Board side of the open table", class: "open-size" });
+    this.players = h("select", { "aria-label": t("Players at the open table"), class: "open-players" });
+    this.size = h("select", { "aria-label": t("Board side of the open table"), class: "open-size" });
     this.pie = h("input", { type: "checkbox", class: "open-pie" });
     this.rated = h("input", { type: "checkbox", class: "open-rated", checked: true });
-    this.clock = new ClockChoice("open-clock", "Clock of the open table");
-    this.openBtn = h("button", { type: "submit", class: "btn confirm small" }, "Open table");
+    this.clock = new ClockChoice("open-clock", t("Clock of the open table"));
+    this.openBtn = h("button", { type: "submit", class: "btn confirm small" }, t("Open table"));
     this.players.addEventListener("change", () => this.drawForm());
     this.form = h("form", {
-      class: "open-form row", "aria-label": "Open a table in the lobby",
+      class: "open-form row", "aria-label": t("Open a table in the lobby"),
       /** @param {Event} e */
       onsubmit: (e) => {
         e.preventDefault();
         this.openTable();
       },
-    }, h("strong", { class: "open-heading" }, "Open a table for others to join"),
+    }, h("strong", { class: "open-heading" }, t("Open a table for others to join")),
     this.players, this.size, h("label", { class: "toggle" }, this.pie, " pie"), h("label", { class: "toggle" }, this.rated, " rated"),
     this.clock.el, this.openBtn);
     this.el = h("section", { class: "card lobby-tables" },
-      h("h2", {}, "Open tables"),
-      h("p", { class: "muted small" }, "Tables waiting for players. Take a free seat; the game starts when every seat is taken."),
+      h("h2", {}, t("Open tables")),
+      h("p", { class: "muted small" }, t("Tables waiting for players. Take a free seat; the game starts when every seat is taken.")),
       this.filterForm, this.list, this.pager, this.form, this.note);
     onLobby((msg) => {
       if (msg.type === "lobby") {
@@ -106,11 +107,11 @@ export class LobbyList {
    * @param {SiteConfig} config
    */
   setConfig(config) {
-    fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
-    fill(this.fPlayers, h("option", { value: "" }, "any players"),
-      playerCounts(config).map((n) => h("option", { value: String(n) }, `${n} players`)));
-    fill(this.fSize, h("option", { value: "" }, "any side"),
-      config.sizes.map((s) => h("option", { value: String(s.size) }, `side ${s.size}`)));
+    fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
+    fill(this.fPlayers, h("option", { value: "" }, t("any players")),
+      playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
+    fill(this.fSize, h("option", { value: "" }, t("any side")),
+      config.sizes.map((s) => h("option", { value: String(s.size) }, t("side {size}", { size: s.size }))));
     this.clock.setConfig(config.time_controls);
     // A rated table must have a clock: the form starts rated, so it starts on quick play's
     // default clock (the server's, GET /api/config time_controls.quickplay).
@@ -143,8 +144,8 @@ export class LobbyList {
    * @param {LobbyPage} page
    */
   show(page) {
-    this.tables = new Map(page.tables.map((t) => [t.id, t]));
-    this.order = page.tables.map((t) => t.id);
+    this.tables = new Map(page.tables.map((tbl) => [tbl.id, tbl]));
+    this.order = page.tables.map((tbl) => tbl.id);
     this.total = page.total;
     this.offset = page.offset;
     this.limit = page.limit;
@@ -182,29 +183,29 @@ export class LobbyList {
   /**
    * A table opened or changed, pushed by the lobby socket: shown at once if it passes the
    * filters (a new one on top of the first page: it is the newest), dropped if it no longer does.
-   * @param {ListedTable} t
+   * @param {ListedTable} tbl
    */
-  live(t) {
-    const known = this.tables.has(t.id);
-    if (!passes(this.filters, t)) {
-      if (known) this.drop(t.id);
+  live(tbl) {
+    const known = this.tables.has(tbl.id);
+    if (!passes(this.filters, tbl)) {
+      if (known) this.drop(tbl.id);
       return;
     }
     if (!known) {
       if (this.offset > 0) return; // a later page stays as it was asked for
-      this.order.unshift(t.id);
+      this.order.unshift(tbl.id);
       this.total += 1;
       // The page keeps its size: the last table shown moves on to the next page.
       if (this.limit > 0) for (const id of this.order.splice(this.limit)) this.tables.delete(id);
     }
-    this.tables.set(t.id, t);
+    this.tables.set(tbl.id, tbl);
     this.draw();
   }
 
   /** @param {string} id a table that left the lobby */
   drop(id) {
     if (!this.tables.delete(id)) return;
-    this.order = this.order.filter((t) => t !== id);
+    this.order = this.order.filter((tbl) => tbl !== id);
     this.total = Math.max(0, this.total - 1);
     this.draw();
   }
@@ -213,12 +214,12 @@ export class LobbyList {
     this.drawForm();
     const me = account.known();
     const rows = this.order.flatMap((id) => {
-      const t = this.tables.get(id);
-      return t ? [this.row(t, me ? me.username : null)] : [];
+      const tbl = this.tables.get(id);
+      return tbl ? [this.row(tbl, me ? me.username : null)] : [];
     });
-    const empty = isAny(this.filters) ? "No open table right now: open one, or press Play below."
-      : "No open table matches these filters.";
-    fill(this.list, rows.length ? rows : h("li", { class: "muted" }, this.offset > 0 ? "No more open tables." : empty));
+    const empty = isAny(this.filters) ? t("No open table right now: open one, or press Play below.")
+      : t("No open table matches these filters.");
+    fill(this.list, rows.length ? rows : h("li", { class: "muted" }, this.offset > 0 ? t("No more open tables.") : empty));
     this.pageStatus.textContent = pageText(this.offset, rows.length, this.total);
     this.prevBtn.disabled = this.offset === 0;
     this.nextBtn.disabled = this.offset + rows.length >= this.total;
@@ -226,34 +227,35 @@ export class LobbyList {
   }
 
   /**
-   * @param {ListedTable} t
+   * @param {ListedTable} tbl
    * @param {string | null} me
    */
-  row(t, me) {
-    const mine = me !== null && t.seats.some((s) => s.user === me);
-    const host = t.host !== null ? t.seats[t.host] : undefined;
-    const seats = t.seats.map((s) => h("span", { class: `listed-seat ${s.user ? "taken" : s.computer ? "computer" : "free"}` },
+  row(tbl, me) {
+    const mine = me !== null && tbl.seats.some((s) => s.user === me);
+    const host = tbl.host !== null ? tbl.seats[tbl.host] : undefined;
+    const seats = tbl.seats.map((s) => h("span", { class: `listed-seat ${s.user ? "taken" : s.computer ? "computer" : "free"}` },
       swatch(s.color), " ",
       s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? s.name || `computer ${s.computer}` : "free"));
     const buttons = [];
     if (mine) {
-      buttons.push(h("a", { class: "btn small", href: `/t/${t.id}` }, "Open"));
+      buttons.push(h("a", { class: "btn small", href: `/t/${tbl.id}` }, t("Open")));
       if (host && host.user === me) {
-        const cancel = h("button", { type: "button", class: "btn small ghost" }, "Cancel");
-        cancel.addEventListener("click", () => this.act(`/api/lobby/tables/${encodeURIComponent(t.id)}/cancel`, cancel));
+        const cancel = h("button", { type: "button", class: "btn small ghost" }, t("Cancel"));
+        cancel.addEventListener("click", () => this.act(`/api/lobby/tables/${encodeURIComponent(tbl.id)}/cancel`, cancel));
         buttons.push(cancel);
       }
     } else if (me) {
-      const take = h("button", { type: "button", class: "btn confirm small take-seat" }, "Take a seat");
+      const take = h("button", { type: "button", class: "btn confirm small take-seat" }, t("Take a seat"));
       take.addEventListener("click", async () => {
-        const answer = await this.act(`/api/lobby/tables/${encodeURIComponent(t.id)}/take`, take, {});
-        if (answer) location.assign(`/t/${t.id}`);
+        const answer = await this.act(`/api/lobby/tables/${encodeURIComponent(tbl.id)}/take`, take, {});
+        if (answer) location.assign(`/t/${tbl.id}`);
       });
       buttons.push(take);
-    } else buttons.push(h("span", { class: "muted" }, "log in to join"));
-    const settings = `${t.players} players · side ${t.size}${t.pie_rule ? " · pie" : ""} · ${t.rated ? "rated" : "casual"} · ${t.time_control || "untimed"}`;
-    return h("li", { class: "open-table", "data-open-table": t.id },
-      h("div", { class: "row" }, h("strong", {}, settings), h("span", { class: "muted" }, ` ${t.free} free`)),
+    } else buttons.push(h("span", { class: "muted" }, t("log in to join")));
+    const settings = t("{players} players · side {size}", { players: tbl.players, size: tbl.size }) + (tbl.pie_rule ? t(" · pie") : "")
+      + ` · ${tbl.rated ? t("rated") : t("casual")} · ${tbl.time_control || t("untimed")}`;
+    return h("li", { class: "open-table", "data-open-table": tbl.id },
+      h("div", { class: "row" }, h("strong", {}, settings), h("span", { class: "muted" }, t(" {free} free", { free: tbl.free }))),
       h("div", { class: "row seats-line" }, seats), h("div", { class: "row" }, buttons));
   }
 
@@ -282,12 +284,12 @@ export class LobbyList {
     const players = Number(this.players.value);
     const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked,
       time_control: this.clock.value(), pausable: this.clock.pausable() };
-    const t = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
-    if (!t) return;
+    const tbl = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
+    if (!tbl) return;
     store.rememberTable({
-      id: t.id, token: t.token, seat: t.seat, invites: {}, spectator_key: t.spectator_key,
-      players, size: body.size, pie: body.pie_rule, status: t.state ? t.state.status : "waiting",
+      id: tbl.id, token: tbl.token, seat: tbl.seat, invites: {}, spectator_key: tbl.spectator_key,
+      players, size: body.size, pie: body.pie_rule, status: tbl.state ? tbl.state.status : "waiting",
     });
-    location.assign(`/t/${t.id}`);
+    location.assign(`/t/${tbl.id}`);
   }
 }

@@ -10,6 +10,7 @@ import { api } from "../api.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { AccountArea } from "./account.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 
@@ -67,8 +68,8 @@ export function when(iso) {
  * @param {Action} a
  */
 export function actionText(a) {
-  const until = a.until ? ` until ${when(a.until)}` : "";
-  const lifted = a.lifted_at ? `, lifted ${when(a.lifted_at)}` : "";
+  const until = a.until ? t(" until {when}", { when: when(a.until) }) : "";
+  const lifted = a.lifted_at ? t(", lifted {when}", { when: when(a.lifted_at) }) : "";
   return `${a.moderator ? `${a.moderator}: ` : ""}${a.action.replace("_", " ")} ${a.username}${until} (${a.reason})${lifted}`;
 }
 
@@ -77,30 +78,30 @@ export function actionText(a) {
  * @param {HTMLElement} root
  */
 export function startModeration(root) {
-  document.title = "Moderation · Omega";
-  const note = h("p", { class: "muted", role: "status" }, "Loading…");
-  const queue = h("ul", { class: "report-queue account-list", "aria-label": "Reports" });
-  const flags = h("ul", { class: "flag-list account-list", "aria-label": "Fair-play flags" });
-  const log = h("ul", { class: "action-log account-list", "aria-label": "Actions" });
+  document.title = t("Moderation · Omega");
+  const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
+  const queue = h("ul", { class: "report-queue account-list", "aria-label": t("Reports") });
+  const flags = h("ul", { class: "flag-list account-list", "aria-label": t("Fair-play flags") });
+  const log = h("ul", { class: "action-log account-list", "aria-label": t("Actions") });
   const player = h("div", { class: "player-history" });
-  const who = /** @type {HTMLInputElement} */ (h("input", { type: "text", "aria-label": "Username", placeholder: "Username" }));
+  const who = /** @type {HTMLInputElement} */ (h("input", { type: "text", "aria-label": t("Username"), placeholder: t("Username") }));
   /** @type {Record<string, string>} */
   let actions = {};
   /** @type {Record<string, string>} */
   let reasons = {};
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/mod", class: "nav-link", "aria-current": "page" }, "Moderation"), new AccountArea().el),
+      h("a", { href: "/mod", class: "nav-link", "aria-current": "page" }, t("Moderation")), new AccountArea().el),
     h("main", { class: "card moderation" },
-      h("h1", {}, "Moderation"), note,
-      h("section", { class: "mod-reports" }, h("h2", {}, "Reports"), queue),
-      h("section", { class: "mod-player" }, h("h2", {}, "A player"),
+      h("h1", {}, t("Moderation")), note,
+      h("section", { class: "mod-reports" }, h("h2", {}, t("Reports")), queue),
+      h("section", { class: "mod-player" }, h("h2", {}, t("A player")),
         h("form", { class: "row", onsubmit: (/** @type {Event} */ e) => {
           e.preventDefault();
           if (who.value.trim()) showPlayer(who.value.trim());
-        } }, who, h("button", { type: "submit", class: "btn small" }, "Look up")), player),
-      h("section", { class: "mod-flags" }, h("h2", {}, "Fair-play flags"), flags),
-      h("section", { class: "mod-log" }, h("h2", {}, "Actions"), log))));
+        } }, who, h("button", { type: "submit", class: "btn small" }, t("Look up"))), player),
+      h("section", { class: "mod-flags" }, h("h2", {}, t("Fair-play flags")), flags),
+      h("section", { class: "mod-log" }, h("h2", {}, t("Actions")), log))));
 
   /**
    * The form that acts on `username` (closing `report`, if given).
@@ -109,13 +110,13 @@ export function startModeration(root) {
    */
   function actionForm(username, report) {
     const messageId = report?.message_id ?? null;
-    const kind = /** @type {HTMLSelectElement} */ (h("select", { class: "mod-action", "aria-label": "Action" },
+    const kind = /** @type {HTMLSelectElement} */ (h("select", { class: "mod-action", "aria-label": t("Action") },
       Object.entries(actions).filter(([k]) => k !== "remove_message" || messageId !== null)
         .map(([k, what]) => h("option", { value: k, title: what }, k.replace("_", " ")))));
     const minutes = /** @type {HTMLInputElement} */ (h("input", { type: "number", min: 1, class: "mod-minutes",
-      "aria-label": "Minutes", placeholder: "minutes" }));
-    const why = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "mod-reason", "aria-label": "Reason",
-      placeholder: "Reason (the player is told)", required: true }));
+      "aria-label": t("Minutes"), placeholder: "minutes" }));
+    const why = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "mod-reason", "aria-label": t("Reason"),
+      placeholder: t("Reason (the player is told)"), required: true }));
     const status = h("span", { class: "mod-status", role: "status" });
     const shown = () => (minutes.hidden = kind.value !== "mute" && kind.value !== "rated_ban");
     kind.addEventListener("change", shown);
@@ -130,12 +131,12 @@ export function startModeration(root) {
       status.textContent = "…";
       api("POST", "/api/moderation/actions", { body })
         .then(() => {
-          status.textContent = "Done.";
+          status.textContent = t("Done.");
           load();
           if (!report) showPlayer(username);
         })
         .catch((err) => (status.textContent = describe(err)));
-    } }, kind, minutes, why, h("button", { type: "submit", class: "btn small confirm" }, "Do it"), status);
+    } }, kind, minutes, why, h("button", { type: "submit", class: "btn small confirm" }, t("Do it")), status);
   }
 
   /**
@@ -144,54 +145,55 @@ export function startModeration(root) {
    */
   function reportItem(r) {
     const ev = r.evidence || {};
-    const reason = h("input", { type: "text", "aria-label": "Why dismissed", placeholder: "Why nothing is done" });
+    const reason = h("input", { type: "text", "aria-label": t("Why dismissed"), placeholder: t("Why nothing is done") });
     const status = h("span", { role: "status" });
     return h("li", { class: "report-item", "data-report": String(r.id), "data-status": r.status },
       h("div", {}, h("strong", {}, `#${r.id} ${reasons[r.reason] || r.reason}: `),
         h("button", { type: "button", class: "link", onclick: () => showPlayer(r.username) }, r.username),
-        h("span", { class: "muted small" }, ` reported by ${r.reporter}, ${when(r.created_at)}`),
+        h("span", { class: "muted small" }, t(" reported by {reporter}, {when}", { reporter: r.reporter, when: when(r.created_at) })),
         r.status === "open" ? null : h("span", { class: "tag" }, ` ${r.status} by ${r.closed_by}: ${r.resolution || ""}`)),
       r.text ? h("p", { class: "report-words" }, `“${r.text}”`) : null,
       ev.message ? h("blockquote", { class: "report-message", "data-message": String(ev.message.id) },
         h("span", { class: "chat-name" }, ev.message.name), ": ", h("span", { class: "chat-text" }, ev.message.text)) : null,
-      ev.table ? h("p", { class: "small" }, h("a", { href: `/t/${ev.table.id}` }, `Table ${ev.table.id}`),
+      ev.table ? h("p", { class: "small" }, h("a", { href: `/t/${ev.table.id}` }, t("Table {id}", { id: ev.table.id })),
         ` · ${ev.table.rated ? "rated" : "casual"} · ${ev.table.status}`) : null,
-      ev.messages && ev.messages.length ? h("details", {}, h("summary", {}, `${r.username}'s messages there (${ev.messages.length})`),
+      ev.messages && ev.messages.length ? h("details", {}, h("summary", {}, t("{username}'s messages there ({messagesCount})", { username: r.username, messagesCount: ev.messages.length })),
         h("ul", {}, ev.messages.map((m) => h("li", {}, `${when(m.at)} `, h("span", { class: "chat-text" }, m.text),
           m.removed ? " (removed)" : "")))) : null,
-      ev.record ? h("details", {}, h("summary", {}, "The game's record"), h("pre", { class: "report-record" }, ev.record)) : null,
+      ev.record ? h("details", {}, h("summary", {}, t("The game's record")), h("pre", { class: "report-record" }, ev.record)) : null,
       r.status === "open" ? [actionForm(r.username, r),
         h("form", { class: "row mod-dismiss", onsubmit: (/** @type {Event} */ e) => {
           e.preventDefault();
           api("POST", `/api/moderation/reports/${r.id}/dismiss`, { body: { reason: /** @type {HTMLInputElement} */ (reason).value } })
             .then(load).catch((err) => (status.textContent = describe(err)));
-        } }, reason, h("button", { type: "submit", class: "btn small" }, "Dismiss"), status)] : null);
+        } }, reason, h("button", { type: "submit", class: "btn small" }, t("Dismiss")), status)] : null);
   }
 
   /** @param {string} username */
   async function showPlayer(username) {
-    fill(player, h("p", { class: "muted" }, "Loading…"));
+    fill(player, h("p", { class: "muted" }, t("Loading…")));
     try {
       /** @type {any} */
       const p = await api("GET", `/api/moderation/players/${encodeURIComponent(username)}`);
       fill(player,
         h("h3", {}, h("a", { href: `/u/${encodeURIComponent(p.username)}` }, p.username),
-          h("span", { class: "muted small" }, ` since ${when(p.created_at)} ${p.roles.join(" ")}`)),
-        p.in_force.length ? h("p", { class: "mod-in-force" }, "In force: ", p.in_force.map((/** @type {Action} */ a) => actionText(a)).join("; ")) : null,
+          h("span", { class: "muted small" }, t(" since {when}", { when: when(p.created_at) }) + ` ${p.roles.join(" ")}`)),
+        p.in_force.length ? h("p", { class: "mod-in-force" }, t("In force: "), p.in_force.map((/** @type {Action} */ a) => actionText(a)).join("; ")) : null,
         actionForm(p.username, null),
-        h("details", { open: true }, h("summary", {}, `Actions (${p.actions.length})`),
+        h("details", { open: true }, h("summary", {}, t("Actions ({actionsCount})", { actionsCount: p.actions.length })),
           h("ul", {}, p.actions.map((/** @type {Action} */ a) => h("li", {}, `${when(a.at)} ${actionText(a)}`)))),
-        h("details", {}, h("summary", {}, `Reports on them (${p.reports_on.length}) and by them (${p.reports_by.length})`),
+        h("details", {}, h("summary", {}, t("Reports on them ({reports_onCount}) and by them ({reports_byCount})", { reports_onCount: p.reports_on.length, reports_byCount: p.reports_by.length })),
           h("ul", {}, [...p.reports_on, ...p.reports_by].map((/** @type {Report} */ r) =>
             h("li", {}, `#${r.id} ${r.reporter} → ${r.username}: ${reasons[r.reason] || r.reason} (${r.status})`)))),
-        h("details", {}, h("summary", {}, `Games (${p.games.length})`),
+        h("details", {}, h("summary", {}, t("Games ({gamesCount})", { gamesCount: p.games.length })),
           h("ul", {}, p.games.map((/** @type {any} */ g) => h("li", {}, h("a", { href: `/t/${g.id}` }, g.id),
-            ` ${g.rated ? "rated" : "casual"} · place ${g.place ?? "-"}${g.rating ? ` · ${g.rating.before} → ${g.rating.after}` : ""}${g.unrated ? ` · ${g.unrated}` : ""}`)))),
-        h("details", {}, h("summary", {}, `Rating changes (${p.rating_changes.length}), reverted (${p.reverts.length})`),
+            " ", g.rated ? t("rated") : t("casual"), " · ", t("place {place}", { place: g.place ?? "-" }),
+            `${g.rating ? ` · ${g.rating.before} → ${g.rating.after}` : ""}${g.unrated ? ` · ${g.unrated}` : ""}`)))),
+        h("details", {}, h("summary", {}, t("Rating changes ({rating_changesCount}), reverted ({revertsCount})", { rating_changesCount: p.rating_changes.length, revertsCount: p.reverts.length })),
           h("ul", {}, p.rating_changes.map((/** @type {any} */ c) => h("li", {}, `${c.table_id}: ${c.before} → ${c.after}`)))),
-        h("details", {}, h("summary", {}, `Shared-origin flags (${p.flags.length})`),
+        h("details", {}, h("summary", {}, t("Shared-origin flags ({flagsCount})", { flagsCount: p.flags.length })),
           h("ul", {}, p.flags.map((/** @type {any} */ f) => h("li", {}, `${f.table_id}: ${f.users.join(" & ")} (${f.reason})`)))),
-        h("details", {}, h("summary", {}, `Chat (${p.chat.length})`),
+        h("details", {}, h("summary", {}, t("Chat ({chatCount})", { chatCount: p.chat.length })),
           h("ul", {}, p.chat.map((/** @type {EvidenceLine} */ m) => h("li", {}, `${when(m.at)} ${m.table_id}: `,
             h("span", { class: "chat-text" }, m.text), m.removed ? " (removed)" : "")))));
     } catch (err) {
@@ -211,12 +213,12 @@ export function startModeration(root) {
         /** @type {Promise<{flags: any[]}>} */ (api("GET", "/api/moderation/flags")),
         /** @type {Promise<{actions: Action[]}>} */ (api("GET", "/api/moderation/actions"))]);
       const open = r.reports.filter((x) => x.status === "open").length;
-      note.textContent = `${open} report${open === 1 ? "" : "s"} open.`;
-      fill(queue, r.reports.length ? r.reports.map(reportItem) : h("li", { class: "muted" }, "No report yet."));
+      note.textContent = (open === 1 ? t("{open} report open.", { open }) : t("{open} reports open.", { open }));
+      fill(queue, r.reports.length ? r.reports.map(reportItem) : h("li", { class: "muted" }, t("No report yet.")));
       fill(flags, f.flags.length ? f.flags.map((x) => h("li", {}, h("a", { href: `/t/${x.table_id}` }, x.table_id),
-        ` ${x.users.join(" & ")} · ${x.reason} · ${when(x.at)}`)) : h("li", { class: "muted" }, "No flag."));
+        ` ${x.users.join(" & ")} · ${x.reason} · ${when(x.at)}`)) : h("li", { class: "muted" }, t("No flag.")));
       fill(log, a.actions.length ? a.actions.map((x) => h("li", {}, `${when(x.at)} ${actionText(x)}`))
-        : h("li", { class: "muted" }, "No action yet."));
+        : h("li", { class: "muted" }, t("No action yet.")));
     } catch (err) {
       note.textContent = describe(err);
       note.dataset.problem = "refused";

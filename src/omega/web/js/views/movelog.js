@@ -6,6 +6,7 @@
 import { fill, h, keyed, swatch } from "../dom.js";
 import { moversOf, placedOrder } from "../replay.js";
 import { game } from "../tablestate.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
@@ -14,7 +15,7 @@ export class MoveLogView {
   constructor(handlers) {
     this.handlers = handlers;
     this.log = h("ol", { class: "log" });
-    this.el = h("section", { class: "log-box", "aria-label": "Moves" }, h("h2", {}, "Moves"), this.log);
+    this.el = h("section", { class: "log-box", "aria-label": t("Moves") }, h("h2", {}, t("Moves")), this.log);
   }
 
   /** @param {Loaded} m */
@@ -33,7 +34,7 @@ export class MoveLogView {
       const mover = movers[i];
       let body;
       if (entry === "swap" || !mover) {
-        body = [h("span", { class: "swap" }, "swap"), h("span", { class: "muted" }, " — colours exchanged")];
+        body = [h("span", { class: "swap" }, "swap"), h("span", { class: "muted" }, t(" — colours exchanged"))];
       } else {
         // The colour is said in words for screen readers, shown as a stone to the eye.
         body = placedOrder(entry, mover).map(({ cell, color }) =>
@@ -41,12 +42,12 @@ export class MoveLogView {
             swatch(color), h("span", { class: "sr-only" }, `${color} `), h("span", { class: "at" }, cell)));
       }
       rows.push(h("li", { class: current ? "current" : "", "data-entry": String(i + 1) },
-        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: "Show the position after this move" },
+        h("button", { type: "button", class: "entry", onclick: () => this.handlers.onGo(i + 1), title: t("Show the position after this move") },
           h("span", { class: "num" }, `${i + 1}.`), ...body)));
     }
     const log = this.log;
     const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
-    fill(log, rows.length ? rows : h("li", { class: "muted empty" }, "No moves yet."));
+    fill(log, rows.length ? rows : h("li", { class: "muted empty" }, t("No moves yet.")));
     if (atEnd && m.replayAt === null) log.scrollTop = log.scrollHeight;
   }
 }

@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import { h } from "../dom.js";
 import { describe } from "../errors.js";
+import { t } from "../i18n.js";
 
 /**
  * The account's preferences as the server sends them.
@@ -13,7 +14,7 @@ import { describe } from "../errors.js";
  */
 
 /** What each channel is called on the page. */
-const CHANNEL_NAMES = /** @type {Record<string, string>} */ ({ mail: "Mail", push: "Push" });
+const CHANNEL_NAMES = /** @type {Record<string, string>} */ ({ mail: t("Mail"), push: t("Push") });
 
 /**
  * The body that turns `channel` on or off for `kind`, the kind's other channels as they are.
@@ -42,7 +43,7 @@ export function notificationsSection() {
     try {
       draw(await api("POST", "/api/account/notifications", { body: change }));
       note.className = "account-note is-info";
-      note.textContent = "Saved.";
+      note.textContent = t("Saved.");
     } catch (err) {
       note.className = "account-note is-error";
       note.textContent = describe(err);
@@ -51,7 +52,7 @@ export function notificationsSection() {
   };
   /** @param {Preferences} prefs */
   const draw = (prefs) => {
-    const head = h("tr", {}, h("th", {}, "Tell me when"), ...prefs.channels.map((c) => h("th", {}, CHANNEL_NAMES[c] || c)));
+    const head = h("tr", {}, h("th", {}, t("Tell me when")), ...prefs.channels.map((c) => h("th", {}, CHANNEL_NAMES[c] || c)));
     const rows = Object.entries(prefs.kinds).map(([kind, label]) => h("tr", {},
       h("td", {}, label),
       ...prefs.channels.map((channel) => {
@@ -68,8 +69,8 @@ export function notificationsSection() {
     body.replaceChildren(
       h("table", { class: "notify-table" }, h("thead", {}, head), h("tbody", {}, ...rows)),
       h("label", { class: "account-field notify-digest" }, digest,
-        h("span", {}, "One digest mail for my turns instead of a mail per game")),
-      h("p", { class: "muted" }, "Mail goes to your confirmed address; each mail has a link to stop it."));
+        h("span", {}, t("One digest mail for my turns instead of a mail per game"))),
+      h("p", { class: "muted" }, t("Mail goes to your confirmed address; each mail has a link to stop it.")));
   };
   const load = () => {
     api("GET", "/api/account/notifications")
@@ -78,5 +79,5 @@ export function notificationsSection() {
   };
   load();
   return h("details", { class: "notify-section", "data-section": "notifications" },
-    h("summary", {}, "Notifications"), body, note);
+    h("summary", {}, t("Notifications")), body, note);
 }

@@ -4,6 +4,7 @@
 // tone (the window title is the top bar's; the controller says when the tone sounds).
 
 import { isLoaded, isMyTurn, isLive } from "../tablestate.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 
@@ -39,7 +40,7 @@ export class TurnAlert {
     if (mine && notify && document.hidden && "Notification" in window && Notification.permission === "granted") {
       try {
         // One per table: a newer one replaces an unread older one.
-        new Notification("Omega: your move", { body: `Table ${this.tableId}: it is your move.`, tag: `omega-${this.tableId}` });
+        new Notification(t("Omega: your move"), { body: t("Table {tableId}: it is your move.", { tableId: this.tableId }), tag: `omega-${this.tableId}` });
       } catch {
         // Some browsers allow notifications from a service worker only: the icon and title still say it.
       }

@@ -5,6 +5,8 @@
 
 import { fill, h, keyed } from "../dom.js";
 import { canResign } from "../scene.js";
+import { languageSelect } from "./language.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 /** @typedef {import("../store.js").Prefs} Prefs */
@@ -19,11 +21,11 @@ import { canResign } from "../scene.js";
 
 /** @type {[Toggle, string, string][]} each on-off setting: its name, label and what it does */
 const TOGGLES = [
-  ["sound", "Sound", "a short tone when it becomes your turn"],
-  ["notify", "Notifications", "a browser notification when it becomes your move while this tab is hidden"],
-  ["coords", "Coordinates", "row letters and column numbers, cell names in empty cells"],
-  ["markers", "Colour-blind marks", "ring White, cross Black, triangle Red, square Blue"],
-  ["sinceMine", "Marks since my last turn", "number every turn played since yours, not only the last"],
+  ["sound", t("Sound"), t("a short tone when it becomes your turn")],
+  ["notify", t("Notifications"), t("a browser notification when it becomes your move while this tab is hidden")],
+  ["coords", t("Coordinates"), t("row letters and column numbers, cell names in empty cells")],
+  ["markers", t("Colour-blind marks"), t("ring White, cross Black, triangle Red, square Blue")],
+  ["sinceMine", t("Marks since my last turn"), t("number every turn played since yours, not only the last")],
 ];
 
 export class OptionsView {
@@ -37,9 +39,9 @@ export class OptionsView {
     this.handlers = handlers;
     this.settings = h("div", { class: "settings" });
     this.resign = h("div", { class: "row resign-row" });
-    this.el = h("section", { class: "options", "aria-label": "Settings" },
-      h("h2", {}, "Settings"), this.settings, this.resign,
-      touch ? null : h("p", { class: "muted keys" }, "Keys: type a cell (e5) + Enter to place · Enter to confirm · Backspace to undo · ← → replay · Tab to the board, then arrows between cells"));
+    this.el = h("section", { class: "options", "aria-label": t("Settings") },
+      h("h2", {}, t("Settings")), this.settings, this.resign,
+      touch ? null : h("p", { class: "muted keys" }, t("Keys: type a cell (e5) + Enter to place · Enter to confirm · Backspace to undo · ← → replay · Tab to the board, then arrows between cells")));
     this.drawSettings();
   }
 
@@ -51,14 +53,14 @@ export class OptionsView {
       // Notifications are offered at timed tables, where a clock runs against the player.
       return h("label", { class: "toggle", title, hidden: name === "notify" }, box, ` ${label}`);
     });
-    const send = h("select", { "aria-label": "Sending a turn", "data-setting": "autoSend" },
-      h("option", { value: "confirm", selected: !this.prefs.autoSend }, "Confirm each turn"),
-      h("option", { value: "auto", selected: this.prefs.autoSend }, "Send at the last stone"));
+    const send = h("select", { "aria-label": t("Sending a turn"), "data-setting": "autoSend" },
+      h("option", { value: "confirm", selected: !this.prefs.autoSend }, t("Confirm each turn")),
+      h("option", { value: "auto", selected: this.prefs.autoSend }, t("Send at the last stone")));
     send.addEventListener("change", () => onSetting("autoSend", send.value === "auto"));
-    const theme = h("select", { "aria-label": "Theme", "data-setting": "theme" },
-      ["system", "light", "dark"].map((t) => h("option", { value: t, selected: this.prefs.theme === t }, t === "system" ? "Theme as the system" : `${t[0].toUpperCase()}${t.slice(1)} theme`)));
+    const theme = h("select", { "aria-label": t("Theme"), "data-setting": "theme" },
+      ["system", "light", "dark"].map((name) => h("option", { value: name, selected: this.prefs.theme === name }, name === "system" ? t("Theme as the system") : name === "light" ? t("Light theme") : t("Dark theme"))));
     theme.addEventListener("change", () => onSetting("theme", theme.value === "light" || theme.value === "dark" ? theme.value : "system"));
-    fill(this.settings, h("div", { class: "toggles" }, toggles), h("div", { class: "row" }, send, theme));
+    fill(this.settings, h("div", { class: "toggles" }, toggles), h("div", { class: "row" }, send, theme, languageSelect()));
   }
 
   /** @param {Loaded} m */
@@ -81,10 +83,10 @@ export class OptionsView {
       return;
     }
     fill(this.resign, asking
-      ? h("span", {}, "Resign this game? ",
-        h("button", { type: "button", class: "btn small undo", onclick: onResign }, "Yes, resign"),
+      ? h("span", {}, t("Resign this game? "),
+        h("button", { type: "button", class: "btn small undo", onclick: onResign }, t("Yes, resign")),
         " ",
-        h("button", { type: "button", class: "btn small", onclick: () => onAskResign(false) }, "No"))
-      : h("button", { type: "button", class: "btn small", onclick: () => onAskResign(true) }, "Resign…"));
+        h("button", { type: "button", class: "btn small", onclick: () => onAskResign(false) }, t("No")))
+      : h("button", { type: "button", class: "btn small", onclick: () => onAskResign(true) }, t("Resign…")));
   }
 }

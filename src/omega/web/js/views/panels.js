@@ -7,6 +7,7 @@ import { fill, h, keyed, swatch } from "../dom.js";
 import { factorsText, formatScore } from "../score.js";
 import { panelFacts } from "../scene.js";
 import { colorsInPlay } from "../tablestate.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Color} Color */
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
@@ -19,7 +20,7 @@ export class PanelsView {
    */
   constructor(handlers) {
     this.handlers = handlers;
-    this.el = h("div", { class: "panels", "aria-label": "Players" });
+    this.el = h("div", { class: "panels", "aria-label": t("Players") });
     /** @type {Map<Color, HTMLElement>} */
     this.panels = new Map();
   }
@@ -63,16 +64,16 @@ export class PanelsView {
 function drawPanel(el, f) {
   const seat = f.seat;
   const tags = [];
-  if (seat && f.mine) tags.push(h("span", { class: "tag you" }, "you"));
-  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, `computer · level ${seat.level}`));
+  if (seat && f.mine) tags.push(h("span", { class: "tag you" }, t("you")));
+  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, t("computer · level {level}", { level: seat.level })));
   // A claimed seat did not give up: its player left and kept the others waiting.
   if (f.resigned) tags.push(h("span", { class: "tag resigned" }, seat && seat.claimed ? "left" : "resigned"));
-  if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, "out of time"));
+  if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, t("out of time")));
   // A paused clock: the server says why ("vacation" is the one reason there is today).
-  if (seat && seat.paused) tags.push(h("span", { class: "tag paused", "data-paused": seat.paused }, seat.paused === "vacation" ? "on vacation" : "clock paused"));
+  if (seat && seat.paused) tags.push(h("span", { class: "tag paused", "data-paused": seat.paused }, seat.paused === "vacation" ? t("on vacation") : t("clock paused")));
   if (seat && seat.hints_used) tags.push(h("span", { class: "tag hints" }, `${seat.hints_used} ${seat.hints_used === 1 ? "hint" : "hints"}`));
   const preview = f.preview
-    ? h("span", { class: `preview ${f.preview.up ? "up" : "down"}`, title: `${f.preview.value} after the staged stones` }, `→ ${formatScore(f.preview.value)}`)
+    ? h("span", { class: `preview ${f.preview.up ? "up" : "down"}`, title: t("{value} after the staged stones", { value: f.preview.value }) }, `→ ${formatScore(f.preview.value)}`)
     : null;
   fill(
     el,
@@ -84,9 +85,9 @@ function drawPanel(el, f) {
         h("span", { class: "value", title: f.score, "data-score": f.score }, formatScore(f.score)),
         preview)),
     h("div", { class: "row2" },
-      h("span", { class: "cname" }, f.color),
+      h("span", { class: "cname" }, colorName(f.color)),
       ...tags,
-      f.toMove ? h("span", { class: "turn-flag" }, "to move") : null,
+      f.toMove ? h("span", { class: "turn-flag" }, t("to move")) : null,
       // Filled and ticked by the clocks view (views/clocks.js) at a timed table.
       h("span", { class: "clock", role: "timer", "data-clock": f.color })),
     f.factors ? h("div", { class: "factors" }, factorsText(f.factors)) : null,

@@ -12,6 +12,7 @@ import { changeText, chartGeometry, ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
 import { RelationBar } from "./relationbar.js";
 import { reportForm } from "./report.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
 /** @typedef {import("../lobbytypes.js").RatingChange} RatingChange */
@@ -49,7 +50,7 @@ function chart(history, players) {
   const height = 120;
   const g = chartGeometry(history, width, height, 12);
   const title = document.createElementNS(SVG, "title");
-  title.textContent = `Rating with ${players} players: ${g.values.join(", ")}`;
+  title.textContent = t("Rating with {players} players: {value}", { players, value: g.values.join(", ") });
   return svg("svg", { class: "rating-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "data-chart-players": players },
     title,
     svg("polyline", { points: g.points, fill: "none", stroke: "currentColor", "stroke-width": 2 }),
@@ -63,7 +64,7 @@ function chart(history, players) {
  */
 function opponent(o) {
   if (o.username && o.kind === "human") return h("a", { href: `/u/${encodeURIComponent(o.username)}`, class: "opponent" }, o.username);
-  return h("span", { class: "opponent" }, o.kind === "computer" ? `computer level ${o.level}` : "guest");
+  return h("span", { class: "opponent" }, o.kind === "computer" ? t("computer level {level}", { level: o.level }) : "guest");
 }
 
 /**
@@ -83,11 +84,12 @@ function opponents(list) {
  * @param {string} username
  */
 function nowPlaying(game, username) {
-  if (!game) return h("p", { class: "muted profile-live", "data-live": "" }, "Not playing a game others may watch right now.");
-  const others = game.seats.filter((s) => s.username !== username).map((s) => s.username || (s.kind === "computer" ? `computer level ${s.level}` : "guest"));
+  if (!game) return h("p", { class: "muted profile-live", "data-live": "" }, t("Not playing a game others may watch right now."));
+  const others = game.seats.filter((s) => s.username !== username).map((s) => s.username || (s.kind === "computer" ? t("computer level {level}", { level: s.level }) : t("guest")));
   return h("p", { class: "profile-live", "data-live": game.id },
-    `Playing now: ${game.players} players · side ${game.size} · ${game.rated ? "rated" : "casual"}${others.length ? ` vs ${others.join(", ")}` : ""} `,
-    h("a", { href: game.path, class: "btn small confirm", "data-action": "watch" }, "Watch"));
+    t("Playing now: {players} players · side {size} · {kind}", { players: game.players, size: game.size, kind: game.rated ? t("rated") : t("casual") }),
+    others.length ? t(" vs {others}", { others: others.join(", ") }) : "", " ",
+    h("a", { href: game.path, class: "btn small confirm", "data-action": "watch" }, t("Watch")));
 }
 
 /**
@@ -96,8 +98,8 @@ function nowPlaying(game, username) {
  * @param {string} username
  */
 export function startProfile(root, username) {
-  document.title = `${username} · Omega`;
-  const main = h("main", { class: "card profile" }, h("h1", {}, username), h("p", { class: "muted" }, "Loading…"));
+  document.title = t("{username} · Omega", { username });
+  const main = h("main", { class: "card profile" }, h("h1", {}, username), h("p", { class: "muted" }, t("Loading…")));
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el), main));
   const name = encodeURIComponent(username);
@@ -114,23 +116,25 @@ export function startProfile(root, username) {
       fill(main,
         h("h1", {}, p.username),
         new RelationBar(p.username).el,
-        h("p", { class: "profile-record" }, `${count(p.games_played, "game")} played, ${p.games_won} won · playing since ${p.created_at.slice(0, 10)}`),
+        h("p", { class: "profile-record" }, t("{count} played, {games_won} won · playing since {value}", { count: count(p.games_played, "game"), games_won: p.games_won, value: p.created_at.slice(0, 10) })),
         reportArea(p.username),
         nowPlaying(l.game, p.username),
-        h("h2", {}, "Ratings"),
+        h("h2", {}, t("Ratings")),
         counts.length ? counts.map((n) => h("section", { class: "profile-rating", "data-players": n },
-          h("h3", {}, `${n} players: `, h("strong", {}, ratingText(r.ratings[n])), ` · ${count(r.ratings[n].games, "game")}, ${r.ratings[n].wins} won `,
-            h("a", { href: `/leaderboard/${n}`, class: "small" }, "leaderboard")),
+          h("h3", {}, t("{players} players: ", { players: n }), h("strong", {}, ratingText(r.ratings[n])),
+            t(" · {games}, {wins} won ", { games: count(r.ratings[n].games, "game"), wins: r.ratings[n].wins }),
+            h("a", { href: `/leaderboard/${n}`, class: "small" }, t("leaderboard"))),
           chart(r.history.filter((c) => String(c.players) === n), n)))
-          : h("p", { class: "muted" }, "No rated game yet."),
-        h("h2", {}, "Recent games"),
+          : h("p", { class: "muted" }, t("No rated game yet.")),
+        h("h2", {}, t("Recent games")),
         h("ul", { class: "account-list recent-games" }, r.games.length ? r.games.map((g) => h("li", { "data-game": g.id },
-          h("a", { href: `/t/${g.id}`, title: "The game and its replay" }, `Table ${g.id}`),
+          h("a", { href: `/t/${g.id}`, title: t("The game and its replay") }, t("Table {id}", { id: g.id })),
           ...opponents(g.opponents),
-          h("span", { class: "muted" }, ` · ${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"} · ${(g.finished_at || "").slice(0, 10)} `),
+          h("span", { class: "muted" }, " · ", t("{players} players · side {size}", { players: g.players, size: g.size }),
+            ` · ${g.rated ? t("rated") : t("casual")} · ${(g.finished_at || "").slice(0, 10)} `),
           h("span", { class: "result" }, g.result),
           g.rating ? h("span", { class: "rating-change" }, ` · ${changeText(g.rating.before, g.rating.after)}`) : ""))
-          : h("li", { class: "muted" }, "No finished game yet.")));
+          : h("li", { class: "muted" }, t("No finished game yet."))));
     })
     .catch((err) => fill(main, h("h1", {}, username), h("p", { class: "problem", "data-problem": "no_player" }, describe(err))));
 }
@@ -143,7 +147,7 @@ function reportArea(username) {
   const area = h("div", { class: "profile-report" });
   const open = () => fill(area, reportForm({ username }, closed));
   const closed = () => fill(area, h("button", { type: "button", class: "btn small ghost profile-report-open", onclick: open },
-    "Report"));
+    t("Report")));
   account.current().then((me) => {
     if (me && me.username.toLowerCase() !== username.toLowerCase()) closed();
   });

@@ -5,13 +5,14 @@
 import { h } from "../dom.js";
 import { describe } from "../errors.js";
 import * as push from "../push.js";
+import { t } from "../i18n.js";
 
 /** The toggle, with a line that says what it did or why it could not. */
 export function pushToggle() {
   const box = h("input", { type: "checkbox", name: "push", class: "push-box" });
   const note = h("div", { class: "account-note", role: "status" });
   const el = h("div", { class: "push-setting", "data-setting": "push" },
-    h("label", { class: "push-toggle" }, box, h("span", {}, "Allow notifications on this device")), note);
+    h("label", { class: "push-toggle" }, box, h("span", {}, t("Allow notifications on this device"))), note);
   /** @param {string} text @param {boolean} [error] */
   const say = (text, error = false) => {
     note.className = `account-note ${error ? "is-error" : "is-info"}`;
@@ -19,7 +20,7 @@ export function pushToggle() {
   };
   if (!push.supported()) {
     box.disabled = true;
-    say("This browser cannot get the site's notifications (it needs HTTPS and a browser with Web Push).");
+    say(t("This browser cannot get the site's notifications (it needs HTTPS and a browser with Web Push)."));
     return el;
   }
   push.current().then((sub) => { box.checked = Boolean(sub) && Notification.permission === "granted"; })
@@ -30,10 +31,10 @@ export function pushToggle() {
     try {
       if (on) {
         const answer = await push.enable();
-        say(`Notifications are on for this device (${answer.devices.length} of ${answer.max} devices).`);
+        say(t("Notifications are on for this device ({devicesCount} of {max} devices).", { devicesCount: answer.devices.length, max: answer.max }));
       } else {
         await push.disable();
-        say("Notifications are off for this device.");
+        say(t("Notifications are off for this device."));
       }
     } catch (err) {
       box.checked = !on;

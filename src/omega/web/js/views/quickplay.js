@@ -14,6 +14,7 @@ import { onLobby } from "../lobbyfeed.js";
 import { changeText, ratingText } from "../ratings.js";
 import { quickClock, quickClocks, sizeOption } from "../siteconfig.js";
 import * as store from "../store.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../lobbytypes.js").QuickPlayState} QuickPlayState */
 /** @typedef {import("../lobbytypes.js").UserRatings} UserRatings */
@@ -23,16 +24,16 @@ const RATED_PLAYERS = [2, 3, 4];
 
 export class QuickPlayView {
   constructor() {
-    this.players = h("select", { "aria-label": "Quick play: players", class: "quick-players" },
-      RATED_PLAYERS.map((n) => h("option", { value: String(n) }, `${n} players`)));
-    this.size = h("select", { "aria-label": "Quick play: board side", class: "quick-size" });
+    this.players = h("select", { "aria-label": t("Quick play: players"), class: "quick-players" },
+      RATED_PLAYERS.map((n) => h("option", { value: String(n) }, t("{n} players", { n }))));
+    this.size = h("select", { "aria-label": t("Quick play: board side"), class: "quick-size" });
     // Hidden until the server says which clocks quick play takes.
-    this.clock = h("select", { "aria-label": "Quick play: clock", class: "quick-clock", hidden: true });
+    this.clock = h("select", { "aria-label": t("Quick play: clock"), class: "quick-clock", hidden: true });
     this.clock.addEventListener("change", () => store.setQuickClock(this.clock.value));
-    this.play = h("button", { type: "submit", class: "btn confirm" }, "Play");
-    this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, "Leave the queue");
+    this.play = h("button", { type: "submit", class: "btn confirm" }, t("Play"));
+    this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, t("Leave the queue"));
     this.status = h("div", { class: "quick-status", role: "status" });
-    this.mine = h("div", { class: "my-ratings", role: "group", "aria-label": "Your ratings" });
+    this.mine = h("div", { class: "my-ratings", role: "group", "aria-label": t("Your ratings") });
     this.leave.addEventListener("click", () => this.call("/api/quickplay/leave"));
     this.form = h("form", {
       class: "quick-form row",
@@ -44,10 +45,10 @@ export class QuickPlayView {
       },
     }, this.players, this.size, this.clock, this.play, this.leave);
     this.el = h("section", { class: "card quick-play" },
-      h("h2", {}, "Quick play"),
-      h("p", { class: "muted small" }, "A rated game with whoever waits for the same players, board and clock, the closest ratings first."),
+      h("h2", {}, t("Quick play")),
+      h("p", { class: "muted small" }, t("A rated game with whoever waits for the same players, board and clock, the closest ratings first.")),
       this.form, this.status, this.mine,
-      h("p", { class: "small" }, "Leaderboards: ", RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, `${n} players`), " "])));
+      h("p", { class: "small" }, t("Leaderboards: "), RATED_PLAYERS.map((n) => [h("a", { href: `/leaderboard/${n}` }, t("{n} players", { n })), " "])));
     onLobby((msg) => {
       if (msg.type === "lobby") this.show(msg.quickplay);
       else if (msg.type === "matched") this.show({ status: "matched", table_id: msg.table_id, seat: msg.seat });
@@ -80,15 +81,15 @@ export class QuickPlayView {
     this.play.disabled = waiting;
     // While waiting the choice stands (leave the queue to change it).
     for (const field of [this.players, this.size, this.clock]) field.disabled = waiting;
-    if (!account.known()) fill(this.status, h("span", { class: "muted" }, "Log in to play rated games."));
+    if (!account.known()) fill(this.status, h("span", { class: "muted" }, t("Log in to play rated games.")));
     else if (state && state.status === "waiting") {
-      fill(this.status, `Waiting for ${state.players - 1} other player${state.players > 2 ? "s" : ""} · side ${state.size} · ${state.time_control} · ` +
-        `your rating ${state.rating} · ${state.others_waiting} waiting with you`);
+      fill(this.status, (state.players > 2 ? t("Waiting for {others} other players · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control }) : t("Waiting for {others} other player · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control })) +
+        t("your rating {rating} · {others_waiting} waiting with you", { rating: state.rating, others_waiting: state.others_waiting }));
     } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
       // Followed once already: the lobby stays, with a way back.
-      fill(this.status, "Your quick-play game: ", h("a", { href: `/t/${state.table_id}` }, `Table ${state.table_id}`));
+      fill(this.status, t("Your quick-play game: "), h("a", { href: `/t/${state.table_id}` }, t("Table {table_id}", { table_id: state.table_id })));
     } else if (state && state.status === "matched") {
-      fill(this.status, "Matched: opening the table…");
+      fill(this.status, t("Matched: opening the table…"));
       store.followMatch(state.table_id);
       location.assign(`/t/${state.table_id}`);
     } else fill(this.status);
@@ -120,11 +121,12 @@ export class QuickPlayView {
       const r = await api("GET", `/api/users/${encodeURIComponent(user.username)}/ratings`);
       const rows = Object.entries(r.ratings).map(([n, rating]) => {
         const last = [...r.history].reverse().find((c) => String(c.players) === n);
-        return h("li", { "data-rating-players": n }, `${n} players: `, h("strong", {}, ratingText(rating)),
-          ` · ${rating.games} game${rating.games === 1 ? "" : "s"}`, last ? ` · last ${changeText(last.before, last.after)}` : "");
+        return h("li", { "data-rating-players": n }, t("{players} players: ", { players: n }), h("strong", {}, ratingText(rating)),
+          (rating.games === 1 ? t(" · {games} game", { games: rating.games }) : t(" · {games} games", { games: rating.games })),
+          last ? t(" · last {change}", { change: changeText(last.before, last.after) }) : "");
       });
-      fill(this.mine, h("a", { href: `/u/${encodeURIComponent(user.username)}` }, "Your profile"),
-        rows.length ? h("ul", { class: "rating-lines" }, rows) : h("span", { class: "muted" }, " · no rated game yet"));
+      fill(this.mine, h("a", { href: `/u/${encodeURIComponent(user.username)}` }, t("Your profile")),
+        rows.length ? h("ul", { class: "rating-lines" }, rows) : h("span", { class: "muted" }, t(" · no rated game yet")));
     } catch {
       fill(this.mine);
     }

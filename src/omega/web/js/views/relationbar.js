@@ -13,6 +13,7 @@ import { RELATION_HEADS, challengeBody } from "../relations.js";
 import { levelOption, sizeOption } from "../siteconfig.js";
 import { ClockChoice } from "./clockchoice.js";
 import { watchChallenges } from "./friends.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../relations.js").Relation} Relation */
 /** @typedef {import("../relations.js").Challenge} Challenge */
@@ -24,29 +25,29 @@ export class RelationBar {
   constructor(username) {
     this.username = username;
     this.name = encodeURIComponent(username);
-    this.follow = h("button", { type: "button", class: "btn small", "data-action": "follow" }, "Follow");
-    this.block = h("button", { type: "button", class: "btn small ghost", "data-action": "block" }, "Block");
-    this.open = h("button", { type: "button", class: "btn small confirm", "data-action": "challenge", "aria-expanded": "false" }, "Challenge");
+    this.follow = h("button", { type: "button", class: "btn small", "data-action": "follow" }, t("Follow"));
+    this.block = h("button", { type: "button", class: "btn small ghost", "data-action": "block" }, t("Block"));
+    this.open = h("button", { type: "button", class: "btn small confirm", "data-action": "challenge", "aria-expanded": "false" }, t("Challenge"));
     this.note = h("div", { class: "account-note", role: "status" });
-    this.players = h("select", { "aria-label": "Challenge: players", class: "challenge-players" },
-      [2, 3, 4].map((n) => h("option", { value: String(n) }, n === 2 ? "2 players" : `${n} players (${n - 2} computer${n > 3 ? "s" : ""})`)));
-    this.size = h("select", { "aria-label": "Challenge: board side", class: "challenge-size" });
-    this.level = h("select", { "aria-label": "Challenge: computer level", class: "challenge-level", hidden: true });
+    this.players = h("select", { "aria-label": t("Challenge: players"), class: "challenge-players" },
+      [2, 3, 4].map((n) => h("option", { value: String(n) }, n === 2 ? t("2 players") : (n > 3 ? t("{players} players ({computers} computers)", { players: n, computers: n - 2 }) : t("{players} players ({computers} computer)", { players: n, computers: n - 2 })))));
+    this.size = h("select", { "aria-label": t("Challenge: board side"), class: "challenge-size" });
+    this.level = h("select", { "aria-label": t("Challenge: computer level"), class: "challenge-level", hidden: true });
     this.pie = h("input", { type: "checkbox", class: "challenge-pie" });
     this.rated = h("input", { type: "checkbox", class: "challenge-rated" });
-    this.clock = new ClockChoice("challenge-clock", "Challenge: clock");
+    this.clock = new ClockChoice("challenge-clock", t("Challenge: clock"));
     this.form = h("form", {
-      class: "challenge-form", hidden: true, "aria-label": `Challenge ${username}`,
+      class: "challenge-form", hidden: true, "aria-label": t("Challenge {username}", { username }),
       /** @param {Event} e */
       onsubmit: (e) => {
         e.preventDefault();
         this.send();
       },
     }, this.players, " ", this.size, " ", this.level,
-    h("label", { class: "toggle" }, this.pie, " Pie rule"), h("label", { class: "toggle" }, this.rated, " Rated"),
-    h("span", { class: "field" }, "Clock ", this.clock.el),
-    h("button", { type: "submit", class: "btn small confirm" }, "Send challenge"));
-    this.el = h("div", { class: "relation-bar", hidden: true, role: "group", "aria-label": `You and ${username}` },
+    h("label", { class: "toggle" }, this.pie, t(" Pie rule")), h("label", { class: "toggle" }, this.rated, t(" Rated")),
+    h("span", { class: "field" }, t("Clock "), this.clock.el),
+    h("button", { type: "submit", class: "btn small confirm" }, t("Send challenge")));
+    this.el = h("div", { class: "relation-bar", hidden: true, role: "group", "aria-label": t("You and {username}", { username }) },
       h("div", { class: "row" }, this.follow, this.block, this.open), this.form, this.note);
     /** @type {Relation | null} */
     this.relation = null;
@@ -97,9 +98,9 @@ export class RelationBar {
   /** @param {Relation} relation */
   draw(relation) {
     this.relation = relation;
-    this.follow.textContent = relation.following ? "Unfollow" : "Follow";
+    this.follow.textContent = relation.following ? t("Unfollow") : t("Follow");
     this.follow.dataset.action = relation.following ? "unfollow" : "follow";
-    this.block.textContent = relation.blocking ? "Unblock" : "Block";
+    this.block.textContent = relation.blocking ? t("Unblock") : t("Block");
     this.block.dataset.action = relation.blocking ? "unblock" : "block";
     this.drawForm();
   }
@@ -122,7 +123,7 @@ export class RelationBar {
   async change(what, on) {
     try {
       this.draw(await api(on ? "PUT" : "DELETE", `/api/${what}/${this.name}`));
-      const done = what === "follows" ? (on ? "You follow" : "You no longer follow") : (on ? "You blocked" : "You unblocked");
+      const done = what === "follows" ? (on ? t("You follow") : t("You no longer follow")) : (on ? t("You blocked") : t("You unblocked"));
       this.say(`${done} ${this.username}.`);
     } catch (err) {
       this.say(describe(err, RELATION_HEADS), true);
@@ -139,7 +140,7 @@ export class RelationBar {
     if (!this.watching) {
       this.watching = true;
       watchChallenges((c) => {
-        if (this.sent.has(c.id) && c.status !== "pending" && c.status !== "accepted") this.say(`${this.username}'s answer: ${c.status}.`);
+        if (this.sent.has(c.id) && c.status !== "pending" && c.status !== "accepted") this.say(t("{username}'s answer: {status}.", { username: this.username, status: c.status }));
       });
     }
     try {
@@ -147,7 +148,7 @@ export class RelationBar {
       const sent = await api("POST", "/api/challenges", { body });
       this.sent.add(sent.id);
       this.form.hidden = true;
-      this.say(`Challenge sent (${sent.describe}): waiting for ${this.username} to answer…`);
+      this.say(t("Challenge sent ({describe}): waiting for {username} to answer…", { describe: sent.describe, username: this.username }));
     } catch (err) {
       this.say(describe(err, RELATION_HEADS), true);
     }

@@ -3,6 +3,7 @@
 // answer (with Accept and Decline for me when I have), or how it ended.
 
 import { fill, h } from "../dom.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Rematch} Rematch */
 
@@ -19,7 +20,7 @@ import { fill, h } from "../dom.js";
  * @param {string[]} list
  */
 export function names(list) {
-  return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+  return list.length < 2 ? list.join("") : t("{value} and {value2}", { value: list.slice(0, -1).join(", "), value2: list[list.length - 1] });
 }
 
 /**
@@ -31,21 +32,21 @@ export function names(list) {
  * @param {string[]} seatNames
  */
 export function rematchLine(r, me, seatNames) {
-  const who = (/** @type {number} */ seat) => (seat === me ? "You" : seatNames[seat] || `Player ${seat + 1}`);
-  if (r.status === "declined") return `${who(r.ended_by ?? 0)} declined the rematch.`;
-  if (r.status === "cancelled") return `${who(r.ended_by ?? 0)} left: the rematch is off.`;
-  if (r.status === "started") return "The rematch has started.";
-  const waiting = r.waiting.filter((s) => s !== me).map((s) => seatNames[s] || `Player ${s + 1}`);
-  const asked = `${who(r.proposer)} proposed a rematch (the seats move one place on).`;
+  const who = (/** @type {number} */ seat) => (seat === me ? t("You") : seatNames[seat] || t("Player {value}", { value: seat + 1 }));
+  if (r.status === "declined") return t("{who} declined the rematch.", { who: who(r.ended_by ?? 0) });
+  if (r.status === "cancelled") return t("{who} left: the rematch is off.", { who: who(r.ended_by ?? 0) });
+  if (r.status === "started") return t("The rematch has started.");
+  const waiting = r.waiting.filter((s) => s !== me).map((s) => seatNames[s] || t("Player {value}", { value: s + 1 }));
+  const asked = t("{who} proposed a rematch (the seats move one place on).", { who: who(r.proposer) });
   if (me !== null && r.waiting.includes(me)) return asked;
-  return waiting.length ? `${asked} Waiting for ${names(waiting)}.` : asked;
+  return waiting.length ? t("{asked} Waiting for {names}.", { asked, names: names(waiting) }) : asked;
 }
 
 export class RematchView {
   /** @param {RematchHandlers} handlers */
   constructor(handlers) {
     this.handlers = handlers;
-    this.el = h("section", { class: "rematch", hidden: true, "aria-label": "Rematch", "aria-live": "polite" });
+    this.el = h("section", { class: "rematch", hidden: true, "aria-label": t("Rematch"), "aria-live": "polite" });
   }
 
   /**
@@ -60,9 +61,9 @@ export class RematchView {
     fill(this.el,
       h("p", { class: "rematch-line", "data-status": r.status }, rematchLine(r, me, seatNames)),
       asked ? h("div", { class: "row" },
-        h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onAccept }, "Accept rematch"),
-        h("button", { type: "button", class: "btn", onclick: this.handlers.onDecline }, "Decline")) : null,
+        h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onAccept }, t("Accept rematch")),
+        h("button", { type: "button", class: "btn", onclick: this.handlers.onDecline }, t("Decline"))) : null,
       r.status === "started" && r.table
-        ? h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onOpen }, "Open the rematch") : null);
+        ? h("button", { type: "button", class: "btn confirm", onclick: this.handlers.onOpen }, t("Open the rematch")) : null);
   }
 }

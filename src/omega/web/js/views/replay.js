@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { replayPosition } from "../replay.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
 
@@ -17,9 +18,9 @@ import { replayPosition } from "../replay.js";
  * @param {boolean} [keys] whether to mention the arrow keys (not on a touch screen)
  */
 export function replayText(at, total, live, keys = true) {
-  if (!total) return "No moves yet.";
+  if (!total) return t("No moves yet.");
   const moves = `${total} ${total === 1 ? "move" : "moves"}`;
-  return live ? `Live: ${moves}${keys ? " (← → step through)" : ""}` : `After move ${at} of ${total}`;
+  return live ? t("Live: {moves}{value}", { moves, value: keys ? t(" (← → step through)") : "" }) : t("After move {at} of {total}", { at, total });
 }
 
 export class ReplayView {
@@ -31,18 +32,18 @@ export class ReplayView {
   constructor(handlers, touch) {
     this.keys = !touch;
     const { onGo, onStep, onLive } = handlers;
-    this.slider = h("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": "Replay position" });
+    this.slider = h("input", { type: "range", min: "0", max: "0", step: "1", value: "0", "aria-label": t("Replay position") });
     this.slider.addEventListener("input", () => onGo(Number(this.slider.value)));
     this.position = h("div", { class: "replay-pos muted" }, replayText(0, 0, true));
     this.buttons = [
-      h("button", { type: "button", class: "btn small", "aria-label": "Start", onclick: () => onGo(0) }, "«"),
-      h("button", { type: "button", class: "btn small", "aria-label": "Back one move", onclick: () => onStep(-1) }, "‹"),
-      h("button", { type: "button", class: "btn small", "aria-label": "Forward one move", onclick: () => onStep(1) }, "›"),
-      h("button", { type: "button", class: "btn small", "aria-label": "Live position", onclick: onLive }, "»"),
+      h("button", { type: "button", class: "btn small", "aria-label": t("Start"), onclick: () => onGo(0) }, "«"),
+      h("button", { type: "button", class: "btn small", "aria-label": t("Back one move"), onclick: () => onStep(-1) }, "‹"),
+      h("button", { type: "button", class: "btn small", "aria-label": t("Forward one move"), onclick: () => onStep(1) }, "›"),
+      h("button", { type: "button", class: "btn small", "aria-label": t("Live position"), onclick: onLive }, "»"),
     ];
     const [start, back, forward, live] = this.buttons;
-    this.el = h("section", { class: "replay", "aria-label": "Replay" },
-      h("h2", {}, "Replay"),
+    this.el = h("section", { class: "replay", "aria-label": t("Replay") },
+      h("h2", {}, t("Replay")),
       h("div", { class: "row" }, start, back, this.slider, forward, live),
       this.position);
     this.setEnabled(false);

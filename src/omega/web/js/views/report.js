@@ -6,6 +6,7 @@
 import { api } from "../api.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
+import { t } from "../i18n.js";
 
 /**
  * @typedef {object} ReportTarget
@@ -47,24 +48,24 @@ export function reportBody(target, reason, text) {
  * @param {() => void} onClose
  * @param {string} [what] how the form names what is reported
  */
-export function reportForm(target, onClose, what = `Report ${target.username}`) {
+export function reportForm(target, onClose, what = t("Report {target}", { target: target.username })) {
   const status = h("p", { class: "report-status", role: "status" });
-  const reason = /** @type {HTMLSelectElement} */ (h("select", { class: "report-reason", "aria-label": "Reason" }));
+  const reason = /** @type {HTMLSelectElement} */ (h("select", { class: "report-reason", "aria-label": t("Reason") }));
   const text = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "report-text",
-    "aria-label": "What happened", placeholder: target.table_id || target.message_id ? "What happened (optional)" : "What happened" }));
+    "aria-label": t("What happened"), placeholder: target.table_id || target.message_id ? t("What happened (optional)") : t("What happened") }));
   limits().then((c) => {
     fill(reason, Object.entries(c.reasons).map(([value, label]) => h("option", { value }, label)));
     if (target.message_id !== undefined && "chat_abuse" in c.reasons) reason.value = "chat_abuse";
     if (c.text_max) text.maxLength = c.text_max;
   }).catch((err) => (status.textContent = describe(err)));
-  const send = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "btn small" }, "Send report"));
+  const send = /** @type {HTMLButtonElement} */ (h("button", { type: "submit", class: "btn small" }, t("Send report")));
   const form = h("form", { class: "report-form card", "aria-label": what, onsubmit: (/** @type {Event} */ e) => {
     e.preventDefault();
     send.disabled = true;
-    status.textContent = "Sending…";
+    status.textContent = t("Sending…");
     api("POST", "/api/reports", { body: reportBody(target, reason.value, text.value) })
       .then(() => {
-        status.textContent = "Reported. A moderator will look at it.";
+        status.textContent = t("Reported. A moderator will look at it.");
         form.dataset.sent = "true";
         setTimeout(onClose, 4000);
       })
@@ -74,6 +75,6 @@ export function reportForm(target, onClose, what = `Report ${target.username}`) 
       });
   } },
   h("strong", {}, what), " ", reason, " ", text, " ", send, " ",
-  h("button", { type: "button", class: "link", onclick: onClose }, "Cancel"), status);
+  h("button", { type: "button", class: "link", onclick: onClose }, t("Cancel")), status);
   return form;
 }

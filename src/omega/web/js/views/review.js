@@ -9,6 +9,7 @@
 
 import { h } from "../dom.js";
 import { COLORS } from "../geometry.js";
+import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Color} Color */
 /** @typedef {import("../types.js").Cell} Cell */
@@ -50,7 +51,7 @@ const GRAPH_W = 300, GRAPH_H = 110, PAD = 6;
  * @param {string} color
  */
 export function evaluationPoints(turns, color) {
-  return graphPoints(turns.length ? [turns[0].before[color], ...turns.map((t) => t.after[color])] : []);
+  return graphPoints(turns.length ? [turns[0].before[color], ...turns.map((turn) => turn.after[color])] : []);
 }
 
 /**
@@ -83,20 +84,21 @@ function round(x) {
  * @param {number} player
  */
 export function mistakesOf(review, player) {
-  return review.turns.filter((t) => t.player === player && t.mark).sort((a, b) => b.loss - a.loss || a.index - b.index);
+  return review.turns.filter((turn) => turn.player === player && turn.mark).sort((a, b) => b.loss - a.loss || a.index - b.index);
 }
 
 /**
  * What one entry was and what the search preferred.
  * @example turnText({number: 2, color: "Black", played: "swap", best: ["c3", "b4"], loss: 0.47, mark: "blunder"})
  *   // "Turn 2, Black: played swap; best c3 b4 (−0.47, blunder)"
- * @param {Pick<ReviewTurn, "number" | "color" | "played" | "best" | "loss" | "mark">} t
+ * @param {Pick<ReviewTurn, "number" | "color" | "played" | "best" | "loss" | "mark">} turn
  */
-export function turnText(t) {
+export function turnText(turn) {
   const cells = (/** @type {Cell[] | "swap"} */ a) => (a === "swap" ? "swap" : a.join(" "));
-  const same = cells(t.played) === cells(t.best);
-  const loss = t.loss > 0 ? ` (−${t.loss.toFixed(2)}${t.mark ? `, ${t.mark}` : ""})` : "";
-  return `Turn ${t.number}, ${t.color}: played ${cells(t.played)}${same ? " (the best found)" : `; best ${cells(t.best)}`}${loss}`;
+  const same = cells(turn.played) === cells(turn.best);
+  const loss = turn.loss > 0 ? ` (−${turn.loss.toFixed(2)}${turn.mark ? `, ${t(turn.mark)}` : ""})` : "";
+  const played = t("Turn {number}, {color}: played {cells}", { number: turn.number, color: colorName(turn.color), cells: cells(turn.played) });
+  return played + (same ? t(" (the best found)") : t("; best {cells}", { cells: cells(turn.best) })) + loss;
 }
 
 /**
@@ -108,9 +110,9 @@ export function turnText(t) {
  * @returns {{cell: Cell, color: Color}[]}
  */
 export function bestGhosts(review, at) {
-  const t = review && at > 0 ? review.turns[at - 1] : null;
-  if (!t || t.best === "swap" || t.played === "swap" || t.best.join() === t.played.join()) return [];
-  return t.best.map((cell, i) => ({ cell, color: COLORS[i] }));
+  const turn = review && at > 0 ? review.turns[at - 1] : null;
+  if (!turn || turn.best === "swap" || turn.played === "swap" || turn.best.join() === turn.played.join()) return [];
+  return turn.best.map((cell, i) => ({ cell, color: COLORS[i] }));
 }
 
 export class ReviewView {
@@ -128,15 +130,15 @@ export class ReviewView {
     this.scale = null;
     /** @type {SVGElement | null} the replay position's mark on the graph */
     this.cursor = null;
-    this.ask = h("button", { type: "button", class: "btn small", onclick: () => handlers.onAsk() }, "Review this game");
+    this.ask = h("button", { type: "button", class: "btn small", onclick: () => handlers.onAsk() }, t("Review this game"));
     this.state = h("p", { class: "muted review-state", role: "status" });
     this.graph = h("div", { class: "review-graph" });
-    this.scales = h("div", { class: "review-scales", role: "group", "aria-label": "The graph shows" });
+    this.scales = h("div", { class: "review-scales", role: "group", "aria-label": t("The graph shows") });
     this.account = h("div", { class: "review-account" });
     this.caption = h("p", { class: "review-turn" });
     this.lists = h("div", { class: "review-mistakes" });
-    this.el = h("section", { class: "review", "aria-label": "Review", hidden: true },
-      h("h2", {}, "Review"), this.ask, this.state, this.scales, this.graph, this.caption, this.lists, this.account);
+    this.el = h("section", { class: "review", "aria-label": t("Review"), hidden: true },
+      h("h2", {}, t("Review")), this.ask, this.state, this.scales, this.graph, this.caption, this.lists, this.account);
   }
 
   /**
@@ -151,8 +153,8 @@ export class ReviewView {
     this.el.hidden = !over;
     if (!over) return;
     this.ask.hidden = status.status !== "none" && status.status !== "error";
-    const text = status.status === "queued" ? "Waiting for the computer…"
-      : status.status === "running" ? `Reviewing: ${status.done} of ${status.total} positions searched`
+    const text = status.status === "queued" ? t("Waiting for the computer…")
+      : status.status === "running" ? t("Reviewing: {done} of {total} positions searched", { done: status.done, total: status.total })
         : status.status === "error" ? status.message : "";
     if (this.state.textContent !== text) this.state.textContent = text;
     this.state.hidden = !text;
@@ -183,17 +185,17 @@ export class ReviewView {
     const scale = this.scale;
     const svg = svgEl("svg", {
       class: "eval", viewBox: `0 0 ${GRAPH_W} ${GRAPH_H}`, role: "img", "data-scale": scale ? "score" : "chance",
-      "aria-label": `Each colour's ${scale ? scale.label : "chance of winning"} after each turn; click to show that position`,
+      "aria-label": t("Each colour's {value} after each turn; click to show that position", { value: scale ? scale.label : t("chance of winning") }),
     });
     svg.append(svgEl("line", { class: "half", x1: PAD, x2: GRAPH_W - PAD, y1: yOf(0.5), y2: yOf(0.5) }));
     for (const color of COLORS.slice(0, review.players)) {
       svg.append(svgEl("polyline", { class: `line line-${color.toLowerCase()}`, "data-color": color,
         points: scale ? graphPoints(scale.heights(color)) : evaluationPoints(review.turns, color) }));
     }
-    for (const t of review.turns) {
-      if (!t.mark) continue;
-      const v = scale ? scale.heights(t.color)[t.index + 1] : t.after[t.color];
-      svg.append(svgEl("circle", { class: `mark ${t.mark}`, cx: xOf(t.index + 1, n), cy: yOf(v), r: 2.6 }));
+    for (const turn of review.turns) {
+      if (!turn.mark) continue;
+      const v = scale ? scale.heights(turn.color)[turn.index + 1] : turn.after[turn.color];
+      svg.append(svgEl("circle", { class: `mark ${turn.mark}`, cx: xOf(turn.index + 1, n), cy: yOf(v), r: 2.6 }));
     }
     this.cursor = svgEl("line", { class: "cursor", y1: PAD / 2, y2: GRAPH_H - PAD / 2 });
     svg.append(this.cursor);
@@ -215,8 +217,8 @@ export class ReviewView {
       this.cursor.setAttribute("x1", x);
       this.cursor.setAttribute("x2", x);
     }
-    const t = review && at > 0 ? review.turns[at - 1] : null;
-    const text = t ? turnText(t) : review ? "The empty board: click the graph or a mistake to see a turn." : "";
+    const turn = review && at > 0 ? review.turns[at - 1] : null;
+    const text = turn ? turnText(turn) : review ? t("The empty board: click the graph or a mistake to see a turn.") : "";
     if (this.caption.textContent !== text) this.caption.textContent = text;
     this.caption.hidden = !text;
   }
@@ -232,12 +234,12 @@ export class ReviewView {
     }
     const lists = m.state.seats.map((seat, player) => {
       const marked = mistakesOf(review, player).slice(0, 5);
-      const items = marked.map((t) => h("li", {},
-        h("button", { type: "button", class: "link", "data-turn": String(t.number), onclick: () => this.handlers.onGo(t.index + 1) },
-          turnText(t))));
+      const items = marked.map((turn) => h("li", {},
+        h("button", { type: "button", class: "link", "data-turn": String(turn.number), onclick: () => this.handlers.onGo(turn.index + 1) },
+          turnText(turn))));
       return h("div", { class: "review-player", "data-seat": String(player) },
         h("h3", {}, seat.name),
-        items.length ? h("ol", {}, ...items) : h("p", { class: "muted" }, "No mistakes found."));
+        items.length ? h("ol", {}, ...items) : h("p", { class: "muted" }, t("No mistakes found.")));
     });
     this.lists.replaceChildren(...lists);
   }

@@ -9,6 +9,7 @@
 
 import { h } from "../dom.js";
 import { COLORS } from "../geometry.js";
+import { t } from "../i18n.js";
 
 /**
  * @typedef {object} AccountRow one seat's account
@@ -56,7 +57,7 @@ export function showScores(view, review, names) {
   if (!scores) return;
   const span = marginSpan(scores.margin);
   const scale = { heights: (/** @type {string} */ c) => marginHeights(scores.margin, c, span),
-    label: `score margin (its log-score minus the best other colour's; the edges are ±${span.toFixed(2)})` };
+    label: t("score margin (its log-score minus the best other colour's; the edges are ±{value})", { value: span.toFixed(2) }) };
   const pick = (/** @type {boolean} */ score) => {
     view.scale = score ? scale : null;
     for (const b of buttons) b.setAttribute("aria-pressed", String((b.dataset.scale === "score") === score));
@@ -64,9 +65,9 @@ export function showScores(view, review, names) {
     view.drawCursor(view.review, view.at);
   };
   const buttons = [h("button", { type: "button", class: "btn small", "data-scale": "chance", "aria-pressed": "true",
-    onclick: () => pick(false) }, "Win chance"),
+    onclick: () => pick(false) }, t("Win chance")),
   h("button", { type: "button", class: "btn small", "data-scale": "score", "aria-pressed": "false",
-    onclick: () => pick(true) }, "Score margin")];
+    onclick: () => pick(true) }, t("Score margin"))];
   view.scales.replaceChildren(...buttons);
   if (review.account) view.account.replaceChildren(accountView(review.account, names));
 }
@@ -109,15 +110,15 @@ export function pictureSquares(account, colors) {
 export function accountView(account, names) {
   const colors = COLORS.slice(0, account.players.length);
   const title = (/** @type {AccountRow} */ r, /** @type {string} */ c) =>
-    `${names[r.player]}'s ${c} stones: gained ${r.gain[c].toFixed(4)}, cost ${r.cost[c].toFixed(4)}`;
+    t("{value}'s {c} stones: gained {value2}, cost {value3}", { value: names[r.player], c, value2: r.gain[c].toFixed(4), value3: r.cost[c].toFixed(4) });
   const table = h("table", { class: "review-costs" },
-    h("caption", {}, "Who cost whom what: how much each player's stones changed each colour's log-score"),
+    h("caption", {}, t("Who cost whom what: how much each player's stones changed each colour's log-score")),
     h("thead", {}, h("tr", {}, h("th", {}, ""), ...colors.map((c) => h("th", { scope: "col" }, c)))),
     h("tbody", {},
       ...account.players.map((r) => h("tr", { "data-seat": String(r.player) },
         h("th", { scope: "row" }, `${names[r.player]} (${r.color})`),
         ...colors.map((c) => h("td", { "data-color": c, class: r.net[c] < 0 ? "cost" : "", title: title(r, c) }, signed(r.net[c]))))),
-      h("tr", { class: "final" }, h("th", { scope: "row" }, "In all"),
+      h("tr", { class: "final" }, h("th", { scope: "row" }, t("In all")),
         ...colors.map((c) => h("td", { "data-color": c }, account.final[c].toFixed(2))))));
   if (colors.length < 3) return h("div", {}, table);
   return h("div", {}, table, picture(account, colors, names));
@@ -132,7 +133,7 @@ function picture(account, colors, names) {
   const rows = account.players.length;
   const svg = svgEl("svg", {
     class: "costs-picture", viewBox: `0 0 ${LEFT + CELL * colors.length} ${HEAD + CELL * rows}`, role: "img",
-    "aria-label": "Who cost whom what: a square per player (row) and colour (column), green a gain, red a cost",
+    "aria-label": t("Who cost whom what: a square per player (row) and colour (column), green a gain, red a cost"),
   });
   colors.forEach((c, j) => {
     const label = svgEl("text", { x: LEFT + CELL * j + CELL / 2, y: HEAD - 3, "text-anchor": "middle" });

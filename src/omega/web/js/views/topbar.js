@@ -6,21 +6,22 @@
 import { fill, h, keyed } from "../dom.js";
 import { tournamentOf } from "../store.js";
 import { isLoaded, isMyTurn } from "../tablestate.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Model} Model */
 
-const CONN_LABELS = { live: "live", connecting: "connecting…", reconnecting: "reconnecting…", refused: "not connected" };
+const CONN_LABELS = { live: t("live"), connecting: t("connecting…"), reconnecting: t("reconnecting…"), refused: t("not connected") };
 
 export class TopBarView {
   /** @param {string} tableId */
   constructor(tableId) {
     this.tableId = tableId;
     this.conn = h("span", { class: "conn", "data-state": "connecting" }, "connecting");
-    this.title = h("span", { class: "table-title" }, `Table ${tableId}`);
+    this.title = h("span", { class: "table-title" }, t("Table {tableId}", { tableId }));
     // A tournament's game opened from the tournament's page on this device links back to it
     // (the table itself does not say which tournament it is of).
     const cup = tournamentOf(tableId);
-    const back = cup ? h("a", { href: `/tournaments/${encodeURIComponent(cup.id)}`, class: "nav-link back-link", title: `Back to the tournament ${cup.name}` },
+    const back = cup ? h("a", { href: `/tournaments/${encodeURIComponent(cup.id)}`, class: "nav-link back-link", title: t("Back to the tournament {cup}", { cup: cup.name }) },
       `↩ ${cup.name}`) : null;
     this.el = h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), back, this.title, this.conn);
     this.banner = h("div", { class: "banner", role: "status", hidden: true });
@@ -33,17 +34,17 @@ export class TopBarView {
     if (this.conn.textContent !== label) this.conn.textContent = label;
     this.banner.hidden = !(m.everLive && m.conn !== "live");
     const lost = m.conn === "refused"
-      ? "The server refused the live connection for this link. Reload the page to try again."
-      : "Connection lost. Reconnecting… moves will appear as soon as it is back.";
+      ? t("The server refused the live connection for this link. Reload the page to try again.")
+      : t("Connection lost. Reconnecting… moves will appear as soon as it is back.");
     if (this.banner.textContent !== lost) this.banner.textContent = lost;
     if (!isLoaded(m)) return;
     const st = m.state;
     const noVacation = st.clock && st.clock.kind === "turn_based" && st.clock.pausable === false;
-    const clock = st.clock ? ` · ${st.clock.control}${noVacation ? " · no vacation" : ""}` : "";
+    const clock = st.clock ? ` · ${st.clock.control}${noVacation ? t(" · no vacation") : ""}` : "";
     keyed(this.title, `${st.size}|${st.players}|${st.pie_rule}|${clock}`, () =>
-      fill(this.title, `Table ${this.tableId}`, h("span", { class: "muted", title: st.clock ? `${st.clock.label}${noVacation ? "; vacation not allowed" : ""}` : "" },
-        ` · side ${st.size} · ${st.players} players${st.pie_rule ? " · pie rule" : ""}${clock}`)));
-    const title = `${isMyTurn(m) ? "● Your turn · " : ""}Omega · table ${this.tableId}`;
+      fill(this.title, t("Table {tableId}", { tableId: this.tableId }), h("span", { class: "muted", title: st.clock ? `${st.clock.label}${noVacation ? t("; vacation not allowed") : ""}` : "" },
+        t(" · side {size} · {players} players", { size: st.size, players: st.players }), st.pie_rule ? t(" · pie rule") : "", clock)));
+    const title = isMyTurn(m) ? t("● Your turn · Omega · table {tableId}", { tableId: this.tableId }) : t("Omega · table {tableId}", { tableId: this.tableId });
     if (document.title !== title) document.title = title;
   }
 }

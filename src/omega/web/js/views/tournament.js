@@ -20,12 +20,13 @@ import {
   tiebreakInfo, whenText,
 } from "../tournaments.js";
 import { AccountArea } from "./account.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tournamenttypes.js").TournamentView} TournamentView */
 /** @typedef {import("../tournamenttypes.js").TournamentGame} TournamentGame */
 /** @typedef {import("../types.js").User} User */
 
-const CONN_LABELS = { live: "live", connecting: "connecting…", reconnecting: "reconnecting…", refused: "not connected" };
+const CONN_LABELS = { live: "live", connecting: t("connecting…"), reconnecting: t("reconnecting…"), refused: t("not connected") };
 
 /**
  * Replace an element's children, keeping the focus on the control of the same `data-key`
@@ -42,43 +43,43 @@ function refill(el, ...children) {
 
 /**
  * The settings in words, as a list of facts.
- * @param {TournamentView} t
+ * @param {TournamentView} tour
  */
-function settings(t) {
+function settings(tour) {
   /** @type {[string, string][]} */
   const facts = [
-    ["Tables", `${t.players} players a table, board side ${t.size}${t.pie_rule && t.players === 2 ? ", pie rule" : ""}`],
-    ["Clock", `${t.time_control}${t.vacation ? ", vacation pauses it" : ""}`],
-    ["Rated", t.rated ? "yes: the games change the players' ratings" : "no (casual)"],
-    ["Players", `${t.min_players} to ${t.max_players}; ${t.entrants} in`],
+    [t("Tables"), t("{players} players a table, board side {size}{value}", { players: tour.players, size: tour.size, value: tour.pie_rule && tour.players === 2 ? t(", pie rule") : "" })],
+    [t("Clock"), `${tour.time_control}${tour.vacation ? ", vacation pauses it" : ""}`],
+    [t("Rated"), tour.rated ? t("yes: the games change the players' ratings") : "no (casual)"],
+    [t("Players"), `${tour.min_players} to ${tour.max_players}; ${tour.entrants} in`],
   ];
-  if (t.format === "arena" && t.minutes) facts.push(["Length", `${t.minutes} minutes`]);
-  if (t.format !== "arena") {
-    facts.push(["Rounds", t.rounds ? String(t.rounds) : "as many as the players need (known at the start)"]);
-    if (t.round_minutes) facts.push(["Round deadline", `${t.round_minutes} minutes; who is still playing then sits the next round out`]);
-    if (t.gap_seconds) facts.push(["Between rounds", `${t.gap_seconds} s`]);
+  if (tour.format === "arena" && tour.minutes) facts.push([t("Length"), t("{minutes} minutes", { minutes: tour.minutes })]);
+  if (tour.format !== "arena") {
+    facts.push([t("Rounds"), tour.rounds ? String(tour.rounds) : t("as many as the players need (known at the start)")]);
+    if (tour.round_minutes) facts.push([t("Round deadline"), t("{round_minutes} minutes; who is still playing then sits the next round out", { round_minutes: tour.round_minutes })]);
+    if (tour.gap_seconds) facts.push([t("Between rounds"), `${tour.gap_seconds} s`]);
   }
-  facts.push(["Missed games", `${t.max_missed} lost on time without a move withdraw a player`]);
-  facts.push(["Made by", `${t.creator} · ${t.public ? "public" : "private: joined by its link"}`]);
+  facts.push([t("Missed games"), t("{max_missed} lost on time without a move withdraw a player", { max_missed: tour.max_missed })]);
+  facts.push([t("Made by"), `${tour.creator} · ${tour.public ? "public" : "private: joined by its link"}`]);
   return h("dl", { class: "tournament-settings" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
 /**
  * The status line: what the tournament is doing, and the moment the countdown runs to.
- * @param {TournamentView} t
+ * @param {TournamentView} tour
  * @returns {{text: string, to: string | null}}
  */
-function statusOf(t) {
-  if (t.status === "upcoming") return { text: `Starts ${whenText(t.starts_at)}`, to: t.starts_at };
-  if (t.status === "cancelled") {
-    return { text: `Cancelled: fewer than ${t.min_players} players had joined at its start (${whenText(t.starts_at)})`, to: null };
+function statusOf(tour) {
+  if (tour.status === "upcoming") return { text: t("Starts {whenText}", { whenText: whenText(tour.starts_at) }), to: tour.starts_at };
+  if (tour.status === "cancelled") {
+    return { text: t("Cancelled: fewer than {min_players} players had joined at its start ({whenText})", { min_players: tour.min_players, whenText: whenText(tour.starts_at) }), to: null };
   }
-  if (t.status === "finished") return { text: `Finished ${t.finished_at ? whenText(t.finished_at) : ""}`, to: null };
-  const started = t.started_at ? `started ${whenText(t.started_at)}` : "started";
-  if (t.format === "arena") {
-    return { text: `Playing: ${started}; ends ${t.ends_at ? whenText(t.ends_at) : "soon"}`, to: t.ends_at };
+  if (tour.status === "finished") return { text: t("Finished {value}", { value: tour.finished_at ? whenText(tour.finished_at) : "" }), to: null };
+  const started = tour.started_at ? t("started {whenText}", { whenText: whenText(tour.started_at) }) : "started";
+  if (tour.format === "arena") {
+    return { text: t("Playing: {started}; ends {value}", { started, value: tour.ends_at ? whenText(tour.ends_at) : "soon" }), to: tour.ends_at };
   }
-  return { text: `Round ${t.round} of ${t.rounds ?? "?"}: ${started}`, to: null };
+  return { text: t("Round {round} of {value}: {started}", { round: tour.round, value: tour.rounds ?? "?", started }), to: null };
 }
 
 /**
@@ -87,11 +88,11 @@ function statusOf(t) {
  * @param {string} id
  */
 export function startTournament(root, id) {
-  document.title = "Tournament · Omega";
+  document.title = t("Tournament · Omega");
   const accountArea = new AccountArea();
   const conn = h("span", { class: "conn", "data-state": "connecting" }, CONN_LABELS.connecting);
   const path = `/api/tournaments/${encodeURIComponent(id)}`;
-  const title = h("h1", {}, "Tournament");
+  const title = h("h1", {}, t("Tournament"));
   const facts = h("p", { class: "tournament-describe" });
   const status = h("p", { class: "tournament-status", role: "status" });
   const countdown = h("strong", { class: "countdown", "aria-live": "off" });
@@ -106,8 +107,8 @@ export function startTournament(root, id) {
   const standingsBody = h("tbody", {});
   const notes = h("dl", { class: "tiebreak-notes small" });
   const standings = h("section", { class: "card tournament-standings" },
-    h("h2", {}, "Standings"),
-    h("div", { class: "standings-box", tabindex: "0", role: "region", "aria-label": "Standings table" },
+    h("h2", {}, t("Standings")),
+    h("div", { class: "standings-box", tabindex: "0", role: "region", "aria-label": t("Standings table") },
       h("table", { class: "ratings-table standings" }, standingsHead, standingsBody)),
     notes);
   const playing = h("section", { class: "card tournament-playing", hidden: true });
@@ -115,7 +116,7 @@ export function startTournament(root, id) {
   const main = h("main", { class: "tournament-page" }, head, standings, playing, rounds);
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), conn, accountArea.el),
+      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")), conn, accountArea.el),
     main));
 
   /** @type {TournamentView | null} */
@@ -125,7 +126,7 @@ export function startTournament(root, id) {
   let busy = false;
 
   function tick() {
-    const text = countTo === null ? "" : countTo - Date.now() > 0 ? `in ${countdownText(countTo - Date.now())}` : "any moment now";
+    const text = countTo === null ? "" : countTo - Date.now() > 0 ? `in ${countdownText(countTo - Date.now())}` : t("any moment now");
     if (countdown.textContent !== text) countdown.textContent = text;
   }
   setInterval(tick, 1000);
@@ -133,129 +134,129 @@ export function startTournament(root, id) {
   /**
    * A game's line: the players in seat order with their colours and places, and its link.
    * @param {TournamentGame} g
-   * @param {TournamentView} t
+   * @param {TournamentView} tour
    * @param {User | null} user
    */
-  function gameItem(g, t, user) {
+  function gameItem(g, tour, user) {
     const mine = Boolean(user && g.players.includes(user.username));
     const link = h("a", {
       href: `/t/${encodeURIComponent(g.table)}`, class: "game-link", "data-key": `game-${g.table}`,
-      onclick: () => store.rememberTournamentTable(g.table, t),
+      onclick: () => store.rememberTournamentTable(g.table, tour),
     }, g.places ? "replay" : mine ? "play" : "watch");
     return h("li", { class: `tournament-game${g.places ? "" : " on"}${mine ? " mine" : ""}`, "data-game": g.table },
       h("span", { class: "game-seats" }, gameLine(g).map((p, seat) => h("span", { class: `game-seat${p.won ? " won" : ""}`, "data-player": p.name },
         swatch(COLORS[seat]), " ", p.name, p.place ? h("span", { class: "muted" }, ` ${p.place}`) : null))),
-      g.places ? null : h("span", { class: "tag" }, "playing"), link);
+      g.places ? null : h("span", { class: "tag" }, t("playing")), link);
   }
 
   /**
-   * @param {TournamentView} t
+   * @param {TournamentView} tour
    * @param {User | null} user
    */
-  function drawActions(t, user) {
-    const can = actionsFor(t, user);
+  function drawActions(tour, user) {
+    const can = actionsFor(tour, user);
     keyed(actions, JSON.stringify([can, busy]), () => refill(actions,
-      can.join ? h("button", { type: "button", class: "btn confirm", "data-key": "entry", disabled: busy, onclick: () => act("join") }, "Join") : null,
-      can.login ? h("span", { class: "muted" }, "Log in (top right) to join.") : null,
-      can.pause === "pause" ? h("button", { type: "button", class: "btn", "data-key": "pause-toggle", disabled: busy, title: "You are not paired again until you come back", onclick: () => act("pause", { paused: true }) }, "Pause") : null,
-      can.pause === "resume" ? h("button", { type: "button", class: "btn confirm", "data-key": "pause-toggle", disabled: busy, onclick: () => act("pause", { paused: false }) }, "Resume") : null,
-      can.withdraw ? h("button", { type: "button", class: "btn ghost", "data-key": "entry", disabled: busy, onclick: () => act("withdraw") }, "Withdraw") : null,
-      t.me && t.me.joined ? h("span", { class: "tag you" }, !can.withdraw ? "you played" : t.me.paused ? "you are in, paused" : "you are in") : null,
-      t.me && t.me.withdrawn ? h("span", { class: "tag" }, t.me.missed >= t.max_missed ? "withdrawn for missed games" : "withdrawn") : null));
+      can.join ? h("button", { type: "button", class: "btn confirm", "data-key": "entry", disabled: busy, onclick: () => act("join") }, t("Join")) : null,
+      can.login ? h("span", { class: "muted" }, t("Log in (top right) to join.")) : null,
+      can.pause === "pause" ? h("button", { type: "button", class: "btn", "data-key": "pause-toggle", disabled: busy, title: t("You are not paired again until you come back"), onclick: () => act("pause", { paused: true }) }, t("Pause")) : null,
+      can.pause === "resume" ? h("button", { type: "button", class: "btn confirm", "data-key": "pause-toggle", disabled: busy, onclick: () => act("pause", { paused: false }) }, t("Resume")) : null,
+      can.withdraw ? h("button", { type: "button", class: "btn ghost", "data-key": "entry", disabled: busy, onclick: () => act("withdraw") }, t("Withdraw")) : null,
+      tour.me && tour.me.joined ? h("span", { class: "tag you" }, !can.withdraw ? t("you played") : tour.me.paused ? t("you are in, paused") : t("you are in")) : null,
+      tour.me && tour.me.withdrawn ? h("span", { class: "tag" }, tour.me.missed >= tour.max_missed ? t("withdrawn for missed games") : "withdrawn") : null));
   }
 
   /**
    * Draw a view of the tournament (from the first answer, the socket, or an action's answer).
-   * @param {TournamentView} t
+   * @param {TournamentView} tour
    */
-  function show(t) {
-    shown = t;
+  function show(tour) {
+    shown = tour;
     const user = account.known();
-    const opened = tableToOpen(t, new Set(Object.keys(store.tournamentTables())));
-    if (opened && t.status === "running") {
+    const opened = tableToOpen(tour, new Set(Object.keys(store.tournamentTables())));
+    if (opened && tour.status === "running") {
       // A round seated this player: to their game, with the way back remembered.
-      store.rememberTournamentTable(opened, t);
+      store.rememberTournamentTable(opened, tour);
       location.assign(`/t/${encodeURIComponent(opened)}`);
     }
-    if (document.title !== `${t.name} · Omega`) document.title = `${t.name} · Omega`;
-    keyed(title, t.name, () => (title.textContent = t.name));
-    const line = `${t.describe} · ${t.players} per table · side ${t.size} · ${t.time_control} · ${t.rated ? "rated" : "casual"}`;
+    if (document.title !== `${tour.name} · Omega`) document.title = t("{name} · Omega", { name: tour.name });
+    keyed(title, tour.name, () => (title.textContent = tour.name));
+    const line = t("{describe} · {players} per table · side {size} · {time_control} · {value}", { describe: tour.describe, players: tour.players, size: tour.size, time_control: tour.time_control, value: tour.rated ? "rated" : "casual" });
     if (facts.textContent !== line) facts.textContent = line;
-    const st = statusOf(t);
+    const st = statusOf(tour);
     if (status.textContent !== st.text) status.textContent = st.text;
-    status.dataset.status = t.status;
+    status.dataset.status = tour.status;
     countTo = st.to ? Date.parse(st.to) : null;
     tick();
-    const table = t.me ? t.me.table : null;
+    const table = tour.me ? tour.me.table : null;
     keyed(myGame, table || "", () => {
       myGame.hidden = !table;
       if (table) {
-        refill(myGame, h("strong", {}, "Your game is being played. "), h("a", {
+        refill(myGame, h("strong", {}, t("Your game is being played. ")), h("a", {
           href: `/t/${encodeURIComponent(table)}`, class: "btn confirm small", "data-key": "my-game",
-          onclick: () => store.rememberTournamentTable(table, t),
-        }, "Open your game"));
+          onclick: () => store.rememberTournamentTable(table, tour),
+        }, t("Open your game")));
       }
     });
-    drawActions(t, user);
-    keyed(invite, t.public ? "" : t.id, () => {
-      invite.hidden = t.public;
-      if (t.public) return;
-      const link = `${location.origin}/tournaments/${encodeURIComponent(t.id)}`;
-      refill(invite, h("span", { class: "label" }, "Invite by link: "),
-        h("input", { type: "text", readonly: true, value: link, class: "invite-link", "aria-label": "The tournament's link" }),
-        copyButton(link, "Copy link"),
-        h("span", { class: "muted small" }, "This tournament is private: it is not listed, and whoever has this link may join."));
+    drawActions(tour, user);
+    keyed(invite, tour.public ? "" : tour.id, () => {
+      invite.hidden = tour.public;
+      if (tour.public) return;
+      const link = `${location.origin}/tournaments/${encodeURIComponent(tour.id)}`;
+      refill(invite, h("span", { class: "label" }, t("Invite by link: ")),
+        h("input", { type: "text", readonly: true, value: link, class: "invite-link", "aria-label": t("The tournament's link") }),
+        copyButton(link, t("Copy link")),
+        h("span", { class: "muted small" }, t("This tournament is private: it is not listed, and whoever has this link may join.")));
     });
-    const list = settings(t);
-    keyed(settingsBox, list.textContent || "", () => fill(settingsBox, h("summary", {}, "Settings"), list));
-    drawStandings(t, user);
-    drawGames(t, user);
+    const list = settings(tour);
+    keyed(settingsBox, list.textContent || "", () => fill(settingsBox, h("summary", {}, t("Settings")), list));
+    drawStandings(tour, user);
+    drawGames(tour, user);
   }
 
   /**
-   * @param {TournamentView} t
+   * @param {TournamentView} tour
    * @param {User | null} user
    */
-  function drawStandings(t, user) {
-    const columns = standingColumns(t, COLORS);
+  function drawStandings(tour, user) {
+    const columns = standingColumns(tour, COLORS);
     keyed(standingsHead, JSON.stringify(columns.map((c) => [c.head, c.title])), () => fill(standingsHead, h("tr", {},
-      h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"),
-      h("th", { scope: "col", title: "one for each opponent you finished above in a game" }, "Points"),
+      h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("Player")),
+      h("th", { scope: "col", title: t("one for each opponent you finished above in a game") }, t("Points")),
       columns.map((c) => h("th", { scope: "col", title: c.title, "data-column": c.key }, c.head)))));
-    keyed(standingsBody, JSON.stringify([t.standings, user && user.username]), () => fill(standingsBody,
-      t.standings.length ? t.standings.map((r) => h("tr", { "data-player": r.user, class: user && user.username === r.user ? "mine" : "" },
+    keyed(standingsBody, JSON.stringify([tour.standings, user && user.username]), () => fill(standingsBody,
+      tour.standings.length ? tour.standings.map((r) => h("tr", { "data-player": r.user, class: user && user.username === r.user ? "mine" : "" },
         h("td", {}, String(r.rank)),
         h("td", { class: "player" }, h("a", { href: `/u/${encodeURIComponent(r.user)}` }, r.user),
           h("span", { class: "muted small" }, ` ${r.rating}`),
-          r.withdrawn ? [" ", h("span", { class: "tag" }, "withdrawn")] : null,
-          r.paused ? [" ", h("span", { class: "tag paused" }, "paused")] : null),
+          r.withdrawn ? [" ", h("span", { class: "tag" }, t("withdrawn"))] : null,
+          r.paused ? [" ", h("span", { class: "tag paused" }, t("paused"))] : null),
         h("td", { class: "points", "data-column": "points" }, numberText(r.points)),
         columns.map((c) => h("td", { "data-column": c.key }, c.cell(r)))))
-        : h("tr", {}, h("td", { colspan: String(columns.length + 3), class: "muted" }, "Nobody has joined yet."))));
-    keyed(notes, JSON.stringify([t.tiebreaks, t.format]), () => fill(notes,
-      h("dt", {}, "Points"), h("dd", {}, `one for each opponent you finished above in a game (a win, with 2 players)${t.format === "arena" ? "; doubled while you are on fire (after two wins in a row, until a game that is not a win)" : ""}.`),
-      t.tiebreaks.map((key) => [h("dt", {}, tiebreakInfo(key).name), h("dd", {}, `${tiebreakInfo(key).explain}.`)]),
-      h("dd", { class: "muted" }, `Ties in points are broken by ${t.tiebreaks.map((k) => tiebreakInfo(k).name).join(", then ") || "nothing"}.`)));
+        : h("tr", {}, h("td", { colspan: String(columns.length + 3), class: "muted" }, t("Nobody has joined yet.")))));
+    keyed(notes, JSON.stringify([tour.tiebreaks, tour.format]), () => fill(notes,
+      h("dt", {}, t("Points")), h("dd", {}, t("one for each opponent you finished above in a game (a win, with 2 players){value}.", { value: tour.format === "arena" ? t("; doubled while you are on fire (after two wins in a row, until a game that is not a win)") : "" })),
+      tour.tiebreaks.map((key) => [h("dt", {}, tiebreakInfo(key).name), h("dd", {}, `${tiebreakInfo(key).explain}.`)]),
+      h("dd", { class: "muted" }, t("Ties in points are broken by {value}.", { value: tour.tiebreaks.map((k) => tiebreakInfo(k).name).join(", then ") || "nothing" }))));
   }
 
   /**
    * The games being played, and every round.
-   * @param {TournamentView} t
+   * @param {TournamentView} tour
    * @param {User | null} user
    */
-  function drawGames(t, user) {
-    const on = t.games.filter((g) => !g.places);
+  function drawGames(tour, user) {
+    const on = tour.games.filter((g) => !g.places);
     keyed(playing, JSON.stringify([on, user && user.username]), () => {
       playing.hidden = !on.length;
-      refill(playing, h("h2", {}, "Now playing"), h("ul", { class: "tournament-games" }, on.map((g) => gameItem(g, t, user))));
+      refill(playing, h("h2", {}, t("Now playing")), h("ul", { class: "tournament-games" }, on.map((g) => gameItem(g, tour, user))));
     });
-    const all = roundsOf(t);
+    const all = roundsOf(tour);
     keyed(rounds, JSON.stringify([all, user && user.username]), () => {
       rounds.hidden = !all.length;
-      refill(rounds, h("h2", {}, t.format === "arena" ? "Games" : "Rounds"), all.map((r) => h("section", { class: "tournament-round", "data-round": r.round === null ? "" : String(r.round) },
-        r.round === null ? null : h("h3", {}, `Round ${r.round}`),
-        h("ul", { class: "tournament-games" }, r.games.map((g) => gameItem(g, t, user)),
-          r.byes.map((name) => h("li", { class: "tournament-bye muted" }, `${name}: no table this round`))))));
+      refill(rounds, h("h2", {}, tour.format === "arena" ? t("Games") : t("Rounds")), all.map((r) => h("section", { class: "tournament-round", "data-round": r.round === null ? "" : String(r.round) },
+        r.round === null ? null : h("h3", {}, t("Round {round}", { round: r.round })),
+        h("ul", { class: "tournament-games" }, r.games.map((g) => gameItem(g, tour, user)),
+          r.byes.map((name) => h("li", { class: "tournament-bye muted" }, t("{name}: no table this round", { name })))))));
     });
   }
 
@@ -293,17 +294,17 @@ export function startTournament(root, id) {
   account.onChange(() => shown && drawActions(shown, account.known()));
   /** @type {Promise<TournamentView>} */
   const first = api("GET", path);
-  first.then((t) => {
-    show(t);
+  first.then((tour) => {
+    show(tour);
     feed.start();
   }).catch((err) => {
-    document.title = "No such tournament · Omega";
+    document.title = t("No such tournament · Omega");
     fill(main, h("section", { class: "problem card", "data-problem": "no_tournament" },
-      h("h1", {}, "No such tournament"),
+      h("h1", {}, t("No such tournament")),
       h("p", {}, codeOf(err) === "not_found"
-        ? "There is no tournament at this address. Check that its link was copied whole."
+        ? t("There is no tournament at this address. Check that its link was copied whole.")
         : describe(err, TOURNAMENT_HEADS)),
-      h("p", {}, h("a", { href: "/tournaments", class: "btn confirm" }, "All tournaments"))));
+      h("p", {}, h("a", { href: "/tournaments", class: "btn confirm" }, t("All tournaments")))));
   });
   api("GET", "/api/config").then((c) => accountArea.setConfig(/** @type {import("../types.js").SiteConfig} */ (c))).catch(() => {});
 }

@@ -13,6 +13,7 @@ import { describe } from "../errors.js";
 import { sizeOption } from "../siteconfig.js";
 import { FORMATS, TOURNAMENT_HEADS, fieldOfError, localInputValue, offsetAt, tournamentBody } from "../tournaments.js";
 import { ClockChoice } from "./clockchoice.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
 /** @typedef {import("../tournamenttypes.js").TournamentLimits} TournamentLimits */
@@ -40,14 +41,14 @@ export class NewTournamentForm {
     this.on = on;
     /** @type {TournamentLimits | null} */
     this.limits = null;
-    this.name = h("input", { type: "text", id: "t-name", autocomplete: "off", placeholder: "Friday Swiss" });
+    this.name = h("input", { type: "text", id: "t-name", autocomplete: "off", placeholder: t("Friday Swiss") });
     /** @type {"swiss" | "arena" | "round_robin"} */
     this.format = "swiss";
-    this.formats = h("div", { class: "segmented", role: "radiogroup", "aria-label": "Format" });
+    this.formats = h("div", { class: "segmented", role: "radiogroup", "aria-label": t("Format") });
     this.formatHelp = h("p", { class: "muted small format-help" });
     this.players = h("select", { id: "t-players" });
     this.size = h("select", { id: "t-size" });
-    this.clock = new ClockChoice("t-clock", "Clock", { timed: true });
+    this.clock = new ClockChoice("t-clock", t("Clock"), { timed: true });
     // A player's vacation pausing a turn-based clock is the tournament's `vacation`.
     this.rated = h("input", { type: "checkbox", id: "t-rated", checked: true });
     this.rounds = h("input", { type: "number", id: "t-rounds", class: "num", value: "5", inputmode: "numeric" });
@@ -57,34 +58,34 @@ export class NewTournamentForm {
     this.zone = h("span", { class: "muted small" });
     this.public = h("input", { type: "checkbox", id: "t-public" });
     this.error = h("div", { class: "message is-error", role: "alert", "data-form-error": "" });
-    this.button = h("button", { type: "submit", class: "btn confirm" }, "Create tournament");
-    this.roundsField = field("t-rounds", "Rounds", this.rounds);
-    this.minutesField = field("t-minutes", "Length (minutes)", this.minutes);
-    this.roundMinutesField = field("t-round_minutes", "Round deadline (minutes, optional)", this.roundMinutes,
-      "A round lasts at most this long: the next one starts then, and whoever is still playing sits it out. Empty: a round waits for its last game.");
+    this.button = h("button", { type: "submit", class: "btn confirm" }, t("Create tournament"));
+    this.roundsField = field("t-rounds", t("Rounds"), this.rounds);
+    this.minutesField = field("t-minutes", t("Length (minutes)"), this.minutes);
+    this.roundMinutesField = field("t-round_minutes", t("Round deadline (minutes, optional)"), this.roundMinutes,
+      t("A round lasts at most this long: the next one starts then, and whoever is still playing sits it out. Empty: a round waits for its last game."));
     this.form = h("form", {
-      class: "create tournament-form", "aria-label": "New tournament", novalidate: true,
+      class: "create tournament-form", "aria-label": t("New tournament"), novalidate: true,
       /** @param {Event} e */
       onsubmit: (e) => {
         e.preventDefault();
         this.submit();
       },
     },
-    field("t-name", "Name", this.name),
-    h("div", { class: "field" }, h("span", { class: "label" }, "Format"), this.formats, this.formatHelp),
-    field("t-players", "Players per table", this.players),
-    field("t-size", "Board side", this.size),
-    h("div", { class: "field", "data-field": "t-clock" }, h("label", { class: "label", for: "t-clock" }, "Clock"), this.clock.el),
-    h("div", { class: "field" }, h("label", { class: "toggle" }, this.rated, " Rated",
-      h("span", { class: "muted" }, " — the games change the players' ratings"))),
+    field("t-name", t("Name"), this.name),
+    h("div", { class: "field" }, h("span", { class: "label" }, t("Format")), this.formats, this.formatHelp),
+    field("t-players", t("Players per table"), this.players),
+    field("t-size", t("Board side"), this.size),
+    h("div", { class: "field", "data-field": "t-clock" }, h("label", { class: "label", for: "t-clock" }, t("Clock")), this.clock.el),
+    h("div", { class: "field" }, h("label", { class: "toggle" }, this.rated, t(" Rated"),
+      h("span", { class: "muted" }, t(" — the games change the players' ratings")))),
     this.roundsField, this.minutesField,
-    h("div", { class: "field", "data-field": "t-starts" }, h("label", { class: "label", for: "t-starts" }, "Start"), this.starts, this.zone),
+    h("div", { class: "field", "data-field": "t-starts" }, h("label", { class: "label", for: "t-starts" }, t("Start")), this.starts, this.zone),
     this.roundMinutesField,
-    h("div", { class: "field" }, h("label", { class: "toggle" }, this.public, " Public"),
-      h("span", { class: "muted small" }, "Listed for everyone; only a moderator may make a public tournament. A private one is not listed: players join it by its link, shown on its page.")),
+    h("div", { class: "field" }, h("label", { class: "toggle" }, this.public, t(" Public")),
+      h("span", { class: "muted small" }, t("Listed for everyone; only a moderator may make a public tournament. A private one is not listed: players join it by its link, shown on its page."))),
     this.error, this.button);
-    this.guest = h("p", { class: "muted" }, "Log in (top right) to make a tournament.");
-    this.el = h("section", { class: "card new-tournament" }, h("h2", {}, "New tournament"), this.guest, this.form);
+    this.guest = h("p", { class: "muted" }, t("Log in (top right) to make a tournament."));
+    this.el = h("section", { class: "card new-tournament" }, h("h2", {}, t("New tournament")), this.guest, this.form);
     this.form.addEventListener("input", (e) => {
       const target = /** @type {HTMLElement} */ (e.target);
       target.removeAttribute("aria-invalid");
@@ -114,7 +115,7 @@ export class NewTournamentForm {
     this.name.maxLength = limits.name_max;
     const counts = [];
     for (let n = limits.players[0]; n <= limits.players[1]; n++) counts.push(n);
-    fill(this.players, counts.map((n) => h("option", { value: String(n) }, `${n} players`)));
+    fill(this.players, counts.map((n) => h("option", { value: String(n) }, t("{n} players", { n }))));
     fill(this.size, config.sizes.map((s) => {
       const o = sizeOption(s);
       return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
@@ -124,8 +125,8 @@ export class NewTournamentForm {
     this.rounds.value = String(Math.min(Math.max(5, limits.rounds[0]), limits.rounds[1]));
     Object.assign(this.minutes, { min: String(limits.arena_minutes[0]), max: String(limits.arena_minutes[1]) });
     Object.assign(this.roundMinutes, { min: String(limits.round_minutes[0]), max: String(limits.round_minutes[1]) });
-    this.roundsField.append(h("span", { class: "muted small" }, `From ${limits.rounds[0]} to ${limits.rounds[1]}.`));
-    this.minutesField.append(h("span", { class: "muted small" }, `From ${limits.arena_minutes[0]} to ${limits.arena_minutes[1]} minutes.`));
+    this.roundsField.append(h("span", { class: "muted small" }, t("From {value} to {value2}.", { value: limits.rounds[0], value2: limits.rounds[1] })));
+    this.minutesField.append(h("span", { class: "muted small" }, t("From {value} to {value2} minutes.", { value: limits.arena_minutes[0], value2: limits.arena_minutes[1] })));
     // The next five minutes' mark at least ten minutes ahead, in the viewer's own time.
     const at = Math.ceil((Date.now() + DEFAULT_LEAD) / 300_000) * 300_000;
     this.starts.value = localInputValue(at, -new Date(at).getTimezoneOffset());
@@ -139,7 +140,7 @@ export class NewTournamentForm {
     const offset = offsetAt(this.starts.value);
     const sign = offset < 0 ? "−" : "+";
     const hours = `${Math.floor(Math.abs(offset) / 60)}${Math.abs(offset) % 60 ? `:${String(Math.abs(offset) % 60).padStart(2, "0")}` : ""}`;
-    this.zone.textContent = `Your time (${zone || "local"}, UTC${sign}${hours}); each player sees it in their own.`;
+    this.zone.textContent = t("Your time ({value}, UTC{sign}{hours}); each player sees it in their own.", { value: zone || "local", sign, hours });
   }
 
   draw() {

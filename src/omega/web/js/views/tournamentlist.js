@@ -12,6 +12,7 @@ import { describe } from "../errors.js";
 import { TOURNAMENT_HEADS, whenText } from "../tournaments.js";
 import { AccountArea } from "./account.js";
 import { NewTournamentForm } from "./tournamentform.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../tournamenttypes.js").TournamentSummary} TournamentSummary */
 /** @typedef {import("../tournamenttypes.js").TournamentList} TournamentList */
@@ -19,27 +20,27 @@ import { NewTournamentForm } from "./tournamentform.js";
 
 /** @type {[keyof TournamentList["tournaments"], string, string][]} */
 const SECTIONS = [
-  ["upcoming", "Upcoming", "No tournament is coming up."],
-  ["running", "Running", "No tournament is being played."],
-  ["finished", "Finished", "No tournament has finished yet."],
+  ["upcoming", t("Upcoming"), t("No tournament is coming up.")],
+  ["running", t("Running"), t("No tournament is being played.")],
+  ["finished", t("Finished"), t("No tournament has finished yet.")],
 ];
 
 /**
  * One tournament of the list.
- * @param {TournamentSummary} t
+ * @param {TournamentSummary} tour
  */
-function row(t) {
-  const entrants = `${t.entrants} player${t.entrants === 1 ? "" : "s"}`;
-  const when = t.status === "upcoming" ? `starts ${whenText(t.starts_at)}`
-    : t.status === "running" ? (t.rounds ? `round ${t.round} of ${t.rounds}` : "playing now")
-      : t.status === "cancelled" ? `cancelled (was to start ${whenText(t.starts_at)})` : `started ${whenText(t.starts_at)}`;
-  return h("li", { class: "tournament-row", "data-tournament": t.id },
+function row(tour) {
+  const entrants = (tour.entrants === 1 ? t("{entrants} player", { entrants: tour.entrants }) : t("{entrants} players", { entrants: tour.entrants }));
+  const when = tour.status === "upcoming" ? t("starts {whenText}", { whenText: whenText(tour.starts_at) })
+    : tour.status === "running" ? (tour.rounds ? t("round {round} of {rounds}", { round: tour.round, rounds: tour.rounds }) : t("playing now"))
+      : tour.status === "cancelled" ? t("cancelled (was to start {whenText})", { whenText: whenText(tour.starts_at) }) : t("started {whenText}", { whenText: whenText(tour.starts_at) });
+  return h("li", { class: "tournament-row", "data-tournament": tour.id },
     h("div", { class: "row" },
-      h("a", { href: `/tournaments/${encodeURIComponent(t.id)}`, class: "tournament-name" }, t.name),
-      t.public ? null : h("span", { class: "tag", title: "Not listed for others: joined by its link" }, "private"),
-      t.mine ? h("span", { class: "tag you" }, "yours") : null),
+      h("a", { href: `/tournaments/${encodeURIComponent(tour.id)}`, class: "tournament-name" }, tour.name),
+      tour.public ? null : h("span", { class: "tag", title: t("Not listed for others: joined by its link") }, t("private")),
+      tour.mine ? h("span", { class: "tag you" }, t("yours")) : null),
     h("div", { class: "muted small tournament-facts" },
-      `${t.describe} · ${t.players} per table · side ${t.size} · ${t.time_control} · ${t.rated ? "rated" : "casual"}`),
+      t("{describe} · {players} per table · side {size} · {time_control} · {value}", { describe: tour.describe, players: tour.players, size: tour.size, time_control: tour.time_control, value: tour.rated ? "rated" : "casual" })),
     h("div", { class: "small tournament-when" }, `${entrants} · ${when}`));
 }
 
@@ -48,22 +49,22 @@ function row(t) {
  * @param {HTMLElement} root
  */
 export function startTournaments(root) {
-  document.title = "Tournaments · Omega";
+  document.title = t("Tournaments · Omega");
   const accountArea = new AccountArea();
-  const note = h("p", { class: "muted", role: "status" }, "Loading…");
+  const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
   const lists = SECTIONS.map(([key, title]) => ({
     key, section: h("section", { class: "tournament-section", "data-section": key }, h("h2", {}, title)),
-    list: h("ul", { class: "tournament-list", "aria-label": `${title} tournaments` }),
+    list: h("ul", { class: "tournament-list", "aria-label": t("{title} tournaments", { title }) }),
   }));
   for (const l of lists) l.section.append(l.list);
-  const form = new NewTournamentForm({ onCreated: (t) => location.assign(`/tournaments/${encodeURIComponent(t.id)}`) });
+  const form = new NewTournamentForm({ onCreated: (tour) => location.assign(`/tournaments/${encodeURIComponent(tour.id)}`) });
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/tournaments", class: "nav-link", "aria-current": "page" }, "Tournaments"), accountArea.el),
+      h("a", { href: "/tournaments", class: "nav-link", "aria-current": "page" }, t("Tournaments")), accountArea.el),
     h("main", { class: "lobby-grid tournaments" },
       h("section", { class: "card tournament-lists" },
-        h("h1", {}, "Tournaments"),
-        h("p", { class: "muted small" }, "Swiss, arena and round robin for 2 to 4 players a table. Times are in your own time zone."),
+        h("h1", {}, t("Tournaments")),
+        h("p", { class: "muted small" }, t("Swiss, arena and round robin for 2 to 4 players a table. Times are in your own time zone.")),
         note, lists.map((l) => l.section)),
       form.el)));
 

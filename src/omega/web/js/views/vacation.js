@@ -7,6 +7,7 @@
 import * as account from "../account.js";
 import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../types.js").Vacation} Vacation */
 
@@ -29,7 +30,7 @@ export function startOfDay(day) {
 
 export class VacationSection {
   constructor() {
-    this.el = h("section", { class: "vacation", "aria-label": "Vacation" });
+    this.el = h("section", { class: "vacation", "aria-label": t("Vacation") });
     this.note = h("div", { class: "account-note", role: "status" });
   }
 
@@ -66,31 +67,31 @@ export class VacationSection {
     this.note.className = "account-note";
     this.note.textContent = "";
     const left = h("p", { class: "vacation-left", "data-vacation": "left" },
-      `Vacation: ${v.left} left of ${v.allowance_days} days in ${v.year}`);
+      t("Vacation: {left} left of {allowance_days} days in {year}", { left: v.left, allowance_days: v.allowance_days, year: v.year }));
     const auto = h("input", { type: "checkbox", name: "automatic-vacation", checked: v.automatic });
     auto.addEventListener("change", () => this.change(() => account.setAutomaticVacation(auto.checked)));
     const automatic = h("label", { class: "toggle vacation-auto" }, auto,
-      ` Start it by itself when a turn-based clock has less than ${v.automatic_before_hours} hours left`);
+      t(" Start it by itself when a turn-based clock has less than {automatic_before_hours} hours left", { automatic_before_hours: v.automatic_before_hours }));
     if (v.on_vacation) {
-      const back = h("button", { type: "button", class: "btn small", "data-action": "end-vacation" }, "End vacation");
+      const back = h("button", { type: "button", class: "btn small", "data-action": "end-vacation" }, t("End vacation"));
       back.addEventListener("click", () => this.change(() => account.endVacation()));
       const since = v.since ? when(v.since) : "";
-      const until = v.until ? `until ${when(v.until)}` : "until you come back";
-      fill(this.el, h("h3", {}, "Vacation"), left,
+      const until = v.until ? t("until {when}", { when: when(v.until) }) : t("until you come back");
+      fill(this.el, h("h3", {}, t("Vacation")), left,
         h("p", { class: "vacation-on", "data-vacation": "on" },
-          `On vacation${v.started_automatically ? " (started by itself)" : ""} since ${since}, ${until}. `
-          + "Your turn-based clocks are paused."),
+          t("On vacation{value} since {since}, {until}. ", { value: v.started_automatically ? t(" (started by itself)") : "", since, until })
+          + t("Your turn-based clocks are paused.")),
         back, automatic, this.note);
       return;
     }
     const day = h("input", { type: "date", name: "vacation-until", class: "account-input" });
-    const field = h("label", { class: "account-field" }, h("span", {}, "Until (empty: until I come back)"), day);
+    const field = h("label", { class: "account-field" }, h("span", {}, t("Until (empty: until I come back)")), day);
     const start = h("button", { type: "button", class: "btn small", "data-action": "start-vacation",
-      disabled: v.left_hours < 1 }, "Start vacation");
+      disabled: v.left_hours < 1 }, t("Start vacation"));
     start.addEventListener("click", () =>
       this.change(() => account.startVacation(day.value ? startOfDay(day.value) : null)));
-    fill(this.el, h("h3", {}, "Vacation"), left,
-      h("p", { class: "muted" }, "On vacation your turn-based clocks are paused; real-time games go on."),
+    fill(this.el, h("h3", {}, t("Vacation")), left,
+      h("p", { class: "muted" }, t("On vacation your turn-based clocks are paused; real-time games go on.")),
       field, start, automatic, this.note);
   }
 }

@@ -8,6 +8,7 @@ import { fill, h } from "../dom.js";
 import { describe } from "../errors.js";
 import { liveQuery, seatText } from "../live.js";
 import { AccountArea } from "./account.js";
+import { t } from "../i18n.js";
 
 /** @typedef {import("../live.js").LiveGame} LiveGame */
 
@@ -30,14 +31,14 @@ function choice(name, label, options) {
  * @param {LiveGame} g
  */
 function row(g) {
-  const facts = `${g.players} players · side ${g.size} · ${g.rated ? "rated" : "casual"}`
+  const facts = t("{players} players · side {size}", { players: g.players, size: g.size }) + ` · ${g.rated ? t("rated") : t("casual")}`
     + (g.time_control.kind !== "untimed" ? ` · ${g.time_control.text}` : "");
   return h("li", { class: "live-game", "data-live": g.id },
     h("div", { class: "row" },
       h("span", { class: "live-players" }, g.seats.map(seatText).join(" vs ")),
-      g.rating !== null ? h("span", { class: "tag", title: "The players' mean rating" }, String(g.rating)) : null),
+      g.rating !== null ? h("span", { class: "tag", title: t("The players' mean rating") }, String(g.rating)) : null),
     h("div", { class: "muted small" }, facts),
-    h("a", { href: g.path, class: "btn small confirm", "data-action": "watch" }, "Watch"));
+    h("a", { href: g.path, class: "btn small confirm", "data-action": "watch" }, t("Watch")));
 }
 
 /**
@@ -45,24 +46,24 @@ function row(g) {
  * @param {HTMLElement} root
  */
 export function startWatch(root) {
-  document.title = "Watch · Omega";
+  document.title = t("Watch · Omega");
   const accountArea = new AccountArea();
-  const note = h("p", { class: "muted", role: "status" }, "Loading…");
-  const list = h("ul", { class: "account-list live-list", "aria-label": "Games being played" });
-  const form = /** @type {HTMLFormElement} */ (h("form", { class: "live-filters row", "aria-label": "Filters" },
-    h("label", { class: "account-field" }, h("span", {}, "Player"),
+  const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
+  const list = h("ul", { class: "account-list live-list", "aria-label": t("Games being played") });
+  const form = /** @type {HTMLFormElement} */ (h("form", { class: "live-filters row", "aria-label": t("Filters") },
+    h("label", { class: "account-field" }, h("span", {}, t("Player")),
       h("input", { type: "search", name: "username", class: "account-input", maxlength: 20, autocomplete: "off" })),
-    choice("players", "Players", [["", "any"], ["2", "2"], ["3", "3"], ["4", "4"]]),
-    choice("size", "Side", [["", "any"], ...[5, 6, 7, 8, 9, 10].map((n) => /** @type {[string, string]} */ ([String(n), String(n)]))]),
-    choice("rated", "Rated", [["", "any"], ["true", "rated"], ["false", "casual"]])));
+    choice("players", t("Players"), [["", "any"], ["2", "2"], ["3", "3"], ["4", "4"]]),
+    choice("size", t("Side"), [["", "any"], ...[5, 6, 7, 8, 9, 10].map((n) => /** @type {[string, string]} */ ([String(n), String(n)]))]),
+    choice("rated", t("Rated"), [["", "any"], ["true", "rated"], ["false", "casual"]])));
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/watch", class: "nav-link", "aria-current": "page" }, "Watch"),
-      h("a", { href: "/tournaments", class: "nav-link" }, "Tournaments"), accountArea.el),
+      h("a", { href: "/watch", class: "nav-link", "aria-current": "page" }, t("Watch")),
+      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")), accountArea.el),
     h("main", { class: "lobby-grid" },
       h("section", { class: "card live" },
-        h("h1", {}, "Watch"),
-        h("p", { class: "muted small" }, "Games being played now, the highest rated first. Open one to watch it live."),
+        h("h1", {}, t("Watch")),
+        h("p", { class: "muted small" }, t("Games being played now, the highest rated first. Open one to watch it live.")),
         form, note, list))));
 
   let asked = 0;
@@ -75,7 +76,7 @@ export function startWatch(root) {
       /** @type {{games: LiveGame[]}} */
       const answer = await api("GET", `/api/games/live${liveQuery(values)}`);
       if (mine !== asked) return; // the filters changed meanwhile: a later answer counts
-      note.textContent = answer.games.length ? "" : "No game is being played that others may watch right now.";
+      note.textContent = answer.games.length ? "" : t("No game is being played that others may watch right now.");
       fill(list, answer.games.map(row));
     } catch (err) {
       if (mine === asked) note.textContent = describe(err);

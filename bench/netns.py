@@ -1,0 +1,150 @@
+"""A rehearsal of a site on several machines, on this one: PostgreSQL, each ``omega serve``
+process, an ``omega worker`` and the edge (nginx with docs/deploy.md's site file, and the
+load's simulated players) each in a network namespace of its own, joined by veth pairs to a
+bridge in one more namespace, with ``tc netem`` delay on every packet that leaves a part's
+namespace (``--delay-ms``: that much one way between any two parts, twice it a round trip).  Then bench/load.py plays through nginx, and the result says the move round
+trips (p50/p95/p99), the turns a second in all and per server process, and the CPU each
+part used per turn.
+
+Needs root (``ip netns``).  Everything is made under the names ``omega-r-*`` and the
+addresses 10.77.0.0/24, which route nowhere, and is removed at the end, also after an
+error; nothing leaves the namespaces made here.  Where the kernel has no ``netem`` the
+rehearsal runs without added delay and says so (``delay_ms``: 0, ``delay_missing``).
+
+    .venv/bin/python bench/netns.py --servers 2 --delay-ms 1 -- --tables 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cluster import ROOT, SERVE, Nginx, Postgres, cpu_seconds, cpu_used, end
+
+PREFIX = "omega-r-"
+NET = "10.77.0"
+DB, EDGE, WORKER = f"{NET}.2", f"{NET}.3", f"{NET}.4"
+PORT = 8000
+
+
+def _sh(*command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, check=check, capture_output=True, text=True)
+
+
+def _in(ns: str) -> tuple[str, ...]:
+    return ("ip", "netns", "exec", PREFIX + ns)
+
+
+class Namespaces:
+    """The namespaces, the bridge and the links; :meth:`remove` takes them all away."""
+
+    def __init__(self, hosts: dict[str, str], delay_ms: float) -> None:
+        self.names = ["sw", *hosts]
+        self.delay_missing = ""
+        for name in self.names:
+            _sh("ip", "netns", "add", PREFIX + name)
+            _sh(*_in(name), "ip", "link", "set", "lo", "up")
+        _sh(*_in("sw"), "ip", "link", "add", "br0", "type", "bridge")
+        _sh(*_in("sw"), "ip", "link", "set", "br0", "up")
+        for i, (name, address) in enumerate(hosts.items()):
+            port = f"p{i}"
+            _sh(*_in("sw"), "ip", "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", PREFIX + name)
+            _sh(*_in("sw"), "ip", "link", "set", port, "master", "br0", "up")
+            _sh(*_in(name), "ip", "addr", "add", f"{address}/24", "dev", "eth0")
+            _sh(*_in(name), "ip", "link", "set", "eth0", "up")
+            if delay_ms > 0 and not self.delay_missing:  # on leaving the part: once per packet
+                done = _sh(*_in(name), "tc", "qdisc", "add", "dev", "eth0", "root", "netem", "delay",
+                           f"{delay_ms}ms", check=False)
+                if done.returncode != 0:
+                    self.delay_missing = done.stderr.strip() or "tc netem failed"
+
+    def remove(self) -> None:
+        for name in self.names:
+            _sh("ip", "netns", "del", PREFIX + name, check=False)
+
+
+def _healthy(ns: str, url: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while _sh(*_in(ns), "curl", "-sf", "-o", "/dev/null", url, check=False).returncode != 0:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer")
+        time.sleep(0.2)  # a poll interval while the process starts
+
+
+def edge(upstreams: list[str], load_args: list[str]) -> int:
+    """Inside the edge's namespace: nginx in front of ``upstreams``, and the load through it."""
+    nginx = Nginx(8080, upstreams, host=EDGE, per_address=8192)
+    try:
+        run = subprocess.run([sys.executable, str(ROOT / "bench" / "load.py"), "--url", nginx.url, "--json",
+                              *load_args], capture_output=True, text=True, cwd=ROOT)
+        print(run.stdout if run.stdout.strip() else run.stderr, file=sys.stdout if run.stdout.strip() else sys.stderr)
+        return run.returncode
+    finally:
+        nginx.stop()
+
+
+def rehearse(servers: int, delay_ms: float, load_args: list[str]) -> dict[str, Any]:
+    """Set up, play, take down: the load's result with the rehearsal's figures."""
+    hosts = {"db": DB, "edge": EDGE, "work": WORKER, **{f"app{i}": f"{NET}.{11 + i}" for i in range(servers)}}
+    spaces = Namespaces(hosts, delay_ms)
+    pg: Postgres | None = None
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        pg = Postgres(True, host=DB, prefix=_in("db"))
+        addresses = [f"{NET}.{11 + i}" for i in range(servers)]
+        for i, address in enumerate(addresses):
+            procs.append(subprocess.Popen(
+                [*_in(f"app{i}"), sys.executable, str(SERVE), "serve", "--host", address, "--port", str(PORT),
+                 "--db", pg.url, "--no-workers", "--forwarded-allow-ips", EDGE],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT))
+            _healthy(f"app{i}", f"http://{address}:{PORT}/api/health")
+        procs.append(subprocess.Popen([*_in("work"), sys.executable, "-m", "omega.cli", "worker", "--db", pg.url,
+                                       "--ai-workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      cwd=ROOT))
+        ping = _sh(*_in("edge"), "ping", "-c", "5", "-i", "0.2", DB, check=False).stdout.strip().splitlines()
+        parts = {"servers": [p.pid for p in procs[:servers]], "worker": [procs[-1].pid]}
+        before = {k: cpu_seconds(v) for k, v in parts.items()} | {"postgresql": cpu_seconds(pg.pids())}
+        run = subprocess.run([*_in("edge"), sys.executable, __file__, "--edge", ",".join(
+            f"{a}:{PORT}" for a in addresses), "--", *load_args], capture_output=True, text=True, cwd=ROOT)
+        after = {k: cpu_seconds(v) for k, v in parts.items()} | {"postgresql": cpu_seconds(pg.pids())}
+        if not run.stdout.strip():
+            raise RuntimeError(run.stderr)
+        result: dict[str, Any] = json.loads(run.stdout)
+        turns = max(1, int(result["turns"]))
+        result["server_processes"] = servers
+        result["delay_ms"] = 0 if spaces.delay_missing else delay_ms
+        if spaces.delay_missing:
+            result["delay_missing"] = spaces.delay_missing
+        result["edge_to_db_ping"] = ping[-1] if ping else ""
+        result["turns_per_s_per_server"] = round(result["turns_per_s"] / servers, 1)
+        result["cpu_ms_per_turn"] = {k: round(1000 * cpu_used(before[k], after[k]) / turns, 3) for k in before}
+        return result
+    finally:
+        end(procs)
+        if pg is not None:
+            pg.stop()
+        spaces.remove()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--servers", type=int, default=2)
+    parser.add_argument("--delay-ms", type=float, default=1.0, help="added delay on each link, each way")
+    parser.add_argument("--edge", default=None, help=argparse.SUPPRESS)  # inside the edge's namespace
+    parser.add_argument("load_args", nargs="*", help="arguments for bench/load.py (after --)")
+    args = parser.parse_args(argv)
+    if args.edge is not None:
+        return edge(args.edge.split(","), args.load_args)
+    print(json.dumps(rehearse(args.servers, args.delay_ms, args.load_args)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
