@@ -42,7 +42,7 @@ NOT_SHOWN = {
 }
 #: Refusals whose words are not the site's own: the rules' (``omega.game``'s IllegalMove,
 #: English, code ``illegal_move``) and the web framework's (a 404 or 405 of no route).
-FOREIGN_MESSAGES = {("tables/decide.py", "str(e)"), ("site.py", "str(exc.detail)")}
+FOREIGN_MESSAGES = {("tables/decide.py", "str(e)"), ("site.py", "str(exc.detail)"), ("puzzles/service.py", "str(e)")}
 
 
 def test_the_catalogs_are_up_to_date_with_the_sources() -> None:

@@ -25,6 +25,7 @@ from sqlalchemy import Row
 
 from omega.board import parse_cell
 from omega.game import Color, IllegalMove
+from omega.i18n import _
 from omega.puzzles.format import Puzzle, shipped_puzzles
 from omega.puzzles.glicko import MIN_DEVIATION, NEWCOMER, Rating, rate
 from omega.server.accounts.store import User
@@ -38,9 +39,9 @@ __all__ = ["Puzzles", "PROVISIONAL", "NO_PUZZLE", "NO_MORE", "GIVEN_STAY", "view
 PROVISIONAL = 110.0
 #: The answers for an unknown puzzle, for a player who tried every puzzle, and for a turn
 #: that moves a stone the puzzle placed.
-NO_PUZZLE = "there is no such puzzle"
-NO_MORE = "you have tried every puzzle: well done"
-GIVEN_STAY = "the puzzle's given stones stay where they are: find the others"
+NO_PUZZLE = _("there is no such puzzle")
+NO_MORE = _("you have tried every puzzle: well done")
+GIVEN_STAY = _("bad request: the puzzle's given stones stay where they are: find the others")
 
 
 def view_rating(rating: Rating | None) -> dict[str, Any] | None:
@@ -170,12 +171,13 @@ class Puzzles:
     @staticmethod
     def _checked(puzzle: Puzzle, cells: Sequence[str]) -> tuple[str, ...]:
         if len(cells) != puzzle.players:
-            raise ApiError("bad_request", f"bad request: a turn is {puzzle.players} cells, one per colour")
+            raise ApiError("bad_request", _("bad request: a turn is {players} cells, one per colour",
+                                            players=puzzle.players))
         try:
             turn = tuple(parse_cell(c, puzzle.size) for c in cells)
             puzzle.game().play(list(turn))
         except (IllegalMove, ValueError) as e:
             raise ApiError("illegal_move", str(e)) from None
         if any(g is not None and g != c for g, c in zip(puzzle.given, turn, strict=True)):
-            raise ApiError("bad_request", f"bad request: {GIVEN_STAY}")
+            raise ApiError("bad_request", GIVEN_STAY)
         return turn

@@ -28,7 +28,7 @@ import { BoardView } from "./board.js";
  * @param {string | null} id
  */
 export function startPuzzles(root, id) {
-  document.title = `${t("Puzzles")} · Omega`;
+  document.title = t("Puzzles · Omega");
   const accountArea = new AccountArea();
   const task = h("p", { class: "puzzle-task", "data-puzzle-task": "" });
   const facts = h("p", { class: "muted small" });
