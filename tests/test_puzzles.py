@@ -69,7 +69,6 @@ def test_puzzles_mined_from_a_tiny_record_hold_under_a_deeper_search() -> None:
     assert found[1].given == (None, None) and found[0].given == ("b4", None)
 
 
-@pytest.mark.slow
 def test_a_sample_of_the_shipped_puzzles_holds_under_a_deeper_search() -> None:
     shipped = shipped_puzzles()
     for p in random.Random(33).sample(shipped, SAMPLE):
@@ -140,5 +139,6 @@ def test_omega_puzzles_make_and_check(tmp_path: Path, capsys: pytest.CaptureFixt
                               str(out)], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no such record file or folder" in missing.stderr
     assert read_puzzles(out) == made  # a refused run leaves the file alone
-    assert puzzles_main(argparse.Namespace(action="check", file=str(out), sample=None, seed=7)) == 0
-    assert capsys.readouterr().out.endswith("1 of 1 puzzles hold\n")
+    kept = tmp_path / "kept.jsonl"
+    assert puzzles_main(argparse.Namespace(action="check", file=str(out), sample=None, seed=7, keep=str(kept))) == 0
+    assert capsys.readouterr().out.endswith("1 of 1 puzzles hold; 1 by 0.1 or more\n") and read_puzzles(kept) == made

@@ -193,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", metavar="FILE")
     check.add_argument("--sample", type=_positive_int, default=None, help="check this many, drawn by --seed")
     check.add_argument("--seed", type=int, default=7)
+    check.add_argument("--keep", metavar="OUT", default=None, help="write the puzzles that hold by the confirming margin to OUT")
     ratings = sub.add_parser("ratings", help="the site's player ratings")
     ratings.add_argument("--recompute", action="store_true",
                          help="rebuild every rating from the event log (same values as the live ones)")

@@ -85,7 +85,7 @@ def test_no_serious_violation_on_the_community_pages(server: Server, contexts: C
     expect(ann.get_by_role("group", name="You and Axe_mod")).to_be_visible()
     ann.get_by_role("button", name="Challenge").first.click()
     assert severe_violations(ann) == []
-    for path, ready in (("/watch", "Watch"), ("/tournaments", "Tournaments")):
+    for path, ready in (("/watch", "Watch"), ("/tournaments", "Tournaments"), ("/puzzles", "Puzzles")):
         ann.goto(server.base + path)
         expect(ann.get_by_role("heading", name=ready).first).to_be_visible()
         assert severe_violations(ann) == [], path

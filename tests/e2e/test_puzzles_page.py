@@ -59,9 +59,10 @@ def test_solve_one_and_miss_one_and_see_the_rating_move(server: Server, contexts
     page.get_by_role("button", name="Next puzzle").click()
     expect(page.locator("[data-puzzle-task]")).not_to_have_attribute("data-puzzle", p.id)
     q = shown_puzzle(page)
-    empty = [c for c in q.game().empty_cells() if c not in q.answer]
-    wrong = [cell if q.given[i] is not None else (empty[i] if i == placing_order(q)[0] else cell)
-             for i, cell in enumerate(q.answer)]
+    # The first stone to find put on a cell the answer leaves empty (the last turn of a game
+    # leaves only one).
+    free = next(c for c in q.game().empty_cells() if c not in q.answer)
+    wrong = [free if i == placing_order(q)[0] else cell for i, cell in enumerate(q.answer)]
     play(page, q, wrong)
     expect(page.locator(".puzzle-verdict")).to_have_attribute("data-verdict", "wrong")
     expect(page.locator("[data-puzzle-rating]")).not_to_have_attribute("data-rating", str(solved))

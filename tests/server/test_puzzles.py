@@ -21,9 +21,11 @@ SHIPPED = {p.id: p for p in shipped_puzzles()}
 
 
 def wrong_turn(p: Puzzle) -> list[str]:
-    """A legal turn that keeps the given stones and is not the answer."""
-    free = [c for c in p.game().empty_cells() if c not in p.answer]
-    return [given if given is not None else free[i] for i, given in enumerate(p.given)]
+    """A legal turn that keeps the given stones and is not the answer: the first stone to
+    find put on a cell the answer leaves empty (the last turn of a game leaves only one)."""
+    free = next(c for c in p.game().empty_cells() if c not in p.answer)
+    first = p.given.index(None)
+    return [free if i == first else cell for i, cell in enumerate(p.answer)]
 
 
 def next_puzzle(b: Browser, **params: str) -> dict[str, Any]:

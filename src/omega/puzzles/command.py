@@ -3,7 +3,9 @@
 ``make`` mines every record named (a file, or a folder's ``*.txt`` and ``*.json``), one
 record a process (``--jobs``), and writes the puzzles found, each position once, in the
 order of the records; ``check`` searches each puzzle of a file again, deeper, and says
-which still hold (exit status 1 if any does not).
+which still hold (exit status 1 if any does not); ``--keep OUT`` writes those that hold with
+room to spare, by the confirming search's own margin (:data:`~omega.puzzles.mine.CONFIRM_MARGIN`),
+so that yet another search, on other random streams, still finds the promised one.
 
 >>> import argparse
 >>> puzzles_main(argparse.Namespace(action="make", records=["/nonexistent"], output="x.jsonl", seed=0, jobs=1,
@@ -20,8 +22,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from omega.puzzles.format import Puzzle, puzzle_line, read_puzzles
-from omega.puzzles.mine import check, mine_game
+from omega.puzzles.format import Puzzle, puzzle_line, read_puzzles, write_puzzles
+from omega.puzzles.mine import CONFIRM_MARGIN, check, mine_game
 from omega.puzzles.values import DEEP, Budget
 from omega.record import RecordFileError, read_file
 
@@ -97,14 +99,19 @@ def _check(args: argparse.Namespace) -> int:
         return 2
     if args.sample is not None:
         puzzles = random.Random(args.seed).sample(puzzles, min(args.sample, len(puzzles)))
+    kept: list[Puzzle] = []
     failed = 0
     for puzzle in puzzles:
         verdict = check(puzzle, CHECK, seed=args.seed)
         held = verdict is not None and verdict.answer == puzzle.answer and verdict.margin >= puzzle.margin
+        if held and verdict is not None and verdict.margin >= CONFIRM_MARGIN:
+            kept.append(puzzle)
         failed += not held
         margin = "-" if verdict is None else f"{verdict.margin:.3f}"
         print(f"{puzzle.id}: {'holds' if held else 'FAILS'} (margin {margin}, promised {puzzle.margin})")
-    print(f"{len(puzzles) - failed} of {len(puzzles)} puzzles hold")
+    print(f"{len(puzzles) - failed} of {len(puzzles)} puzzles hold; {len(kept)} by {CONFIRM_MARGIN} or more")
+    if args.keep is not None:
+        write_puzzles(args.keep, kept)
     return 1 if failed else 0
 
 

@@ -81,14 +81,17 @@ def judge(values: Sequence[TurnValue]) -> Verdict | None:
 def check(puzzle: Puzzle, budget: Budget = DEEP, seed: int = 7) -> Verdict | None:
     """A puzzle searched again (``budget``, ``seed``; every turn that places its given
     stones): the verdict, or None without a searched best turn.  The puzzle holds if the
-    verdict's answer is the puzzle's and its margin is at least the puzzle's.
+    verdict's answer is the puzzle's and its margin is at least the puzzle's.  Its answer
+    and its best rival are searched whatever their playouts say, as when it was confirmed:
+    random playouts misjudge a turn that wins only with exact play after it.
 
     >>> from omega.puzzles.format import shipped_puzzles
     >>> p = shipped_puzzles()[0]
     >>> v = check(p, QUICK); v is None or v.margin <= 1
     True
     """
-    return judge(value_turns(puzzle.game(), budget, seed=seed, given=puzzle.given))
+    return judge(value_turns(puzzle.game(), budget, seed=seed, extra=[puzzle.answer, puzzle.second],
+                             given=puzzle.given))
 
 
 def engine_line(game: Game, answer: Sequence[str], budget: Budget = DEEP, seed: int = 0,

@@ -41,7 +41,7 @@ PROVISIONAL = 110.0
 #: that moves a stone the puzzle placed.
 NO_PUZZLE = _("there is no such puzzle")
 NO_MORE = _("you have tried every puzzle: well done")
-GIVEN_STAY = _("the puzzle's given stones stay where they are: find the others")
+GIVEN_STAY = _("bad request: the puzzle's given stones stay where they are: find the others")
 
 
 def view_rating(rating: Rating | None) -> dict[str, Any] | None:
@@ -171,12 +171,13 @@ class Puzzles:
     @staticmethod
     def _checked(puzzle: Puzzle, cells: Sequence[str]) -> tuple[str, ...]:
         if len(cells) != puzzle.players:
-            raise ApiError("bad_request", _("bad request: a turn is {players} cells, one per colour", players=puzzle.players))
+            raise ApiError("bad_request", _("bad request: a turn is {players} cells, one per colour",
+                                            players=puzzle.players))
         try:
             turn = tuple(parse_cell(c, puzzle.size) for c in cells)
             puzzle.game().play(list(turn))
         except (IllegalMove, ValueError) as e:
             raise ApiError("illegal_move", str(e)) from None
         if any(g is not None and g != c for g, c in zip(puzzle.given, turn, strict=True)):
-            raise ApiError("bad_request", _("bad request: {reason}", reason=GIVEN_STAY))
+            raise ApiError("bad_request", GIVEN_STAY)
         return turn
