@@ -26,6 +26,7 @@ from omega.server.analysis.schemas import (
 from omega.server.analysis.service import Boards, Owner
 from omega.server.infra.limits import owner_key, read_body
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.site import index
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import Reader, credentials_of
@@ -66,9 +67,7 @@ def install_worker(core: TableCore, scheduler: Scheduler, computers: ComputerPla
     return evaluations
 
 
-def _boards(request: Request) -> Boards:
-    boards: Boards = request.app.state.analysis
-    return boards
+Service = Annotated[Boards, from_app("analysis")]
 
 
 def _owner(request: Request, user: User | None) -> Owner:
@@ -84,42 +83,42 @@ WritingOwner = Annotated[User | None, Depends(cookie_writer)]
 
 
 @router.post("/api/analysis/evaluate", dependencies=[USER_CHARGED])
-async def evaluate(request: Request, user: WritingOwner) -> dict[str, Any]:
+async def evaluate(request: Request, user: WritingOwner, boards: Service) -> dict[str, Any]:
     body = parse_position(await read_body(request, TREE_BODY_MAX))
-    return await _boards(request).evaluate(_owner(request, user), body)
+    return await boards.evaluate(_owner(request, user), body)
 
 
 @router.post("/api/analysis", dependencies=[USER_CHARGED])
-async def new_board(request: Request, user: WritingOwner) -> JSONResponse:
+async def new_board(request: Request, user: WritingOwner, boards: Service) -> JSONResponse:
     body = parse_new(await read_body(request, request.app.state.limits.max_message))
-    return JSONResponse(await _boards(request).create(_owner(request, user), body), status_code=201)
+    return JSONResponse(await boards.create(_owner(request, user), body), status_code=201)
 
 
 @router.post("/api/tables/{table_id}/analysis")
-async def board_of_game(request: Request, table_id: str, reader: Reader, user: WritingOwner) -> JSONResponse:
+async def board_of_game(request: Request, table_id: str, reader: Reader, user: WritingOwner, boards: Service) -> JSONResponse:
     body = parse_from_game(await read_body(request, request.app.state.limits.max_message))
     # The table's token proves the reader; the board belongs to the account, or to its key.
     who = Owner(user.id if user is not None else None, owner_key(request, user.id if user is not None else None), None)
-    return JSONResponse(await _boards(request).from_game(who, table_id, reader, body), status_code=201)
+    return JSONResponse(await boards.from_game(who, table_id, reader, body), status_code=201)
 
 
 @router.get("/api/analysis/{board_id}", dependencies=[USER_CHARGED])
-async def read_board(request: Request, board_id: str, user: ReadingOwner) -> dict[str, Any]:
-    return await _boards(request).read(_owner(request, user), board_id)
+async def read_board(request: Request, board_id: str, user: ReadingOwner, boards: Service) -> dict[str, Any]:
+    return await boards.read(_owner(request, user), board_id)
 
 
 @router.post("/api/analysis/{board_id}", dependencies=[USER_CHARGED])
-async def save_board(request: Request, board_id: str, user: WritingOwner) -> dict[str, Any]:
+async def save_board(request: Request, board_id: str, user: WritingOwner, boards: Service) -> dict[str, Any]:
     body = parse_save(await read_body(request, TREE_BODY_MAX))
-    return await _boards(request).save(_owner(request, user), board_id, body)
+    return await boards.save(_owner(request, user), board_id, body)
 
 
 @router.post("/api/analysis/{board_id}/copy", dependencies=[USER_CHARGED])
-async def copy_board(request: Request, board_id: str, user: WritingOwner) -> JSONResponse:
-    return JSONResponse(await _boards(request).copy(_owner(request, user), board_id), status_code=201)
+async def copy_board(request: Request, board_id: str, user: WritingOwner, boards: Service) -> JSONResponse:
+    return JSONResponse(await boards.copy(_owner(request, user), board_id), status_code=201)
 
 
 @router.get("/api/analysis/{board_id}/record.txt", dependencies=[USER_CHARGED])
-async def board_record(request: Request, board_id: str) -> PlainTextResponse:
-    text = await _boards(request).record(board_id)
+async def board_record(board_id: str, boards: Service) -> PlainTextResponse:
+    text = await boards.record(board_id)
     return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="omega-analysis-{board_id}.txt"'})

@@ -9,10 +9,9 @@ work, its notices through the notify feature, its live news to the pages' socket
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
-from starlette.requests import HTTPConnection
 
 from omega.i18n import _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader, session_user
@@ -22,6 +21,7 @@ from omega.server.challenges.store import KIND, TOPIC
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, owner_key
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.relations.service import Relations
 from omega.server.tables.core import TableCore
 from omega.server.tables.routes import computers_allowed
@@ -65,9 +65,7 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, relations: Relati
     return parts
 
 
-def _parts(conn: HTTPConnection) -> ChallengeParts:
-    parts: ChallengeParts = conn.app.state.challenges
-    return parts
+Service = Annotated[ChallengeParts, from_app("challenges")]
 
 
 def _checked_id(challenge_id: str) -> str:
@@ -78,9 +76,9 @@ def _checked_id(challenge_id: str) -> str:
 
 
 @router.post("/api/challenges", status_code=201, dependencies=[USER_CHARGED])
-async def create_challenge(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+async def create_challenge(request: Request, user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     new = parse_new(raw)
-    parts = _parts(request)
+    parts = parts
     if not parts.creations.take(f"user:{user.id}", request.app.state.callers.clock.monotonic()):
         raise ApiError("rate_limited", _("you are sending challenges too fast; wait a minute"))
     if new.players > 2:
@@ -91,25 +89,25 @@ async def create_challenge(request: Request, user: LoggedIn, raw: Body) -> dict[
 
 
 @router.get("/api/challenges", dependencies=[USER_CHARGED])
-async def my_challenges(request: Request, user: Reader) -> dict[str, Any]:
-    return await _parts(request).challenges.listing(user)
+async def my_challenges(user: Reader, parts: Service) -> dict[str, Any]:
+    return await parts.challenges.listing(user)
 
 
 @router.get("/api/challenges/{challenge_id}", dependencies=[USER_CHARGED])
-async def get_challenge(request: Request, challenge_id: str) -> dict[str, Any]:
-    return await _parts(request).challenges.view(await session_user(request), _checked_id(challenge_id))
+async def get_challenge(request: Request, challenge_id: str, parts: Service) -> dict[str, Any]:
+    return await parts.challenges.view(await session_user(request), _checked_id(challenge_id))
 
 
 @router.post("/api/challenges/{challenge_id}/accept", dependencies=[USER_CHARGED])
-async def accept_challenge(request: Request, challenge_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).challenges.accept(user, _checked_id(challenge_id))
+async def accept_challenge(challenge_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.challenges.accept(user, _checked_id(challenge_id))
 
 
 @router.post("/api/challenges/{challenge_id}/decline", dependencies=[USER_CHARGED])
-async def decline_challenge(request: Request, challenge_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).challenges.decline(user, _checked_id(challenge_id))
+async def decline_challenge(challenge_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.challenges.decline(user, _checked_id(challenge_id))
 
 
 @router.post("/api/challenges/{challenge_id}/cancel", dependencies=[USER_CHARGED])
-async def cancel_challenge(request: Request, challenge_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).challenges.cancel(user, _checked_id(challenge_id))
+async def cancel_challenge(challenge_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.challenges.cancel(user, _checked_id(challenge_id))

@@ -24,7 +24,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import Field, StringConstraints, TypeAdapter
-from starlette.requests import HTTPConnection
 
 from omega.i18n import _
 from omega.server.accounts.routes import (
@@ -41,6 +40,7 @@ from omega.server.infra.bodies import Strict, parse
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
 from omega.server.infra.pagesocket import PageSocket
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.state import from_app
 from omega.server.lobby.quickplay import QuickPlay
 from omega.server.lobby.service import LOBBY_TOPIC, MATCH_TOPIC, Lobby, LobbyFeed, LobbyQuery
 from omega.server.ratings.service import RATED_PLAYERS, RatingStore
@@ -141,9 +141,7 @@ def setup(app: FastAPI, core: TableCore, ratings: RatingStore, scheduler: Schedu
     return parts
 
 
-def _parts(conn: HTTPConnection) -> LobbyParts:
-    parts: LobbyParts = conn.app.state.lobby
-    return parts
+Service = Annotated[LobbyParts, from_app("lobby")]
 
 
 #: The lobby's routes and socket.
@@ -157,15 +155,15 @@ for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}"):
 
 
 @router.get("/api/lobby", dependencies=[USER_CHARGED])
-async def listing(request: Request) -> dict[str, Any]:
+async def listing(request: Request, parts: Service) -> dict[str, Any]:
     # Filters and the page are query parameters, each checked (LobbyQuery.parse).
-    return await _parts(request).lobby.listing(LobbyQuery.parse(request.query_params.multi_items()))
+    return await parts.lobby.listing(LobbyQuery.parse(request.query_params.multi_items()))
 
 
 @router.post("/api/lobby/tables", status_code=201, dependencies=[USER_CHARGED])
-async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+async def open_table(request: Request, user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     req, rated = parse_open(raw)
-    parts = _parts(request)
+    parts = parts
     if not parts.creations.take(client_address(request), request.app.state.callers.clock.monotonic()):
         raise ApiError("rate_limited", _("too many new tables; slow down"))
     new = replace(new_table(req), name=None, rated=rated)
@@ -176,42 +174,42 @@ async def open_table(request: Request, user: LoggedIn, raw: Body) -> dict[str, A
 
 
 @router.post("/api/lobby/tables/{table_id}/take", dependencies=[USER_CHARGED])
-async def take(request: Request, table_id: str, user: LoggedIn, raw: Body) -> dict[str, Any]:
+async def take(table_id: str, user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     req: TakeBody = parse(_take, raw or b"{}")
-    return await _parts(request).lobby.take(user, table_id, req.seat)
+    return await parts.lobby.take(user, table_id, req.seat)
 
 
 @router.post("/api/lobby/tables/{table_id}/cancel", dependencies=[USER_CHARGED])
-async def cancel(request: Request, table_id: str, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).lobby.cancel(user, table_id)
+async def cancel(table_id: str, user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.lobby.cancel(user, table_id)
 
 # -- quick play ------------------------------------------------------------------------------------
 
 
 @router.get("/api/quickplay", dependencies=[USER_CHARGED])
-async def quick_status(request: Request) -> dict[str, Any]:
+async def quick_status(request: Request, parts: Service) -> dict[str, Any]:
     user = await session_user(request)
     if user is None:
         raise ApiError("auth_required", _("log in first"))
-    return await _parts(request).quickplay.status(user)
+    return await parts.quickplay.status(user)
 
 
 @router.post("/api/quickplay", dependencies=[USER_CHARGED])
-async def quick_join(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+async def quick_join(user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     req: QuickPlayBody = parse(_quick, raw or b"{}")
-    return await _parts(request).quickplay.join(user, req.players, req.size, req.time_control)
+    return await parts.quickplay.join(user, req.players, req.size, req.time_control)
 
 
 @router.post("/api/quickplay/leave", dependencies=[USER_CHARGED])
-async def quick_leave(request: Request, user: LoggedIn) -> dict[str, Any]:
-    return await _parts(request).quickplay.leave(user)
+async def quick_leave(user: LoggedIn, parts: Service) -> dict[str, Any]:
+    return await parts.quickplay.leave(user)
 
 # -- the lobby socket ------------------------------------------------------------------------------
 
 
 @router.websocket("/ws/lobby")
-async def lobby_socket(websocket: WebSocket) -> None:
-    parts = _parts(websocket)
+async def lobby_socket(websocket: WebSocket, parts: Service) -> None:
+    parts = parts
     lobby, quickplay, limits = parts.lobby, parts.quickplay, parts.limits
     clock = websocket.app.state.callers.clock
     full = (ApiError("busy", _("the lobby is full right now; try again in a minute"))

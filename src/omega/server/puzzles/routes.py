@@ -12,6 +12,7 @@ from fastapi import APIRouter, Depends, FastAPI, Request
 
 from omega.server.accounts.routes import USER_CHARGED, Body, cookie_writer, current_user
 from omega.server.accounts.store import User
+from omega.server.infra.state import from_app
 from omega.server.puzzles.schemas import parse_attempt
 from omega.server.puzzles.service import Puzzles
 from omega.server.tables.core import TableCore
@@ -32,22 +33,20 @@ def setup(app: FastAPI, core: TableCore) -> Puzzles:
     return puzzles
 
 
-def _puzzles(request: Request) -> Puzzles:
-    puzzles: Puzzles = request.app.state.puzzles
-    return puzzles
+Service = Annotated[Puzzles, from_app("puzzles")]
 
 
 @router.get("/api/puzzles/next", dependencies=[USER_CHARGED])
-async def next_puzzle(request: Request, user: Caller) -> dict[str, Any]:
+async def next_puzzle(request: Request, user: Caller, puzzles: Service) -> dict[str, Any]:
     skip = request.query_params.get("skip") or None
-    return await _puzzles(request).next(user, skip[:32] if skip else None)
+    return await puzzles.next(user, skip[:32] if skip else None)
 
 
 @router.get("/api/puzzles/{puzzle_id}", dependencies=[USER_CHARGED])
-async def one_puzzle(request: Request, puzzle_id: str, user: Caller) -> dict[str, Any]:
-    return await _puzzles(request).get(user, puzzle_id)
+async def one_puzzle(puzzle_id: str, user: Caller, puzzles: Service) -> dict[str, Any]:
+    return await puzzles.get(user, puzzle_id)
 
 
 @router.post("/api/puzzles/{puzzle_id}/attempt", dependencies=[USER_CHARGED])
-async def attempt(request: Request, puzzle_id: str, user: Writer, raw: Body) -> dict[str, Any]:
-    return await _puzzles(request).attempt(user, puzzle_id, parse_attempt(raw).turn)
+async def attempt(puzzle_id: str, user: Writer, raw: Body, puzzles: Service) -> dict[str, Any]:
+    return await puzzles.attempt(user, puzzle_id, parse_attempt(raw).turn)
