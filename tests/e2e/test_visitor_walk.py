@@ -108,6 +108,7 @@ def test_back_to_the_lobby_after_a_match_and_a_rematch_then_log_out_at_the_table
         lobby_settled(page)
         expect(page.locator(".quick-status")).not_to_contain_text(first)
         expect(page).to_have_url(server.base + "/")
+        expect(page.locator(".account-lists")).to_be_visible()
         assert above(page, ".account-lists", ".new-table")
     shot(bob_page, "phone-visitor-lobby-returning")
 

@@ -54,9 +54,11 @@ export class QuickPlayView {
       if (msg.type === "lobby") this.show(msg.quickplay);
       else if (msg.type === "matched") this.show({ status: "matched", table_id: msg.table_id, seat: msg.seat });
     });
+    /** @type {QuickPlayState | null} the state last shown (it stands while the account does) */
+    this.last = null;
     // A guest sees the choice too, with Play off and the reason beside it.
-    account.onChange(() => {
-      this.show(null);
+    account.onChange((user) => {
+      this.show(user ? this.last : null);
       this.ratings();
     });
     this.show(null);
@@ -77,6 +79,7 @@ export class QuickPlayView {
 
   /** @param {QuickPlayState | null} state */
   show(state) {
+    this.last = state;
     const waiting = state !== null && state.status === "waiting";
     this.leave.hidden = !waiting;
     this.play.disabled = waiting || !account.known();
