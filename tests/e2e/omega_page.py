@@ -166,6 +166,22 @@ def create_table(page: Page, base: str, players: int = 2, seats: list[str | int]
     return table
 
 
+def open_lobby_table(page: Page, players: int = 2, size: int = 5, rated: bool = True, clock: str | None = None) -> TablePage:
+    """Open a table in the lobby through the lobby's one create form ("Play against: Anyone"),
+    as a logged-in player would, on the page already at the lobby; ``clock`` None keeps the
+    form's (a rated table's: quick play's default)."""
+    form = page.get_by_role("form", name="New table")
+    form.locator(f'input[name="players"][value="{players}"]').check(force=True)
+    form.get_by_label("Board side").select_option(str(size))
+    form.get_by_text("Anyone (an open table in the lobby)").click()
+    form.locator("#rated").set_checked(rated)
+    if clock is not None:
+        form.get_by_label("Clock", exact=True).select_option(clock)
+    form.get_by_role("button", name="Create table").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+(#seat=[A-Za-z0-9_-]+)?$"))
+    return TablePage(page)
+
+
 class TablePage:
     """The table page as a player (or spectator) sees it."""
 

@@ -22,6 +22,7 @@ from omega_page import (
     TablePage,
     create_table,
     engine_order,
+    open_lobby_table,
 )
 from playwright.sync_api import Browser, expect, sync_playwright
 from test_accounts import account_form
@@ -71,8 +72,7 @@ def lobby_shots(browser: Browser, server: Server, rng: random.Random) -> None:
         expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
         pages.append(page)
     mia, leo = pages
-    mia.get_by_role("form", name="Open a table in the lobby").get_by_role("button", name="Open table").click()
-    mia_table = TablePage(mia)
+    mia_table = open_lobby_table(mia)
     expect(mia_table.prompt).to_contain_text("Waiting for players")
     row = leo.locator(f'.open-table[data-open-table="{mia_table.table_id}"]')
     expect(row).to_contain_text("Mia 1000?")

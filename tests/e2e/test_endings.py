@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from omega_page import PHONE, ROOT, Contexts, Server, TablePage, shot
+from omega_page import PHONE, ROOT, Contexts, Server, TablePage, open_lobby_table, shot
 from playwright.sync_api import Page, expect
 from test_accessibility import severe_violations
 from test_accounts import account_form
@@ -214,13 +214,7 @@ def test_a_rated_game_resigned_at_once_is_aborted(clock_server: tuple[Server, Pa
         page.goto(server.base + "/")
         account_form(page, "register", name)
         expect(page.get_by_role("group", name="Account").locator(".account-name")).to_have_text(name)
-    form = ann_page.get_by_role("form", name="Open a table in the lobby")
-    form.get_by_label("Players at the open table").select_option("2")
-    expect(form.locator(".open-rated")).to_be_checked()
-    form.get_by_label("Clock of the open table").select_option("20+0")
-    form.get_by_role("button", name="Open table").click()
-    expect(ann_page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+(#seat=[A-Za-z0-9_-]+)?$"))
-    table_id = TablePage(ann_page).table_id
+    table_id = open_lobby_table(ann_page, players=2, rated=True, clock="20+0").table_id
     bob_page.locator(f'.open-table[data-open-table="{table_id}"]').get_by_role("button", name="Take a seat").click()
     expect(bob_page).to_have_url(re.compile(rf"/t/{table_id}$"))
     # Bob resigns before anyone has moved: the game is aborted, not won by Ann.

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from omega_page import PHONE, Contexts, Server, TablePage, create_table, engine_order
+from omega_page import PHONE, Contexts, Server, TablePage, create_table, engine_order, shot
 from playwright.sync_api import Locator, Page, expect
 
 LAPTOP = {"width": 1366, "height": 800}
@@ -78,46 +78,52 @@ def test_the_side_column_keeps_scores_and_prompt_in_view(server: Server, context
     expect(page.get_by_label("Coordinates")).to_be_in_viewport()  # the rest scrolls under them
 
 
-def test_a_side_10_board_on_a_phone_zooms_so_every_cell_can_be_tapped(server: Server, contexts: Contexts) -> None:
+def tap(page: Page, cell: Locator, dx: float = 0, dy: float = 0) -> None:
+    """A finger's tap at the centre of a cell, or ``dx, dy`` pixels from it."""
+    box = cell.locator(".hex").bounding_box()
+    assert box
+    page.touchscreen.tap(box["x"] + box["width"] / 2 + dx, box["y"] + box["height"] / 2 + dy)
+
+
+@pytest.mark.slow
+def test_boards_of_side_5_8_and_10_on_a_phone_take_stones_by_taps_without_a_zoom(server: Server, contexts: Contexts) -> None:
     page = contexts.phone()
-    table = create_table(page, server.base, players=2, seats=["human", 1], size=10)
-    cells = page.locator("g.cell")
-    expect(cells).to_have_count(271)
-    box = table.cell("j10").locator(".hex").bounding_box()
-    assert box and box["width"] < 36  # the whole board on a phone: too small to tap well
-    zoom = page.get_by_role("button", name="Zoom in")
-    zoom.tap()
-    expect(page.get_by_role("button", name="Zoom out")).to_be_visible()
-    # Every cell is a target of at least 36 px, and each can be brought into view and hit.
-    reachable = page.evaluate("""() => {
-      const frame = document.querySelector('.board-wrap');
-      const out = {small: [], unreachable: []};
-      for (const g of document.querySelectorAll('g.cell')) {
-        const hex = g.querySelector('.hex').getBoundingClientRect();
-        if (hex.width < 36 || hex.height < 36) out.small.push(g.dataset.cell);
-        g.scrollIntoView({block: 'center', inline: 'center'});
-        const r = g.querySelector('.hex').getBoundingClientRect();
-        const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-        const f = frame.getBoundingClientRect();
-        const inside = r.x >= f.x - 1 && r.right <= f.right + 1 && r.y >= f.y - 1 && r.bottom <= f.bottom + 1;
-        if (!inside || !hit || hit.closest('g.cell') !== g) out.unreachable.push(g.dataset.cell);
-      }
-      return out;
-    }""")
-    assert reachable == {"small": [], "unreachable": []}
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # the board pans in its frame
-    # Real taps on the corners and the middle stage stones.
-    for cell in ("a1", "s19"):
-        table.cell(cell).tap()
-    expect(table.cell("a1")).to_have_attribute("data-staged", "White")
-    expect(table.cell("s19")).to_have_attribute("data-staged", "Black")
-    table.undo.tap()
-    table.undo.tap()
-    for cell in ("a10", "s10"):
-        table.cell(cell).tap()
-    table.confirm.tap()
-    expect(table.cell("a10")).to_have_attribute("data-stone", "White")
-    expect(table.cell("s10")).to_have_attribute("data-stone", "Black")
+    for size in (5, 8, 10):
+        table = create_table(page, server.base, players=2, seats=["human", 1], size=size)
+        # The header keeps the table's name and its state whole on the phone.
+        head = page.locator(".topbar")
+        expect(head.locator(".table-title")).to_contain_text(f"Table {table.table_id} · side {size} · 2 players")
+        expect(head.locator(".conn")).to_have_text("live")
+        for part in (".table-title", ".conn"):
+            assert head.locator(part).evaluate("el => el.scrollWidth <= el.clientWidth + 1"), (size, part)
+        assert in_view(page, head)
+        near, far = table.cell("a1"), table.cell(f"{chr(96 + 2 * size - 1)}{2 * size - 1}")
+        box = near.locator(".hex").bounding_box()
+        assert box
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], size
+        aim = page.locator(".aim-bar")
+        if box["width"] >= 36:  # side 5: a cell is a finger's target, a tap places
+            tap(page, near)
+            tap(page, far)
+        else:
+            # Smaller cells: a tap marks the cell, a second tap near it (off its centre by
+            # more than a small cell's half, on a neighbour) or the Place button places.
+            tap(page, near)
+            expect(near).to_have_class(re.compile(r"\baimed\b"))
+            expect(near).not_to_have_attribute("data-staged", re.compile("."))
+            expect(aim).to_contain_text("a1: tap it again to place")
+            tap(page, near, dx=box["width"] * 0.6)
+            expect(near).to_have_attribute("data-staged", "White")
+            tap(page, far)
+            expect(far).to_have_class(re.compile(r"\baimed\b"))
+            aim.get_by_role("button", name=re.compile("^Place ")).tap()
+        expect(near).to_have_attribute("data-staged", "White")
+        expect(far).to_have_attribute("data-staged", "Black")
+        expect(aim).not_to_contain_text("tap it again")
+        shot(page, f"phone-board-{size}-staged")
+        table.confirm.tap()
+        expect(near).to_have_attribute("data-stone", "White")
+        expect(far).to_have_attribute("data-stone", "Black")
 
 
 def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, contexts: Contexts) -> None:

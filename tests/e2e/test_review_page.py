@@ -1,6 +1,8 @@
 """The review of a finished game in the page: asked for by a player, its progress, the
 evaluation graph (one line per colour; a click shows that position), the played and the best
-turn together on the board, each player's mistakes; a spectator's page gets it live."""
+turn together on the board, each player's mistakes; a spectator's page gets it live; and
+axe-core finds no serious or critical violation on it (the review is one of the four pages
+issue 34 names, with the lobby, the table and the profile: test_accessibility.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 import pytest
 from omega_page import Contexts, Server, TablePage, create_table, engine_order, shot
 from playwright.sync_api import expect
+from test_accessibility import severe_violations
 
 REVIEW_WAIT_MS = 90_000  # the computer searches every position of the game
 
@@ -17,7 +20,7 @@ REVIEW_WAIT_MS = 90_000  # the computer searches every position of the game
 @pytest.mark.slow
 def test_review_after_the_game(server: Server, contexts: Contexts) -> None:
     rng = random.Random(13)
-    page = contexts.page()
+    page = contexts.page(bypass_csp=True)  # the accessibility checker is put into the page
     table = create_table(page, server.base, players=2, seats=["human", 1], name="Ann")
     watcher = TablePage(contexts.page())
     watcher.page.goto(f"{server.base}/t/{table.table_id}#watch={_spectator_key(table)}")
@@ -70,6 +73,7 @@ def test_review_after_the_game(server: Server, contexts: Contexts) -> None:
             if cell not in played[0]:
                 expect(table.cell(cell)).to_have_attribute("data-best", color)
         expect(page.locator("g.stone.ghost.best")).to_have_count(len(set(best) - set(played[0])))
+    assert severe_violations(page) == []  # the graph, the lists and the best turn shown
     # Back to the end: the last turn and its own best.
     page.get_by_role("button", name="Live position").click()
     expect(caption).to_contain_text("Turn 6, Black")

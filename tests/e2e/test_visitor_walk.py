@@ -108,6 +108,7 @@ def test_back_to_the_lobby_after_a_match_and_a_rematch_then_log_out_at_the_table
         lobby_settled(page)
         expect(page.locator(".quick-status")).not_to_contain_text(first)
         expect(page).to_have_url(server.base + "/")
+        expect(page.locator(".account-lists")).to_be_visible()
         assert above(page, ".account-lists", ".new-table")
     shot(bob_page, "phone-visitor-lobby-returning")
 
@@ -190,6 +191,29 @@ def test_a_pasted_link_opens_the_table_and_the_chat_counts_what_is_left(server: 
 def test_the_registration_form_says_the_rules_and_page_and_server_agree(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
     page.goto(server.base + "/")
+    # A visitor's first screen says how to play a person now and the computer, each a way there.
+    now = page.locator(".play-now")
+    for way in ("Quick play", "Open tables"):
+        expect(now.get_by_role("link", name=way)).to_be_visible()
+    for way in ("Invite a friend", "Play the computer"):
+        expect(now.get_by_role("button", name=way)).to_be_visible()
+    # Quick play's choice is there for a guest too, Play off with the reason beside it.
+    quick = page.locator(".quick-play")
+    expect(quick.get_by_label("Quick play: players")).to_be_visible()
+    expect(quick.get_by_role("button", name="Play")).to_be_disabled()
+    expect(quick.locator(".quick-status")).to_have_text("Log in to play rated games.")
+    # One create form with every option; what a guest cannot choose is off, with the reason.
+    create_form = page.get_by_role("form", name="New table")
+    expect(create_form.locator("#rated")).to_be_disabled()
+    expect(create_form.locator(".rated-row")).to_contain_text("log in to play rated")
+    expect(create_form.get_by_label("Anyone (an open table in the lobby)")).to_be_disabled()
+    expect(create_form.locator(".guest-note")).to_contain_text("A guest plays friends by invite link, or the computer.")
+    for option in ("Players", "Board side", "Pie rule", "Clock", "Allow hints", "Seats"):
+        expect(create_form).to_contain_text(option)
+    now.get_by_role("button", name="Invite a friend").click()
+    expect(page.locator('select.seat-kind[data-seat="1"]')).to_have_value("human")
+    expect(create_form.get_by_role("button", name="Create table")).to_be_focused()
+    shot(page, "visitor-lobby-guest")
     area = page.get_by_role("group", name="Account")
     area.locator('details[data-menu="register"] > summary').click()
     form = area.locator('form[data-form="register"]')
@@ -218,7 +242,13 @@ def test_the_registration_form_says_the_rules_and_page_and_server_agree(server: 
     # Logged in with no table yet: the lobby's lists say so, before the New table form.
     expect(page.get_by_role("list", name="My tables")).to_contain_text("No unfinished tables")
     assert above(page, ".account-lists", ".new-table")
+    # Logged in, the same form offers the lobby and rated games; Play is on.
+    expect(create_form.locator("#rated")).to_be_enabled()
+    expect(create_form.get_by_label("Anyone (an open table in the lobby)")).to_be_enabled()
+    expect(create_form.locator(".guest-note")).to_be_hidden()
+    expect(quick.get_by_role("button", name="Play")).to_be_enabled()
     # A table against the computer: its name in words at the table and in My tables.
+    now.get_by_role("button", name="Play the computer").click()
     create = page.get_by_role("button", name="Create table")
     create.click()
     expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+#seat="))

@@ -1,6 +1,8 @@
 // @ts-check
-// The lobby (/): create a table, reopen the tables this device remembers, join by link.
-// The form offers what the server allows (GET /api/config).
+// The lobby (/): the ways to play now (a person, the computer), the one form that creates
+// a table (for a guest and an account alike: invite links, the computer, or an open table in
+// the lobby, rated or not), the tables this device remembers, join by link. The form offers
+// what the server allows (GET /api/config); what a guest cannot choose says why.
 
 import * as account from "./account.js";
 import { api, siteConfig } from "./api.js";
@@ -22,7 +24,11 @@ import { colorName, t } from "./i18n.js";
 /** @typedef {import("./types.js").TableState} TableState */
 /** @typedef {import("./store.js").TableEntry} TableEntry */
 /** @typedef {{kind: "human" | "computer", level: number}} SeatChoice */
-/** @typedef {{players: number, size: number, pie: boolean, seats: SeatChoice[], me: number}} Form */
+/**
+ * The form's choice. `lobby`: the other people take free seats in the lobby (an account's
+ * open table, POST /api/lobby/tables) rather than by invite links; `rated` only then.
+ * @typedef {{players: number, size: number, pie: boolean, seats: SeatChoice[], me: number, lobby: boolean, rated: boolean}} Form
+ */
 
 /**
  * How a remembered table's status reads in "Your tables" (any other: "playing"). A lobby
@@ -49,6 +55,8 @@ function newForm(config) {
       kind: i === 0 ? "human" : "computer", level: config.default_level,
     })),
     me: 0,
+    lobby: false,
+    rated: false,
   };
 }
 
@@ -60,13 +68,29 @@ export function startLobby(root) {
   /** @type {SiteConfig | null} */
   let config = null;
   /** @type {Form} */
-  let form = { players: 0, size: 0, pie: false, seats: [], me: 0 };
+  let form = { players: 0, size: 0, pie: false, seats: [], me: 0, lobby: false, rated: false };
   const seatsBox = h("div", { class: "seats" });
   const pieRow = h("label", { class: "toggle pie-row" });
   // A casual table's choice: the players may ask the computer for a hint on their turn.
   const hintsBox = h("input", { type: "checkbox", id: "hints" });
   const hintsRow = h("label", { class: "toggle hints-row" }, hintsBox, t(" Allow hints"),
     h("span", { class: "muted" }, t(" — a player may ask the computer for a turn; the table sees it")));
+  const ratedBox = h("input", { type: "checkbox", id: "rated" });
+  const ratedNote = h("span", { class: "muted" });
+  const ratedRow = h("label", { class: "toggle rated-row" }, ratedBox, t(" Rated"), ratedNote);
+  ratedBox.addEventListener("change", () => {
+    form.rated = ratedBox.checked;
+    // A rated table is an open table between people, with a clock: the form says so at once.
+    if (form.rated) {
+      form.lobby = true;
+      form.seats.forEach((seat) => (seat.kind = "human"));
+      hintsBox.checked = false;
+      clockForRated();
+    }
+    draw();
+  });
+  const guestNote = h("p", { class: "muted small guest-note" },
+    t("Open tables and rated games need an account (log in at the top): their players play under their usernames. A guest plays friends by invite link, or the computer."));
   const error = h("div", { class: "message is-error", role: "alert", hidden: true });
   const nameInput = h("input", { type: "text", id: "name", placeholder: t("Your name"), value: store.name(), autocomplete: "nickname" });
   const playersSeg = h("div", { class: "segmented", role: "radiogroup", "aria-label": t("Players") });
@@ -80,8 +104,21 @@ export function startLobby(root) {
   const quickPlay = new QuickPlayView();
   // Logged in, a player's name is their account's: the form does not ask for one.
   const nameField = h("div", { class: "field" }, h("label", { class: "label", for: "name" }, t("Your name")), nameInput);
-  account.onChange((user) => (nameField.hidden = Boolean(user)));
+  account.onChange((user) => {
+    nameField.hidden = Boolean(user);
+    // A guest's table is never in the lobby nor rated.
+    if (!user) form.lobby = form.rated = false;
+    draw();
+  });
   const clockChoice = new ClockChoice();
+  /** A rated table needs a clock: from untimed it goes to quick play's default (GET /api/config). */
+  function clockForRated() {
+    const timed = config && config.time_controls ? config.time_controls.quickplay.default : null;
+    if (timed !== null && clockChoice.select.value === "untimed" && [...clockChoice.select.options].some((o) => o.value === timed)) {
+      clockChoice.select.value = timed;
+      clockChoice.draw();
+    }
+  }
 
   async function loadConfig() {
     try {
@@ -118,27 +155,50 @@ export function startLobby(root) {
     }));
   }
 
-  /** Who the other seats are: all computers, all people (friends with invite links), or a mix. */
+  /** The other seats' people, if any: friends by invite links or anyone in the lobby. */
   function opponents() {
     const others = form.seats.slice(0, form.players).filter((_, i) => i !== form.me);
     if (others.every((s) => s.kind === "computer")) return "computer";
-    return others.every((s) => s.kind === "human") ? "friends" : "mixed";
+    return form.lobby ? "lobby" : "friends";
+  }
+
+  /**
+   * Everyone else the computer, friends by invite links, or anyone in the lobby (an account's).
+   * @param {"computer" | "friends" | "lobby"} value
+   */
+  function playAgainst(value) {
+    form.seats.forEach((seat, i) => {
+      if (i !== form.me) seat.kind = value === "computer" ? "computer" : "human";
+    });
+    form.lobby = value === "lobby";
+    if (!form.lobby) form.rated = false;
+    draw();
   }
 
   function drawAgainst() {
     const now = opponents();
-    /** @type {["computer" | "friends", string][]} */
-    const choices = [["computer", t("The computer")], ["friends", t("Friends (invite links)")]];
+    const guest = !account.known();
+    /** @type {["computer" | "friends" | "lobby", string][]} */
+    const choices = [["computer", t("The computer")], ["friends", t("Friends (invite links)")], ["lobby", t("Anyone (an open table in the lobby)")]];
     fill(againstSeg, choices.map(([value, text]) => {
-      const input = h("input", { type: "radio", name: "against", value, checked: now === value });
-      input.addEventListener("change", () => {
-        form.seats.forEach((seat, i) => {
-          if (i !== form.me) seat.kind = value === "friends" ? "human" : "computer";
-        });
-        draw();
-      });
-      return h("label", { class: now === value ? "on" : "" }, input, ` ${text}`);
+      const off = guest && value === "lobby";
+      const input = h("input", { type: "radio", name: "against", value, checked: now === value, disabled: off });
+      input.addEventListener("change", () => playAgainst(value));
+      return h("label", { class: `${now === value ? "on" : ""}${off ? " off" : ""}` }, input, ` ${text}`);
     }));
+    guestNote.hidden = !guest;
+  }
+
+  function drawRated() {
+    const user = account.known();
+    const people = form.seats.slice(0, form.players).every((s) => s.kind === "human");
+    ratedBox.disabled = !user;
+    ratedBox.checked = Boolean(user) && form.rated;
+    ratedNote.textContent = !user ? t(" — log in to play rated: a rating belongs to an account")
+      : form.rated || people ? t(" — the result changes the players' ratings: an open table in the lobby, people only, with a clock and no hints")
+        : t(" — people only: a rated table has no computer seats");
+    hintsBox.disabled = form.rated;
+    if (form.rated) hintsBox.checked = false;
   }
 
   function drawSeats() {
@@ -150,6 +210,7 @@ export function startLobby(root) {
         h("option", { value: "computer", selected: seat.kind === "computer" }, t("Computer")));
       kind.addEventListener("change", () => {
         seat.kind = kind.value === "human" ? "human" : "computer";
+        if (seat.kind === "computer") form.rated = false;
         if (seat.kind !== "human" && form.me === i) form.me = form.seats.slice(0, form.players).findIndex((s) => s.kind === "human");
         if (seat.kind === "human" && form.me < 0) form.me = i;
         draw();
@@ -194,6 +255,7 @@ export function startLobby(root) {
     drawAgainst();
     drawSeats();
     drawPie();
+    drawRated();
     createBtn.disabled = !form.seats.slice(0, form.players).some((s) => s.kind === "human");
   }
 
@@ -206,21 +268,26 @@ export function startLobby(root) {
     const name = user ? user.username : nameInput.value.trim() || t("Player");
     if (!user) store.setName(nameInput.value.trim());
     const seats = form.seats.slice(0, form.players).map((s) => (s.kind === "human" ? { kind: "human" } : { kind: "computer", level: s.level }));
+    // Others join in the lobby (an open table, maybe rated) or by the invite links made here.
+    const lobby = Boolean(user) && form.lobby && opponents() !== "computer";
     /** @type {Record<string, unknown>} */
-    const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats, name,
+    const body = { players: form.players, size: form.size, pie_rule: form.players === 2 && form.pie, seats,
       time_control: clockChoice.value() };
-    if (hintsBox.checked) body.hints = true;
+    if (lobby) body.rated = form.rated;
+    else body.name = name;
+    if (hintsBox.checked && !form.rated) body.hints = true;
     if (!clockChoice.pausable()) body.pausable = false;
     if (form.me >= 0 && seats[form.me] && seats[form.me].kind === "human") body.creator_seat = form.me;
     createBtn.disabled = true;
     try {
       /** @type {CreatedTable} */
-      const tbl = await api("POST", "/api/tables", { body });
+      const tbl = await api("POST", lobby ? "/api/lobby/tables" : "/api/tables", { body });
       store.rememberTable({
-        id: tbl.id, token: tbl.token, seat: tbl.seat, invites: tbl.invites, spectator_key: tbl.spectator_key,
+        id: tbl.id, token: tbl.token, seat: tbl.seat, invites: lobby ? {} : tbl.invites, spectator_key: tbl.spectator_key,
         players: form.players, size: form.size, pie: Boolean(body.pie_rule), status: tbl.state ? tbl.state.status : "playing",
       });
-      location.assign(`/t/${tbl.id}#seat=${tbl.token}`);
+      // An open table's seat is the account's (its cookie): its address carries no token.
+      location.assign(lobby ? `/t/${tbl.id}` : `/t/${tbl.id}#seat=${tbl.token}`);
     } catch (err) {
       error.textContent = err instanceof Error ? err.message : String(err);
       error.hidden = false;
@@ -308,30 +375,54 @@ export function startLobby(root) {
     h("form", { class: "join row", onsubmit: join }, joinInput, h("button", { type: "submit", class: "btn" }, t("Open"))),
     h("h2", {}, t("Your tables")),
     list);
+  const newTable = h("section", { class: "card new-table", id: "new-table" },
+    h("h1", {}, t("New table")),
+    h("form", { class: "create", onsubmit: create, "aria-label": t("New table") },
+      h("div", { class: "field" }, h("span", { class: "label" }, t("Players")), playersSeg),
+      h("div", { class: "field" }, h("span", { class: "label" }, t("Play against")), againstSeg, guestNote),
+      h("div", { class: "field" }, h("label", { class: "label", for: "size" }, t("Board side")), sizeSelect),
+      h("div", { class: "field" }, pieRow),
+      h("div", { class: "field" }, ratedRow),
+      h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, t("Clock")), clockChoice.el),
+      h("div", { class: "field" }, hintsRow),
+      h("div", { class: "field" }, h("span", { class: "label" }, t("Seats")), seatsBox),
+      nameField,
+      error,
+      createBtn));
+  /**
+   * A way in of "Play now": the form set for it, in view, its button focused.
+   * @param {"computer" | "friends" | "lobby"} value
+   */
+  const startWith = (value) => () => {
+    if (!config) return;
+    playAgainst(value);
+    newTable.scrollIntoView({ block: "start" });
+    createBtn.focus({ preventScroll: true });
+  };
+  const playNow = h("section", { class: "card play-now", "aria-labelledby": "play-now" },
+    h("h2", { id: "play-now" }, t("Play now")),
+    h("div", { class: "way" }, h("strong", {}, t("A person")),
+      h("div", { class: "row" },
+        h("a", { class: "btn", href: "#quick-play" }, t("Quick play")),
+        h("a", { class: "btn", href: "#open-tables" }, t("Open tables")),
+        h("button", { type: "button", class: "btn", onclick: startWith("friends") }, t("Invite a friend"))),
+      h("p", { class: "muted small" }, t("Quick play and the open tables are rated or casual games with an account; a friend invited by a link plays as a guest, no account needed."))),
+    h("div", { class: "way" }, h("strong", {}, t("The computer")),
+      h("div", { class: "row" }, h("button", { type: "button", class: "btn confirm", onclick: startWith("computer") }, t("Play the computer"))),
+      h("p", { class: "muted small" }, t("Levels from a quick beginner to the strongest; no account needed."))));
   fill(root, h("div", { class: "lobby" },
     h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, t("place every colour, multiply your groups")),
       h("a", { href: "/watch", class: "nav-link" }, t("Watch")),
       h("a", { href: "/puzzles", class: "nav-link" }, t("Puzzles")),
       h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")),
       h("a", { href: "/analysis", class: "nav-link" }, t("Analysis board")), languageSelect(), accountArea.el),
-    // A player's own lists first, before the long form.
+    // A player's own lists first, then the ways to play now, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,
-      openTables.el,
+      playNow,
       quickPlay.el,
-      h("section", { class: "card new-table" },
-        h("h1", {}, t("New table")),
-        h("form", { class: "create", onsubmit: create },
-          h("div", { class: "field" }, h("span", { class: "label" }, t("Players")), playersSeg),
-          h("div", { class: "field" }, h("span", { class: "label" }, t("Play against")), againstSeg),
-          h("div", { class: "field" }, h("label", { class: "label", for: "size" }, t("Board side")), sizeSelect),
-          h("div", { class: "field" }, pieRow),
-          h("div", { class: "field" }, h("label", { class: "label", for: "clock" }, t("Clock")), clockChoice.el),
-          h("div", { class: "field" }, hintsRow),
-          h("div", { class: "field" }, h("span", { class: "label" }, t("Seats")), seatsBox),
-          nameField,
-          error,
-          createBtn)),
+      openTables.el,
+      newTable,
       joinCard,
       h("section", { class: "card rules" },
         h("h2", {}, t("How to play")),

@@ -3,8 +3,9 @@
 // It knows geometry and drawing only; the table page decides what a click means. Each
 // render compares the scene with what is drawn, cell by cell, and touches only the cells,
 // stones, ghost and outline that changed. Every cell is a button with a name ("e5, White
-// stone") that Tab reaches and the arrow keys move between; on a small screen a big board
-// can be zoomed so that each cell is a comfortable touch target, and panned.
+// stone") that Tab reaches and the arrow keys move between. Where a cell is smaller than a
+// finger (a big board on a phone), a tap aims: it marks the cell, and a second tap near it
+// (a target wider than the cell) or the Place button places the stone (docs/web.md says why).
 
 import { h } from "../dom.js";
 import { Geometry, cellName } from "../geometry.js";
@@ -35,10 +36,9 @@ const STONE = 0.76 * R;
 const CORNERS = [-90, -30, 30, 90, 150, 210].map((a) => [Math.cos((a * Math.PI) / 180), Math.sin((a * Math.PI) / 180)]);
 const EDGE_NEIGHBOUR = [[-1, 0], [0, 1], [1, 1], [1, 0], [0, -1], [-1, -1]];
 const LONG_PRESS_MS = 450;
-// A touch target smaller than this (CSS pixels across a cell) is hard to hit: the board
-// offers to zoom, and zoomed draws each cell this wide.
+// A touch target smaller than this (CSS pixels across a cell) is hard to hit: a tap there
+// aims, and a second tap within half of it from the aimed cell's centre places.
 export const MIN_TARGET_PX = 36;
-const ZOOMED_TARGET_PX = 44;
 // Arrow keys: the neighbour (dr, dc) to move to, then the one to try at a board edge.
 // Up goes up-right and Down down-left, so Up then Down comes back to the same cell.
 /** @type {Record<string, [number, number][]>} */
@@ -132,15 +132,26 @@ export class BoardView {
     this.focusCell = null;
     this.keyboardFocus = false; // whether the focused cell was reached with the keyboard
     this.lastPointer = -Infinity; // when the pointer last went down on the board
-    this.zoomed = false;
     this.viewW = 0;
     this.viewH = 0;
-    this.zoomButton = h("button", { type: "button", class: "btn small zoom", hidden: true, "aria-pressed": "false" }, t("Zoom in"));
-    this.zoomButton.addEventListener("click", () => this.setZoom(!this.zoomed));
+    /** @type {Cell | null} the cell a tap on small cells aimed at */
+    this.aim = null;
+    /** the kind of pointer that last went down on the board ("touch", "mouse", "pen") */
+    this.pointerType = "";
+    this.aimText = h("span", { class: "aim-text" });
+    this.placeButton = h("button", { type: "button", class: "btn confirm small place" }, t("Place"));
+    this.placeButton.addEventListener("click", () => {
+      const cell = this.aim;
+      this.setAim(null);
+      if (cell) this.handlers.onClick(cell);
+    });
+    // Room for the aim is kept above the board while its cells are small on a touch screen,
+    // so that marking a cell never moves the board under the finger.
+    this.aimBar = h("div", { class: "aim-bar", role: "status", hidden: true }, this.aimText, this.placeButton);
     /** the controls above the board (placed by the page) */
-    this.tools = h("div", { class: "board-tools" }, this.zoomButton);
+    this.tools = h("div", { class: "board-tools" }, this.aimBar);
     this.bindEvents();
-    window.addEventListener("resize", () => this.fitZoom());
+    window.addEventListener("resize", () => this.fitAim());
   }
 
   /**
@@ -152,35 +163,58 @@ export class BoardView {
     return this.viewW ? (box.width / this.viewW) * W : 0;
   }
 
-  /**
-   * Zoom the board so every cell is a comfortable touch target (the board then pans
-   * inside its frame), or back to the whole board in view.
-   * @param {boolean} on
-   */
-  setZoom(on) {
-    this.zoomed = on;
-    this.container.classList.toggle("zoomed", on);
-    const scale = ZOOMED_TARGET_PX / W;
-    this.svg.style.width = on ? `${Math.ceil(this.viewW * scale)}px` : "";
-    this.svg.style.height = on ? `${Math.ceil(this.viewH * scale)}px` : "";
-    this.zoomButton.textContent = on ? t("Zoom out") : t("Zoom in");
-    this.zoomButton.setAttribute("aria-pressed", String(on));
-    if (on) {
-      // Start from the middle of the board, the way it looked before.
-      this.container.scrollLeft = (this.container.scrollWidth - this.container.clientWidth) / 2;
-      this.container.scrollTop = (this.container.scrollHeight - this.container.clientHeight) / 2;
-    }
-    this.fitZoom();
+  /** Whether a touch aims before it places: the cells are smaller than a finger. */
+  small() {
+    const px = this.cellPixels();
+    return px > 0 && px < MIN_TARGET_PX;
   }
 
-  /** Offer the zoom only where the whole board's cells are too small to tap. */
-  fitZoom() {
-    if (this.zoomed) {
-      this.zoomButton.hidden = false;
-      return;
+  /** Keep the aim's room above the board where a touch may aim. */
+  fitAim() {
+    this.aimBar.hidden = !(this.small() && navigator.maxTouchPoints > 0);
+    if (!this.small()) this.setAim(null);
+  }
+
+  /**
+   * Mark the cell a tap aimed at (null: none), and say how to place there.
+   * @param {Cell | null} cell
+   */
+  setAim(cell) {
+    if (this.aim) this.hexes.get(this.aim)?.classList.remove("aimed");
+    this.aim = cell;
+    this.aimBar.classList.toggle("aiming", cell !== null);
+    if (cell) {
+      this.hexes.get(cell)?.classList.add("aimed");
+      this.aimText.textContent = t("{cell}: tap it again to place, or tap another cell", { cell });
+      this.placeButton.textContent = t("Place {cell}", { cell });
+    } else this.aimText.textContent = "";
+  }
+
+  /**
+   * A tap on small cells: the cell to place on now (a second tap near the aimed cell, or a
+   * cell where nothing can be placed, passed on as it is), or null when the tap only aimed.
+   * @param {Cell} cell the cell under the finger
+   * @param {MouseEvent} e
+   * @returns {Cell | null}
+   */
+  tapped(cell, e) {
+    const aimed = this.aim ? this.hexes.get(this.aim) : null;
+    if (aimed && this.aim) {
+      const box = aimed.getBoundingClientRect();
+      const near = Math.hypot(e.clientX - (box.x + box.width / 2), e.clientY - (box.y + box.height / 2)) <= MIN_TARGET_PX / 2;
+      if (near || cell === this.aim) {
+        const to = this.aim;
+        this.setAim(null);
+        return to;
+      }
     }
-    const px = this.cellPixels();
-    this.zoomButton.hidden = !(px > 0 && px < MIN_TARGET_PX);
+    const drawn = this.drawn.get(cell);
+    if (!drawn || !drawn.playable) {
+      this.setAim(null);
+      return cell;
+    }
+    this.setAim(cell);
+    return null;
   }
 
   /**
@@ -244,8 +278,8 @@ export class BoardView {
     const middle = cellName(size, size);
     this.focusCell = this.geo.coords.has(middle) ? middle : this.geo.cells[0];
     this.hexes.get(this.focusCell)?.setAttribute("tabindex", "0");
-    if (this.zoomed) this.setZoom(true);
-    requestAnimationFrame(() => this.fitZoom());
+    this.aim = null;
+    requestAnimationFrame(() => this.fitAim());
   }
 
   /**
@@ -304,6 +338,8 @@ export class BoardView {
       this.drawn.set(cell, now);
       this.drawCell(cell, now, was || BLANK);
     }
+    // An aimed cell that can no longer take a stone (the turn moved on) is let go.
+    if (this.aim && !this.drawn.get(this.aim)?.playable) this.setAim(null);
     this.drawGhost(scene.ghost && !scene.stones[scene.ghost.cell] && !staged.has(scene.ghost.cell) ? scene.ghost : null);
     this.drawBest(best.filter((b) => !scene.stones[b.cell] && !staged.has(b.cell)));
     this.drawOutline(scene.outline);
@@ -491,7 +527,9 @@ export class BoardView {
         return;
       }
       const cell = cellOf(e);
-      if (cell) this.handlers.onClick(cell);
+      if (!cell) return;
+      const to = this.pointerType === "touch" && this.small() ? this.tapped(cell, e) : cell;
+      if (to) this.handlers.onClick(to);
     });
     /** @type {Cell | null} */
     let hovered = null;
@@ -519,6 +557,7 @@ export class BoardView {
     };
     this.svg.addEventListener("pointerdown", (e) => {
       this.lastPointer = performance.now();
+      this.pointerType = e.pointerType;
       this.keyboardFocus = false;
       // A long press that ended without a click must not swallow the next tap.
       this.suppressClick = false;

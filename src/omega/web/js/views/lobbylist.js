@@ -3,7 +3,7 @@
 // rated or not, time control, free seats and the seated players' ratings; a logged-in
 // player takes a free seat with one click, the creator cancels; filters (players, board,
 // rated, clock) and pages of the list, in the server's order (every creator's newest table
-// first); and the small form that opens a table in the lobby.
+// first). A table is opened in the lobby by the lobby's one create form (lobby.js).
 
 import * as account from "../account.js";
 import { api } from "../api.js";
@@ -12,18 +12,15 @@ import { describe } from "../errors.js";
 import { onLobby } from "../lobbyfeed.js";
 import { ANY, isAny, lobbyPath, pageText, passes } from "../lobbyquery.js";
 import { ratingText } from "../ratings.js";
-import { playerCounts, sizeOption } from "../siteconfig.js";
-import * as store from "../store.js";
-import { ClockChoice } from "./clockchoice.js";
+import { playerCounts } from "../siteconfig.js";
 import { t } from "../i18n.js";
 
 /** @typedef {import("../lobbytypes.js").ListedTable} ListedTable */
 /** @typedef {import("../lobbytypes.js").LobbyPage} LobbyPage */
 /** @typedef {import("../lobbyquery.js").LobbyFilters} LobbyFilters */
 /** @typedef {import("../types.js").SiteConfig} SiteConfig */
-/** @typedef {import("../types.js").CreatedTable} CreatedTable */
 
-/** The open tables of the lobby, and the form that adds one. */
+/** The open tables of the lobby. */
 export class LobbyList {
   constructor() {
     /** @type {Map<string, ListedTable>} */
@@ -65,27 +62,10 @@ export class LobbyList {
     this.pager = h("nav", { class: "lobby-pager row", "aria-label": t("Pages of open tables") },
       this.prevBtn, this.pageStatus, this.nextBtn);
     this.note = h("div", { class: "account-note", role: "status" });
-    this.players = h("select", { "aria-label": t("Players at the open table"), class: "open-players" });
-    this.size = h("select", { "aria-label": t("Board side of the open table"), class: "open-size" });
-    this.pie = h("input", { type: "checkbox", class: "open-pie" });
-    this.rated = h("input", { type: "checkbox", class: "open-rated", checked: true });
-    this.clock = new ClockChoice("open-clock", t("Clock of the open table"));
-    this.openBtn = h("button", { type: "submit", class: "btn confirm small" }, t("Open table"));
-    this.players.addEventListener("change", () => this.drawForm());
-    this.form = h("form", {
-      class: "open-form row", "aria-label": t("Open a table in the lobby"),
-      /** @param {Event} e */
-      onsubmit: (e) => {
-        e.preventDefault();
-        this.openTable();
-      },
-    }, h("strong", { class: "open-heading" }, t("Open a table for others to join")),
-    this.players, this.size, h("label", { class: "toggle" }, this.pie, " pie"), h("label", { class: "toggle" }, this.rated, " rated"),
-    this.clock.el, this.openBtn);
-    this.el = h("section", { class: "card lobby-tables" },
+    this.el = h("section", { class: "card lobby-tables", id: "open-tables" },
       h("h2", {}, t("Open tables")),
       h("p", { class: "muted small" }, t("Tables waiting for players. Take a free seat; the game starts when every seat is taken.")),
-      this.filterForm, this.list, this.pager, this.form, this.note);
+      this.filterForm, this.list, this.pager, this.note);
     onLobby((msg) => {
       if (msg.type === "lobby") {
         // The socket's list is the first page without filters; any other is asked for.
@@ -103,40 +83,14 @@ export class LobbyList {
   }
 
   /**
-   * The limits the form offers, once known.
+   * The filters' choices, once known.
    * @param {SiteConfig} config
    */
   setConfig(config) {
-    fill(this.players, playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
     fill(this.fPlayers, h("option", { value: "" }, t("any players")),
       playerCounts(config).map((n) => h("option", { value: String(n) }, t("{players} players", { players: n }))));
     fill(this.fSize, h("option", { value: "" }, t("any side")),
       config.sizes.map((s) => h("option", { value: String(s.size) }, t("side {size}", { size: s.size }))));
-    this.clock.setConfig(config.time_controls);
-    // A rated table must have a clock: the form starts rated, so it starts on quick play's
-    // default clock (the server's, GET /api/config time_controls.quickplay).
-    const timed = config.time_controls ? config.time_controls.quickplay.default : null;
-    const clockFor = () => {
-      if (timed !== null && this.rated.checked && this.clock.select.value === "untimed" &&
-          [...this.clock.select.options].some((o) => o.value === timed)) {
-        this.clock.select.value = timed;
-        this.clock.draw();
-      }
-    };
-    this.rated.addEventListener("change", clockFor);
-    clockFor();
-    fill(this.size, config.sizes.map((s) => {
-      const o = sizeOption(s);
-      return h("option", { value: o.value, selected: s.size === config.default_size }, o.text);
-    }));
-    this.drawForm();
-  }
-
-  drawForm() {
-    const two = this.players.value === "2";
-    this.pie.disabled = !two;
-    if (!two) this.pie.checked = false;
-    this.form.hidden = !account.known();
   }
 
   /**
@@ -211,13 +165,12 @@ export class LobbyList {
   }
 
   draw() {
-    this.drawForm();
     const me = account.known();
     const rows = this.order.flatMap((id) => {
       const tbl = this.tables.get(id);
       return tbl ? [this.row(tbl, me ? me.username : null)] : [];
     });
-    const empty = isAny(this.filters) ? t("No open table right now: open one, or press Play below.")
+    const empty = isAny(this.filters) ? t("No open table right now: open one with New table (Play against: Anyone), or try Quick play.")
       : t("No open table matches these filters.");
     fill(this.list, rows.length ? rows : h("li", { class: "muted" }, this.offset > 0 ? t("No more open tables.") : empty));
     this.pageStatus.textContent = pageText(this.offset, rows.length, this.total);
@@ -278,18 +231,5 @@ export class LobbyList {
     } finally {
       button.disabled = false;
     }
-  }
-
-  async openTable() {
-    const players = Number(this.players.value);
-    const body = { players, size: Number(this.size.value), pie_rule: this.pie.checked && players === 2, rated: this.rated.checked,
-      time_control: this.clock.value(), pausable: this.clock.pausable() };
-    const tbl = /** @type {CreatedTable | null} */ (await this.act("/api/lobby/tables", this.openBtn, body));
-    if (!tbl) return;
-    store.rememberTable({
-      id: tbl.id, token: tbl.token, seat: tbl.seat, invites: {}, spectator_key: tbl.spectator_key,
-      players, size: body.size, pie: body.pie_rule, status: tbl.state ? tbl.state.status : "waiting",
-    });
-    location.assign(`/t/${tbl.id}`);
   }
 }

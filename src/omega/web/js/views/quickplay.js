@@ -3,7 +3,8 @@
 // default first chosen, this device's last choice remembered), press Play, wait to be
 // matched with players who chose the same; the match moves this page to the new table
 // (told by the lobby's socket), once: a match this device followed, or whose game is over
-// (the server says idle then), leaves the lobby as it is. Also the account's ratings, with the last change, and the
+// (the server says idle then), leaves the lobby as it is. A guest sees the form with Play
+// off and why. Also the account's ratings, with the last change, and the
 // links to the leaderboards.
 
 import * as account from "../account.js";
@@ -44,7 +45,7 @@ export class QuickPlayView {
         this.call("/api/quickplay", this.clock.hidden ? body : { ...body, time_control: this.clock.value });
       },
     }, this.players, this.size, this.clock, this.play, this.leave);
-    this.el = h("section", { class: "card quick-play" },
+    this.el = h("section", { class: "card quick-play", id: "quick-play" },
       h("h2", {}, t("Quick play")),
       h("p", { class: "muted small" }, t("A rated game with whoever waits for the same players, board and clock, the closest ratings first.")),
       this.form, this.status, this.mine,
@@ -53,12 +54,14 @@ export class QuickPlayView {
       if (msg.type === "lobby") this.show(msg.quickplay);
       else if (msg.type === "matched") this.show({ status: "matched", table_id: msg.table_id, seat: msg.seat });
     });
+    /** @type {QuickPlayState | null} the state last shown (it stands while the account does) */
+    this.last = null;
+    // A guest sees the choice too, with Play off and the reason beside it.
     account.onChange((user) => {
-      this.form.hidden = !user;
-      if (!user) this.show(null);
+      this.show(user ? this.last : null);
       this.ratings();
     });
-    this.form.hidden = !account.known();
+    this.show(null);
   }
 
   /** @param {SiteConfig} config */
@@ -76,9 +79,10 @@ export class QuickPlayView {
 
   /** @param {QuickPlayState | null} state */
   show(state) {
+    this.last = state;
     const waiting = state !== null && state.status === "waiting";
     this.leave.hidden = !waiting;
-    this.play.disabled = waiting;
+    this.play.disabled = waiting || !account.known();
     // While waiting the choice stands (leave the queue to change it).
     for (const field of [this.players, this.size, this.clock]) field.disabled = waiting;
     if (!account.known()) fill(this.status, h("span", { class: "muted" }, t("Log in to play rated games.")));
