@@ -210,8 +210,10 @@ class TableCore:
     async def note(self, table_id: str, tag: str) -> None:
         """Tell the other server processes something about ``table_id`` that is not an
         event (PostgreSQL NOTIFY ``'server:table:tag'``, heard by their ``PgListener`` as
-        ``on_note``); nothing to tell on SQLite, where one process owns the database.  ``tag``
-        is short (no ``:``): a note names what changed, its listeners read the rest."""
+        ``on_note``), with the publisher's next batch, once what it names is committed:
+        returns when the batch is sent; nothing to tell on SQLite, where one process owns the
+        database.  ``tag`` is short (no ``:`` or new line): a note names what changed, its
+        listeners read the rest."""
         if not self.repo.is_postgres:
             return
         self.publisher.publish([f"{self.server_id}:{table_id}:{tag}"])
