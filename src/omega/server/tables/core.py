@@ -33,9 +33,9 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
-from typing import Any, Generic, TypeVar
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -52,7 +52,6 @@ from omega.server.tables.commits import Commits
 from omega.server.tables.decide import (
     Decided,
     decide,
-    decide_abandon,
     decide_join,
     decide_timeout,
 )
@@ -83,8 +82,20 @@ from omega.server.tables.state import (
     TableConfig,
     TableState,
 )
-from omega.server.tables.store import Repository, Writer
-from omega.server.tables.values import Acted, Cached, ComputerJob, D, NewTable, Written, seat_of, viewer_seat
+from omega.server.tables.store import Repository, Writer, deliveries_after
+from omega.server.tables.values import (
+    Acted,
+    Cached,
+    ComputerJob,
+    D,
+    NewTable,
+    StoredWrite,
+    Turned,
+    WriteProgress,
+    Written,
+    seat_of,
+    viewer_seat,
+)
 
 __all__ = ["TableCore", "Decision", "EndHook", "StoredHook", "RatedGate", "RATED_BANNED"]
 
@@ -108,41 +119,6 @@ RatedGate = Callable[[Connection, Sequence[int], datetime], frozenset[int]]
 #: What an account barred from rated play is told (``rated_banned``).
 RATED_BANNED = _("your account may not play rated games now (a moderator's decision: your account page "
                  "shows until when); casual tables are open to you")
-
-
-@dataclass(frozen=True)
-class _Turned(Decided):
-    """An action's decision: its events, or why it stored none or others."""
-
-    #: A retry: the version the request was first answered at (nothing is stored again).
-    first_version: int | None = None
-    #: The flag fell before the action came: it is refused with this, once the timeout
-    #: (these events) is stored; ``flag`` is when the flag fell.
-    too_late: ApiError | None = None
-    flag: datetime | None = None
-
-
-@dataclass
-class _Progress:
-    """What a write has done to the cache before its decision's outcome is known (kept
-    whatever the decision says, so a refused action still delivers what it caught up with)."""
-
-    #: Events applied to the cache, to be pushed to sockets: caught up with (committed by
-    #: other processes), then, once committed, the write's own.
-    applied: list[Delivery] = field(default_factory=list)
-    #: The keys after a caught-up ``links`` event (unless this write's own replace them).
-    caught_keys: TableKeys | None = None
-
-
-@dataclass(frozen=True)
-class _Stored(Generic[D]):
-    """What a write's transaction stored: its decision, and the keys after its own ``links``
-    event (in force once committed)."""
-
-    decided: D
-    keys: TableKeys | None = None
-    #: What to tell the other processes once it is committed (PostgreSQL).
-    notes: tuple[str, ...] = ()
 
 
 class TableCore:
@@ -424,9 +400,9 @@ class TableCore:
         loop = asyncio.get_running_loop()
         async with cached.lock:
             state = cached.state
-            progress = _Progress()
+            progress = WriteProgress()
 
-            def transaction(w: Writer | None) -> _Stored[D]:
+            def transaction(w: Writer | None) -> StoredWrite[D]:
                 # Runs inside the transaction (with other tables' writes, on SQLite).
                 if w is None:
                     raise ApiError("not_found", _("there is no table {table_id}", table_id=f"{table_id!r}"))
@@ -445,7 +421,7 @@ class TableCore:
                 decided = decision(state, w, now)
                 assert decided.before is state, "a write's decision is decided on the table it is given"
                 if not decided.events:
-                    return _Stored(decided)
+                    return StoredWrite(decided)
                 # Where the table stands after these events (decided, not applied again): the
                 # row's derived columns and the work due for it are stored in the same commit.
                 after = decided.after
@@ -468,10 +444,10 @@ class TableCore:
                 if COMPUTER_TURN in due and due_before.get(COMPUTER_TURN) != due[COMPUTER_TURN]:
                     # A computer's turn for whichever process plays them (maybe a worker).
                     notes.append(f"{self.server_id}:{table_id}:{WORK_TAG}")
-                return _Stored(decided, w.keys() if _renews_keys(stored) else None,
+                return StoredWrite(decided, w.keys() if _renews_keys(stored) else None,
                                tuple(notes) if self.repo.is_postgres else ())
 
-            def committed(result: _Stored[D]) -> None:
+            def committed(result: StoredWrite[D]) -> None:
                 # Stored for good: now the cache may move on (and the views are made only for
                 # a table some socket of this process watches).
                 if result.notes:  # in a database thread: the event loop publishes them
@@ -526,16 +502,16 @@ class TableCore:
         known = self._cache.get(table_id)
         seen = known.state.version if known is not None else None
 
-        def decision(state: TableState, w: Writer, now: datetime) -> _Turned:
+        def decision(state: TableState, w: Writer, now: datetime) -> Turned:
             first = state.requests.get(request_id) if request_id is not None else None
             if first is not None:  # a retry: the first answer, never a second move
                 first_version, first_seat, first_fp = first
                 if first_seat != seat or first_fp != fingerprint:
                     raise ApiError("conflict", _("this request_id was already used for another action"))
-                return _Turned(state, first_version=first_version)
+                return Turned(state, first_version=first_version)
             if version is not None and not state.play_version <= version <= state.version:
                 if seat is None:
-                    return _Turned(state)  # the computer chose on a position that is gone
+                    return Turned(state)  # the computer chose on a position that is gone
                 raise ApiError("stale_version", _("the table is at version {version}, not {version2}", version=state.version, version2=version))
             if isinstance(action, ClaimAction):
                 # Whether the absent seat's player is gone is asked of every process's sockets.
@@ -552,11 +528,11 @@ class TableCore:
                 # the join and the request id: the action was refused, not played) and the
                 # caller hears too_late once it is committed.
                 timeout = decide_timeout(state, now)
-                return _Turned(state, timeout.events, timeout.states, too_late=e, flag=state.flag_at())
+                return Turned(state, timeout.events, timeout.states, too_late=e, flag=state.flag_at())
             if seat is not None:
                 _refuse_replaced(joining, seat, seen)
             decided = joining.followed_by(acted)
-            return _Turned(state, decided.events, decided.states)
+            return Turned(state, decided.events, decided.states)
 
         written = await self.write(table_id, decision)
         turned = written.decided
@@ -689,19 +665,7 @@ class TableCore:
         def rebuild() -> list[Delivery] | None:
             # In a database thread: hundreds of states of a big board would stall the loop.
             stored = self.repo.load(table_id)
-            if stored is None:
-                return None
-            replay = TableState(stored.config)
-            out: list[Delivery] = []
-            before: dict[str, Any] = {}
-            for e in stored.events:
-                if e.version == since + 1:
-                    before = replay.view(viewer=False)  # what the client holds
-                replay.apply(e)
-                if e.version > since:
-                    out.append(Delivery(e.version, e.public(), replay.view(viewer=False), before))
-                    before = out[-1].state
-            return out
+            return None if stored is None else deliveries_after(stored, since)
 
         return await self.db(rebuild)
 
@@ -720,31 +684,6 @@ class TableCore:
         resignation or end)."""
         state = (await self.fresh(table_id)).state
         return state.computer_to_move() and state.play_version <= version
-
-    async def close_abandoned(self) -> int:
-        """Close every unfinished table nobody acted on for ``Settings.abandon_after``
-        seconds (finished games are kept as they are); returns how many were closed."""
-        idle_since = self.clock.now() - timedelta(seconds=self.settings.abandon_after)
-        closed = 0
-        while True:
-            batch = await self.db(self.repo.idle_tables, idle_since, 100)
-            for table_id in batch:
-                closed += await self.close_if_idle(table_id, idle_since)
-            if len(batch) < 100:
-                break
-        if closed:
-            log.info("closed %d tables abandoned unfinished", closed)
-        return closed
-
-    async def close_if_idle(self, table_id: str, idle_since: datetime) -> bool:
-        """Close the table as abandoned if nothing happened on it since ``idle_since``
-        (checked again inside the write: a move that just came in keeps it open)."""
-        def decision(state: TableState, w: Writer, now: datetime) -> Decided:
-            if state.updated_at is not None and state.updated_at >= idle_since:
-                return Decided(state)
-            return decide_abandon(state, now)
-
-        return bool((await self.write(table_id, decision)).stored)
 
 
 def _renews_keys(events: list[Event]) -> bool:

@@ -11,6 +11,7 @@ dependencies of ``deps``), and the request goes to the table core; no rule is de
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
@@ -22,6 +23,7 @@ from omega.server.config import computer_load
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
 from omega.server.infra.scheduler import Scheduler
+from omega.server.tables.abandon import close_abandoned
 from omega.server.tables.core import TableCore
 from omega.server.tables.deps import (
     CALLER_CHARGED,
@@ -53,7 +55,7 @@ from omega.server.tables.values import NewTable
 
 __all__ = ["router", "setup", "TableParts", "new_table", "ABANDON"]
 
-#: Site-wide work: close tables abandoned unfinished (``TableCore.close_abandoned``).
+#: Site-wide work: close tables abandoned unfinished (``abandon.close_abandoned``).
 ABANDON = "abandon"
 
 router = APIRouter()
@@ -80,7 +82,7 @@ def setup(app: FastAPI, core: TableCore, presence: Presence, limits: Limits, clo
     ``tables``): ``sessions`` says which account a session cookie names, ``hooks`` handles
     the socket's chat and rematch messages.  The tables' due work: clocks' flags, and the
     sweep of abandoned tables; at each heartbeat, the catch-up of the tables watched here."""
-    scheduler.every(ABANDON, core.settings.abandon_check_every, core.close_abandoned)
+    scheduler.every(ABANDON, core.settings.abandon_check_every, partial(close_abandoned, core))
     scheduler.handle(TIMEOUT, core.flag)
     scheduler.handle(FLAG_NEAR, core.flag_near)
     # A notification lost between another process's commit and its publish: caught up here.

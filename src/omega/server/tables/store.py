@@ -32,11 +32,12 @@ from sqlalchemy.pool import PoolProxiedConnection
 
 from omega.server.infra.db import utc
 from omega.server.infra.due import DueQueue, drop_due_row, keep_due_row
+from omega.server.infra.pubsub import Delivery
 from omega.server.infra.servers import forget_server_row
 from omega.server.tables.events import Event, payload_from
 from omega.server.tables.identity import TableKeys
 from omega.server.tables.models import EventRow, PresenceRow, SeatRow, TableRow
-from omega.server.tables.state import PresenceCount, SeatConfig, TableConfig
+from omega.server.tables.state import PresenceCount, SeatConfig, TableConfig, TableState
 from omega.server.tables.timecontrol import TimeControl
 
 T = TypeVar("T")
@@ -481,3 +482,19 @@ class Repository(DueQueue):
             return list(conn.execute(select(TableRow.id).where(
                 TableRow.status.in_(("playing", "waiting")), TableRow.updated_at < before).order_by(TableRow.updated_at)
                 .limit(limit)).scalars())
+
+
+def deliveries_after(stored: StoredTable, since: int) -> list[Delivery]:
+    """Every event of ``stored`` after version ``since``, each with the public view after it
+    and the one before it (what a socket that holds version ``since`` is sent to catch up)."""
+    replay = TableState(stored.config)
+    out: list[Delivery] = []
+    before: dict[str, Any] = {}
+    for e in stored.events:
+        if e.version == since + 1:
+            before = replay.view(viewer=False)  # what the client holds
+        replay.apply(e)
+        if e.version > since:
+            out.append(Delivery(e.version, e.public(), replay.view(viewer=False), before))
+            before = out[-1].state
+    return out

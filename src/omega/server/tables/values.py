@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from omega.game import Game
@@ -26,7 +27,8 @@ from omega.server.tables.state import SeatConfig, TableState
 from omega.server.tables.timecontrol import UNTIMED, TimeControl
 from omega.server.tables.views import with_viewer
 
-__all__ = ["RECENT_EVENTS", "D", "Cached", "Written", "Acted", "ComputerJob", "NewTable", "seat_of", "viewer_seat"]
+__all__ = ["RECENT_EVENTS", "D", "Cached", "Written", "Acted", "ComputerJob", "NewTable", "seat_of", "viewer_seat",
+           "Turned", "WriteProgress", "StoredWrite"]
 
 #: Events each cached table keeps for sockets that reconnect with ``since``.
 RECENT_EVENTS = 64
@@ -156,3 +158,41 @@ def seat_of(who: Identity) -> int | None:
 def viewer_seat(who: Identity) -> int | None:
     """The seat a viewer sees the table from (None: a spectator's view)."""
     return who.seat if isinstance(who, SeatHolder) else None
+
+
+# -- the action path's own values (TableCore.act and TableCore.write) --------------------------
+
+
+@dataclass(frozen=True)
+class Turned(Decided):
+    """An action's decision: its events, or why it stored none or others."""
+
+    #: A retry: the version the request was first answered at (nothing is stored again).
+    first_version: int | None = None
+    #: The flag fell before the action came: it is refused with this, once the timeout
+    #: (these events) is stored; ``flag`` is when the flag fell.
+    too_late: ApiError | None = None
+    flag: datetime | None = None
+
+
+@dataclass
+class WriteProgress:
+    """What a write has done to the cache before its decision's outcome is known (kept
+    whatever the decision says, so a refused action still delivers what it caught up with)."""
+
+    #: Events applied to the cache, to be pushed to sockets: caught up with (committed by
+    #: other processes), then, once committed, the write's own.
+    applied: list[Delivery] = field(default_factory=list)
+    #: The keys after a caught-up ``links`` event (unless this write's own replace them).
+    caught_keys: TableKeys | None = None
+
+
+@dataclass(frozen=True)
+class StoredWrite(Generic[D]):
+    """What a write's transaction stored: its decision, and the keys after its own ``links``
+    event (in force once committed)."""
+
+    decided: D
+    keys: TableKeys | None = None
+    #: What to tell the other processes once it is committed (PostgreSQL).
+    notes: tuple[str, ...] = ()
