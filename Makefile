@@ -47,11 +47,13 @@ lint: install
 	$(BIN)/mypy src
 
 # pytest runs on TEST_WORKERS processes (pytest-xdist). Most tests wait on servers, browsers
-# and PostgreSQL rather than compute, so more workers than cores pays. `--dist loadgroup`
-# keeps the tests of a module that share its server (tests/e2e, tests/server/test_site_workers.py)
-# on one worker; each worker has its own PostgreSQL cluster and temporary directories.
+# and PostgreSQL rather than compute, so more workers than cores pays. `--dist loadscope`
+# keeps each module's tests on one worker, so a module's server and browser (module fixtures:
+# tests/e2e, tests/server/test_site_workers.py) start once; each worker has its own
+# PostgreSQL cluster and temporary directories.  (Not `loadgroup`: with pytest 9 its groups
+# are lost, as pytest-xdist 3.8 renames a test where pytest no longer reads the name.)
 TEST_WORKERS ?= 4
-PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope
 
 # Numba's compiled search kernels, written to its cache once before the tests' processes
 # start: a fresh clone's workers and servers would otherwise each compile them at once.

@@ -18,15 +18,12 @@ from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 expect.set_options(timeout=15_000)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the items
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A module's tests share its server and browser (module fixtures): `make test` runs
+    # pytest with `--dist loadscope`, so they run on one worker, which starts them once.
     for item in items:
-        path = item.path.as_posix()
-        if "tests/e2e/" in path:
+        if "tests/e2e/" in item.path.as_posix():
             item.add_marker(pytest.mark.e2e)
-            # A module's tests share its server and browser (module fixtures): under
-            # `pytest -n N --dist loadgroup` they run on one worker, which starts them once.
-            item.add_marker(pytest.mark.xdist_group(path[path.index("tests/e2e/"):]))
 
 
 @pytest.fixture(scope="module")

@@ -40,9 +40,8 @@ from .server_helpers import (
 from .site_helpers import ask_review, finished_table
 from .worker_process import WorkerProcess
 
-# The tests share one site (module fixture): under `--dist loadgroup` one worker runs them all.
-pytestmark = [pytest.mark.timeout(240), pytest.mark.slow,
-              pytest.mark.xdist_group("tests/server/test_site_workers.py")]
+# The tests share one site (module fixture): under `--dist loadscope` one worker runs them all.
+pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
 
 CLOCK_SERVER = Path(__file__).with_name("clock_server.py")
 #: A review small enough to take a few seconds with one bot process.
