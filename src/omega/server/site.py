@@ -69,7 +69,7 @@ def site_config(lang: str = DEFAULT) -> dict[str, Any]:
         "name_max": NAME_MAX,
         "username": {"min": USERNAME_MIN, "max": USERNAME_MAX, "rule": USERNAME_RULE.in_language(lang)},
         "password": {"min": PASSWORD_MIN, "max": PASSWORD_MAX, "rule": PASSWORD_RULE.in_language(lang)},
-        "time_controls": time_control_config(),
+        "time_controls": time_control_config(lang),
         "chat_max": CHAT_MAX,
         "tournaments": tournament_limits(),
         "moderation": moderation_limits(),

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from omega.i18n import _
+from omega.i18n import Message, _
 from omega.server.errors import ApiError
 
 __all__ = [
@@ -75,13 +75,19 @@ _TURN_BASED = re.compile(r"(\d{1,2}[hd])(?:\+(\d{1,2})d)?")
 _UNTIMED_TEXTS = ("untimed", "none", "")
 
 
-def _duration(seconds: int) -> str:
-    """``3 days``, ``1 day``, ``12 hours``, ``5 minutes``, ``1 second``."""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0:
-            n = seconds // size
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{seconds} second{'s' if seconds != 1 else ''}"
+def _duration(seconds: int) -> Message:
+    """``3 days``, ``1 day``, ``12 hours``, ``5 minutes``, ``1 second`` (each a sentence of
+    the catalogs: one for one and one for more, as languages write plurals differently)."""
+    if seconds >= 86400 and seconds % 86400 == 0:
+        n = seconds // 86400
+        return _("{n} day", n=n) if n == 1 else _("{n} days", n=n)
+    if seconds >= 3600 and seconds % 3600 == 0:
+        n = seconds // 3600
+        return _("{n} hour", n=n) if n == 1 else _("{n} hours", n=n)
+    if seconds >= 60 and seconds % 60 == 0:
+        n = seconds // 60
+        return _("{n} minute", n=n) if n == 1 else _("{n} minutes", n=n)
+    return _("{n} second", n=seconds) if seconds == 1 else _("{n} seconds", n=seconds)
 
 
 @dataclass(frozen=True)
@@ -157,18 +163,20 @@ class TimeControl:
             return per + (f"+{self.reserve // 86400}d" if self.reserve else "")
         return "untimed"
 
-    def describe(self) -> str:
-        """The control in words, for people.
+    def describe(self) -> Message:
+        """The control in words, for people (English; ``.in_language(lang)`` for a reader's).
 
         >>> TimeControl.parse("3+2").describe(), TimeControl.parse("12h").describe()
         ('3 minutes + 2 seconds a move', '12 hours a move')
         """
         if self.kind == "realtime":
-            return f"{_duration(self.base)} + {_duration(self.increment)} a move"
+            return _("{base} + {increment} a move", base=_duration(self.base), increment=_duration(self.increment))
         if self.kind == "turn_based":
-            reserve = f" + {_duration(self.reserve)} in reserve" if self.reserve else ""
-            return f"{_duration(self.per_move)} a move{reserve}"
-        return "untimed"
+            if self.reserve:
+                return _("{per_move} a move + {reserve} in reserve", per_move=_duration(self.per_move),
+                         reserve=_duration(self.reserve))
+            return _("{per_move} a move", per_move=_duration(self.per_move))
+        return _("untimed")
 
     # -- the arithmetic ---------------------------------------------------------------------
 
@@ -248,8 +256,9 @@ def require_clock(rated: bool, control: TimeControl) -> None:
         raise ApiError("clock_required", _("a rated table needs a time control (real time such as {quickplay_default}, or turn-based such as 1d)", quickplay_default=QUICKPLAY_DEFAULT))
 
 
-def time_control_config() -> dict[str, Any]:
-    """The time controls a table may have, as ``GET /api/config`` serves them.
+def time_control_config(lang: str = "en") -> dict[str, Any]:
+    """The time controls a table may have, as ``GET /api/config`` serves them (their labels
+    in ``lang``).
 
     >>> c = time_control_config()
     >>> c["default"], c["realtime"]["presets"][0], c["turn_based"]["per_move"][0]
@@ -259,12 +268,14 @@ def time_control_config() -> dict[str, Any]:
         "default": UNTIMED.text,
         "quickplay": {"default": QUICKPLAY_DEFAULT, "presets": list(REALTIME_PRESETS)},
         "realtime": {
-            "presets": [{"text": t, "label": TimeControl.parse(t).describe()} for t in REALTIME_PRESETS],
+            "presets": [{"text": t, "label": TimeControl.parse(t).describe().in_language(lang)}
+                        for t in REALTIME_PRESETS],
             "base_minutes": {"min": BASE_MINUTES.start, "max": BASE_MINUTES.stop - 1},
             "increment_seconds": {"min": INCREMENT_SECONDS.start, "max": INCREMENT_SECONDS.stop - 1},
         },
         "turn_based": {
-            "per_move": [{"text": t, "label": TimeControl.parse(t).describe()} for t in PER_MOVE_CHOICES],
+            "per_move": [{"text": t, "label": TimeControl.parse(t).describe().in_language(lang)}
+                         for t in PER_MOVE_CHOICES],
             "reserve_days": {"min": RESERVE_DAYS.start, "max": RESERVE_DAYS.stop - 1},
         },
         "low": {"fraction": LOW_FRACTION, "ms": LOW_MS},
