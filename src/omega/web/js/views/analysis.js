@@ -94,7 +94,11 @@ export async function startAnalysis(root, boardId) {
     const q = new URLSearchParams(location.search);
     if (!boardId && !q.has("players")) {
       // A board is made only when its setting is chosen: a link to /analysis makes none.
-      root.querySelector("main")?.replaceChildren(h("div", { class: "side" }, newBoardForm()));
+      root.querySelector("main")?.replaceChildren(h("div", { class: "lobby-grid analysis-start" },
+        h("section", { class: "card" }, h("h2", {}, t("Analysis board")),
+          h("p", {}, t("Play stones freely from any position, branch into variations, and see the computer's opinion of each position. Share a board by its link.")),
+          h("p", { class: "muted" }, t("To study a game you played, open it and press Analyse at its end, in its replay or in its review.")),
+          newBoardForm())));
       return;
     }
     if (!boardId) {
@@ -133,7 +137,7 @@ function newBoardForm() {
   const form = h("form", { class: "links analysis-new", method: "get", action: "/analysis", "aria-label": t("New board") },
     h("h2", {}, t("New board")),
     h("div", { class: "row" }, numberChoice("players", t("Players"), [2, 3, 4], 2), numberChoice("size", t("Side"), [5, 6, 7, 8, 9, 10], 5),
-      h("label", { class: "account-field" }, h("input", { type: "checkbox", name: "pie", value: "1" }), h("span", {}, t("Pie rule")))),
+      h("label", { class: "check-field" }, h("input", { type: "checkbox", name: "pie", value: "1" }), " ", t("Pie rule"))),
     h("button", { type: "submit", class: "btn small", "data-action": "new-board" }, t("Open an empty board")));
   return form;
 }

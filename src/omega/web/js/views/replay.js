@@ -19,7 +19,7 @@ import { t } from "../i18n.js";
  */
 export function replayText(at, total, live, keys = true) {
   if (!total) return t("No moves yet.");
-  const moves = `${total} ${total === 1 ? "move" : "moves"}`;
+  const moves = total === 1 ? t("{n} move", { n: total }) : t("{n} moves", { n: total });
   return live ? t("Live: {moves}{value}", { moves, value: keys ? t(" (← → step through)") : "" }) : t("After move {at} of {total}", { at, total });
 }
 
