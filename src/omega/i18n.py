@@ -30,7 +30,7 @@ from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
 __all__ = [
-    "DEFAULT", "LANGUAGES", "COMPLETE", "RTL", "LOCALE_DIR", "Message", "_", "N_", "gettext", "catalog",
+    "DEFAULT", "LANGUAGES", "COMPLETE", "RTL", "LOCALE_DIR", "Message", "translatable", "N_", "gettext", "catalog",
     "fill_in", "negotiate", "parse_accept_language", "direction", "language_name", "format_number",
 ]
 
@@ -119,14 +119,19 @@ def _value_in(value: object, lang: str) -> object:
     return value.in_language(lang) if isinstance(value, Message) else value
 
 
-def _(msgid: str, /, **params: object) -> Message:
+def translatable(msgid: str, /, **params: object) -> Message:
     """Mark a sentence for the catalogs (``msgid`` a literal, the English text) and put in
-    its values; the extraction (``python -m omega.catalogs``) finds every ``_("...")``.
+    its values.  Modules import it under gettext's usual name,
+    ``from omega.i18n import translatable as _``, and the extraction
+    (``python -m omega.catalogs``) finds every ``_("...")``.
 
     >>> _("{n} messages a second", n=4)
     '4 messages a second'
     """
     return Message(msgid, params)
+
+
+_ = translatable
 
 
 def N_(msgid: str, /) -> str:

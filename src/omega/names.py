@@ -64,7 +64,7 @@ import functools
 import unicodedata
 from typing import Any
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 
 __all__ = [
     "NAME_MAX", "NAME_RULE", "check_name", "USERNAME_MIN", "USERNAME_MAX", "USERNAME_RULE",

@@ -24,7 +24,8 @@ from typing import IO, Any
 # omega.ai loads the search (NumPy, Numba) only when make_bot is asked for one.
 from omega.ai import Bot, make_bot
 from omega.game import SWAP, Color, Game, IllegalMove
-from omega.i18n import DEFAULT, LANGUAGES, N_, Message, _
+from omega.i18n import DEFAULT, LANGUAGES, N_, Message
+from omega.i18n import translatable as _
 from omega.picture import board_picture
 from omega.record import Record, RecordFileError, read_file, to_json
 from omega.texts import action_text, color_name, factors_text, number_text, one_line, tie_break_text

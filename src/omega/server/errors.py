@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from omega.i18n import DEFAULT, Message, _
+from omega.i18n import DEFAULT, Message
+from omega.i18n import translatable as _
 
 __all__ = ["ApiError", "SESSION_ENDED"]
 

@@ -18,7 +18,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from omega.i18n import COMPLETE, DEFAULT, LANGUAGES, N_, _, catalog, direction, gettext, language_name
+from omega.i18n import COMPLETE, DEFAULT, LANGUAGES, N_, catalog, direction, gettext, language_name
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.language import LANG_COOKIE, connection_language
 

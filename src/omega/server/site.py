@@ -23,7 +23,8 @@ from starlette.types import Receive, Scope, Send
 
 from omega.ai.levels import LEVELS
 from omega.board import cell_count
-from omega.i18n import DEFAULT, _, gettext
+from omega.i18n import DEFAULT, gettext
+from omega.i18n import translatable as _
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.names import username_key
 from omega.server.accounts.addresses import (
     RESET_TOKEN,

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, BackgroundTasks, Depends, FastAPI, Request, Response, WebSocket
 from starlette.requests import HTTPConnection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.passwords import Passwords
 from omega.server.accounts.recovery import FORGOT_ANSWER, Mailing, Recovery
 from omega.server.accounts.schemas import (

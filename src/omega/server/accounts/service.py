@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from omega.i18n import N_, Message, _
+from omega.i18n import N_, Message
+from omega.i18n import translatable as _
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
 from omega.server.accounts.roles import ROLES, roles_of

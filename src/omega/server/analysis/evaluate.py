@@ -41,7 +41,7 @@ from typing import Any
 
 from omega.ai.levels import level
 from omega.game import SWAP, Game
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.analysis.store import (
     Asked,
     answer_of_digest,

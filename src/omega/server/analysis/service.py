@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.game import Game
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.record import VariationTree, format_tree
 from omega.server.analysis.evaluate import Evaluations
 from omega.server.analysis.schemas import FromGame, NewBoard, Position, SaveTree

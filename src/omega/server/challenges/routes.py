@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader, session_user
 from omega.server.challenges.schemas import parse_new
 from omega.server.challenges.service import Challenges, Tell, Told

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.store import User
 from omega.server.challenges import store
 from omega.server.challenges.models import ChallengeRow

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
 __all__ = ["Strict", "bad_body", "bad_request", "parse", "utc_time"]

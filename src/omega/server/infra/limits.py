@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from starlette.requests import HTTPConnection, Request
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
 __all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address", "address_key", "owner_key"]

@@ -42,7 +42,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
-from omega.i18n import Message, _
+from omega.i18n import Message
+from omega.i18n import translatable as _
 from omega.server.accounts.service import Accounts, User
 from omega.server.clock import stamp
 from omega.server.errors import ApiError

@@ -44,7 +44,7 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, func, inse
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.clock import stamp

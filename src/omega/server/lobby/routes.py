@@ -25,7 +25,7 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import HTMLResponse
 from pydantic import Field, StringConstraints, TypeAdapter
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,

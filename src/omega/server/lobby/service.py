@@ -42,7 +42,8 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
-from omega.i18n import Message, _
+from omega.i18n import Message
+from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.accounts.service import Accounts, User
 from omega.server.errors import ApiError

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
 

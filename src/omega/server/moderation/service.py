@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.names import username_key
 from omega.server.accounts.roles import ROLES, grant, may_moderate, revoke, roles_of
 from omega.server.accounts.service import Accounts, User

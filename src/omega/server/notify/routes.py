@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
 from omega.server.infra.limits import read_body

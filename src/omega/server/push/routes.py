@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
 from omega.server.infra.state import from_app

@@ -29,7 +29,8 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric import ec
 from pydantic import StringConstraints, TypeAdapter
 
-from omega.i18n import Message, _
+from omega.i18n import Message
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.bodies import Strict, parse
 from omega.server.push.models import ENDPOINT_MAX

@@ -25,7 +25,7 @@ from sqlalchemy import Row
 
 from omega.board import parse_cell
 from omega.game import Color, IllegalMove
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.puzzles.format import Puzzle, shipped_puzzles
 from omega.puzzles.glicko import MIN_DEVIATION, NEWCOMER, Rating, rate
 from omega.server.accounts.store import User

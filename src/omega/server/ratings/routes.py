@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.names import username_key
 from omega.server.accounts.routes import USER_CHARGED
 from omega.server.accounts.service import Accounts

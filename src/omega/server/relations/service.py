@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.store import User
 from omega.server.errors import ApiError
 from omega.server.relations import store

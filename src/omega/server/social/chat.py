@@ -44,7 +44,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, select, text, update
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.clock import Clock, stamp
 from omega.server.errors import ApiError

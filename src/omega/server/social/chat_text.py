@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
 __all__ = ["CHAT_MAX", "check_chat_text"]

@@ -49,7 +49,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.clock import stamp
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Notice

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.clock import Clock, stamp
 from omega.server.config import Settings
 from omega.server.errors import ApiError

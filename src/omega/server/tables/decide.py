@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from omega.game import SWAP, Game, IllegalMove
-from omega.i18n import Message, _
+from omega.i18n import Message
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, action_fingerprint
 from omega.server.tables.events import (

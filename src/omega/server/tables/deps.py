@@ -21,7 +21,7 @@ from typing import Annotated, Protocol, TypeVar
 from fastapi import Depends, Request, WebSocket
 from starlette.requests import HTTPConnection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.clock import Clock
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address, read_body

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
 __all__ = [

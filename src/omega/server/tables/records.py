@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.record import to_json
 from omega.server.errors import ApiError
 from omega.server.tables.core import TableCore

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.clock import Clock
 from omega.server.config import computer_load
 from omega.server.errors import ApiError

@@ -23,7 +23,7 @@ from pydantic import (
     field_validator,
 )
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.names import check_name
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketDisconnected, WebSocketState
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.clock import Clock
 from omega.server.errors import SESSION_ENDED, ApiError
 from omega.server.infra.language import connection_language

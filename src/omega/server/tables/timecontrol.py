@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from omega.i18n import Message, _
+from omega.i18n import Message
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
 __all__ = [

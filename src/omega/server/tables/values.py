@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from omega.game import Game
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.pubsub import Delivery
 from omega.server.tables.decide import Decided

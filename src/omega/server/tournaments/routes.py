@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.accounts.routes import (
     USER_CHARGED,
     Body,

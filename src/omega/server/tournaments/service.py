@@ -27,7 +27,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.pairing import Entrant, Format, Standing, format_named
 from omega.server.accounts.roles import may_moderate, roles_of
 from omega.server.accounts.store import User

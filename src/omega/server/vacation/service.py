@@ -30,7 +30,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.db import utc
 from omega.server.infra.due import Due, keep_due_row

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from pydantic import TypeAdapter
 
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.names import USERNAME_MAX
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError

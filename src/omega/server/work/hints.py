@@ -34,7 +34,7 @@ from typing import Any
 from fastapi import APIRouter, FastAPI, Request
 
 from omega.game import SWAP, Action
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.pubsub import WORK_TAG

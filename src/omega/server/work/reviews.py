@@ -38,7 +38,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.game import Game
-from omega.i18n import _
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.db import Base, Database
 from omega.server.infra.due import Due
