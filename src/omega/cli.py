@@ -111,8 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "(default: OMEGA_DATABASE_URL)")
     worker.add_argument("--ai-workers", type=_positive_int, default=4,
                         help="processes for computer players (default 4: turns thought about at once)")
-    worker.add_argument("--metrics-port", type=_ranged(1, 65535, "port"), default=None,
-                        help="serve this worker's metrics (Prometheus) on this port; default: none")
+    worker.add_argument("--metrics-port", type=_ranged(0, 65535, "port"), default=None,
+                        help="serve this worker's metrics (Prometheus) on this port (0: any free port, "
+                             "named in the log); default: none")
     worker.add_argument("--metrics-host", default="127.0.0.1",
                         help="the address the metrics port listens on (default 127.0.0.1)")
     worker.add_argument("--smtp", default=None, metavar="URL", help=_SMTP_HELP)

@@ -31,7 +31,6 @@ from .server_helpers import (
     ServeProcess,
     Socket,
     error_code,
-    free_port,
     make_server,
     random_turn,
     scrape,
@@ -69,8 +68,7 @@ def site(pg: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Si
     # The worker goes first: it migrates the database before the servers start.  It looks
     # for due work on its own only every 10 minutes: anything it does within a test, it does
     # because the note of new work woke it.
-    port = free_port()
-    worker = WorkerProcess(url, ("--ai-workers", "1", "--metrics-port", str(port)), bot="random",
+    worker = WorkerProcess(url, ("--ai-workers", "1", "--metrics-port", "0"), bot="random",
                            dead_after=10**9, sweep_interval=600, review_budget=TINY_REVIEW, clock_file=clock_file)
     servers: list[ServeProcess] = []
     try:
@@ -78,7 +76,7 @@ def site(pg: PgCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Si
         servers = [ServeProcess(url, program=program, args=("--no-workers",)) for _ in range(2)]
         for s in servers:
             s.ready()
-        yield Site(url, clock_file, servers[0], servers[1], worker, f"http://127.0.0.1:{port}")
+        yield Site(url, clock_file, servers[0], servers[1], worker, worker.metrics_url)
     finally:
         for s in servers:
             s.stop()

@@ -58,8 +58,7 @@ def test_a_worker_plays_the_computer_turns_of_servers_without_workers(pg_url: st
     """The real commands: ``omega serve --no-workers`` serves the table and never plays;
     ``omega worker`` (real level-1 bot) plays, and its turn reaches the server's socket."""
     serve = ServeProcess(pg_url, args=("--no-workers",))
-    metrics_port = free_port()
-    worker = WorkerProcess(pg_url, ("--ai-workers", "1", "--metrics-port", str(metrics_port)))
+    worker = WorkerProcess(pg_url, ("--ai-workers", "1", "--metrics-port", "0"))
     try:
         serve.ready()
         worker.ready()
@@ -74,7 +73,7 @@ def test_a_worker_plays_the_computer_turns_of_servers_without_workers(pg_url: st
         finally:
             watch.close()
         assert api.http.get("/api/status").json()["computers"] is None  # no computer players here
-        worker_metrics = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=30).text
+        worker_metrics = httpx.get(f"{worker.metrics_url}/metrics", timeout=30).text
         assert value(worker_metrics, "omega_computer_think_seconds_count", level="1") == 1
         server_metrics = api.http.get("/metrics").text
         assert value(server_metrics, "omega_computer_think_seconds_count", level="1") == 0

@@ -83,6 +83,15 @@ class WorkerProcess:
                 self.server_id = found.group(1)
                 return self.server_id
 
+    @property
+    def metrics_url(self) -> str:
+        """Where a worker started with ``--metrics-port 0`` serves its metrics (from its
+        log, once :meth:`ready`): the system chose the port when it bound it, so no other
+        process can have taken it in between."""
+        with _OUTPUT:
+            found = next(m for line in self.log if (m := re.search(r"metrics on (http://\S+)/metrics", line)))
+        return found.group(1)
+
     def thinking(self, table_id: str, timeout: float = 60) -> int:
         """Wait until this worker logs that its bots think about the computer's turn at
         ``table_id``; the table's version in that line."""

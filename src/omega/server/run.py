@@ -217,8 +217,10 @@ def worker_main(args: argparse.Namespace) -> int:
             from prometheus_client import start_http_server
 
             # Its own thread; the figures are filled in on the event loop (Worker._sample_forever).
-            start_http_server(args.metrics_port, addr=args.metrics_host, registry=worker.metrics.registry)
-            log.info("metrics on http://%s:%d/metrics", args.metrics_host, args.metrics_port)
+            metrics, _thread = start_http_server(args.metrics_port, addr=args.metrics_host,
+                                                 registry=worker.metrics.registry)
+            # The port it listens on (chosen by the system for --metrics-port 0).
+            log.info("metrics on http://%s:%d/metrics", args.metrics_host, metrics.server_port)
         log.info("worker %s playing computer turns with %d AI workers; database %s", worker.server_id,
                  args.ai_workers, worker.repo.engine.url)
         await stop.wait()
