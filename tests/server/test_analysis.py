@@ -258,6 +258,8 @@ def position(*actions: Action) -> Game:
 
 
 async def settle() -> None:
+    """Let the loop's other tasks take a few steps (a yield to the event loop, no wall-clock
+    time: the tasks here wait on each other, never on a clock)."""
     for _ in range(5):
         await asyncio.sleep(0)
 
