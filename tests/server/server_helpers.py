@@ -22,6 +22,7 @@ import tempfile
 import threading
 import traceback
 import warnings
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,17 @@ def ready_sqlite(template: Path, url: str) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(template, path)
     return url
+
+
+async def until_holds(condition: Callable[[], bool], rounds: int = 100) -> None:
+    """Let the event loop's other tasks run until ``condition`` holds: each round lets every
+    ready task take one step (a yield to the loop; no wall-clock time is involved, the tasks
+    wait on each other, never on a clock).  AssertionError if it never holds."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
 
 
 def free_port() -> int:

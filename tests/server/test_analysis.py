@@ -26,7 +26,7 @@ from omega.server.infra.due import Due
 from omega.server.tables.store import Repository
 from omega.server.work.computers import FairSlots
 
-from .server_helpers import Api, LiveServer, PgCluster, bearer
+from .server_helpers import Api, LiveServer, PgCluster, bearer, until_holds
 from .site_helpers import Browser, finished_table, rows
 from .worker_process import WorkerProcess
 
@@ -257,12 +257,6 @@ def position(*actions: Action) -> Game:
     return Game.from_history(actions, 2, 5)
 
 
-async def settle() -> None:
-    """Let the loop's other tasks take a few steps (a yield to the event loop, no wall-clock
-    time: the tasks here wait on each other, never on a clock)."""
-    for _ in range(5):
-        await asyncio.sleep(0)
-
 
 def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_workers() -> None:
     async def scene() -> None:
@@ -271,14 +265,14 @@ def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_worker
         # Someone else holds two workers: ann's first board takes the third.
         others = [await workers.slots.acquire("bob"), await workers.slots.acquire("bob")]
         first = asyncio.create_task(evals.evaluate("ann", "board1", position(("e5", "a1"))))
-        await settle()
+        await until_holds(lambda: bool(workers.started))
         assert workers.started == ["ann"]
         # On her second board she steps from one position to the next: the one still
         # waiting for a worker is replaced, and says so.
         waiting = asyncio.create_task(evals.evaluate("ann", "board2", position(("c3", "a1"))))
-        await settle()
+        await until_holds(lambda: workers.slots.waiting == 1)  # no worker free for her
         newer = asyncio.create_task(evals.evaluate("ann", "board2", position(("c3", "a2"))))
-        await settle()
+        await until_holds(waiting.done)
         with pytest.raises(Exception, match="newer position") as caught:
             await waiting
         assert getattr(caught.value, "code", None) == "superseded" and evals.superseded == 1
@@ -291,7 +285,7 @@ def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_worker
         workers.slots.release(quick_turn, 0.0)
         for slot in others:
             workers.slots.release(slot, 5.0)
-        await settle()
+        await until_holds(lambda: len(workers.started) == 2)  # the newer position's search
         workers.gate.set()
         assert (await first)["values"] == {"White": 0.5, "Black": 0.5}
         assert not (await newer)["cached"]
@@ -332,11 +326,11 @@ def test_a_server_without_computer_players_asks_a_worker_through_the_database() 
         workers = Workers(2)
         worker = Evaluations(core, workers, queue=64)  # type: ignore[arg-type]
         first = asyncio.create_task(server.evaluate("ann", "board1", position(("e5", "a1"))))
-        await settle()
+        await until_holds(lambda: bool(core.notes))  # stored, and the workers told
         due = core.repo.due_count(EVALUATE)
         assert due == 1 and core.notes[-1][1] == "w"  # the workers are woken
         newer = asyncio.create_task(server.evaluate("ann", "board1", position(("c3", "a1"))))
-        await settle()
+        await until_holds(first.done)
         with pytest.raises(Exception, match="newer position"):
             await first
         assert core.repo.due_count(EVALUATE) == 1  # the first position's work is gone

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 
 from omega.server.work.computers import FairSlots
 
-from .server_helpers import Api, error_code, make_server
+from .server_helpers import Api, error_code, make_server, until_holds
 
 
 def test_strong_computer_games_of_one_owner_are_capped_at_creation(sqlite_url: str) -> None:
@@ -40,7 +39,7 @@ def test_slots_keep_one_for_quick_turns_and_cap_each_owner() -> None:
         others = [await slots.acquire(f"other{i}") for i in range(1)]  # slow work: one slot left
         late = asyncio.create_task(slots.acquire("flood"))
         slow = asyncio.create_task(slots.acquire("victim"))
-        await _until_async(lambda: slots.waiting == 2)
+        await until_holds(lambda: slots.waiting == 2)
         assert not late.done() and not slow.done()  # flood at its cap; slow work leaves the last slot
         quick = await slots.acquire("victim", quick=True)
         served.append("quick")
@@ -56,15 +55,6 @@ def test_slots_keep_one_for_quick_turns_and_cap_each_owner() -> None:
     served, free = asyncio.run(run())
     assert served == ["quick"] and free == 4
 
-
-async def _until_async(condition: Callable[[], bool], rounds: int = 100) -> None:
-    """Let the loop's other tasks run until ``condition`` holds (each round lets every ready
-    task take one step; no wall-clock time is involved)."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the condition never held")
 
 
 @pytest.mark.slow
