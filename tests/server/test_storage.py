@@ -351,3 +351,40 @@ def test_a_row_claimed_by_threads_at_once_is_claimed_once(db_url: str) -> None:
             twice.append((i, len(got)))
     repo.engine.dispose()
     assert twice == []
+
+
+def test_new_work_stored_while_its_claimant_finishes_is_never_lost(db_url: str) -> None:
+    # A tournament's work (version 2) finishes in one process while a game's end makes it due
+    # again (version 3) in another: the new version must stay.  When keep_due_row inserted
+    # (finding the row) and then updated it in two statements, a finish committed between
+    # them deleted the row, the update found nothing, and the tournament waited forever for
+    # its next round (seen in the two-server tournament test under load).
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo.register_server("a", now)
+    lost = []
+    for i in range(150):
+        with repo.writing() as conn:
+            keep_due_row(conn, "tournament", str(i), 2, now)
+        [due] = repo.claim_due("a", now, 1, {"tournament": None})
+        barrier = threading.Barrier(2)
+
+        def finish(barrier: threading.Barrier = barrier, due: Due = due) -> None:
+            barrier.wait()
+            repo.finish_due(due, "a")
+
+        def again(barrier: threading.Barrier = barrier, table: str = str(i)) -> None:
+            barrier.wait()
+            with repo.writing() as conn:
+                keep_due_row(conn, "tournament", table, 3, now)
+
+        threads = [threading.Thread(target=finish), threading.Thread(target=again)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if repo.due_version("tournament", str(i)) != 3:
+            lost.append(i)
+    repo.engine.dispose()
+    assert lost == []

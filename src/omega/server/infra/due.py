@@ -93,13 +93,17 @@ def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_a
     caller's transaction: a row already there for the same version keeps its time and
     claim; another version replaces it, unclaimed.  ``owner``: whose work it is (a value,
     or a scalar subquery that reads it in the same statement)."""
-    # Insert unless there (two processes starting at once both make the site-wide rows:
-    # ON CONFLICT DO NOTHING, not a read then an insert), then move a row of another version.
+    # One statement, an upsert: two processes starting at once both make the site-wide
+    # rows, and a row may be finished (deleted) by its claimant while this runs.  An insert
+    # that found the row, then an update of it, lost new work in between on PostgreSQL: the
+    # claimant deleted the row after the insert saw it, the update found nothing, and a
+    # tournament whose last game ended just then waited forever for its next round.
     dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    conn.execute(dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at, owner=owner)
-                 .on_conflict_do_nothing(index_elements=["kind", "table_id"]))
-    conn.execute(update(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id, DueRow.version != version)
-                 .values(version=version, due_at=due_at, claimed_by=None, claim_expires=None))
+    new = dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at, owner=owner)
+    conn.execute(new.on_conflict_do_update(
+        index_elements=["kind", "table_id"],
+        set_={"version": new.excluded.version, "due_at": new.excluded.due_at, "claimed_by": None, "claim_expires": None},
+        where=DueRow.version != new.excluded.version))
 
 
 def drop_due_row(conn: Connection, kind: str, table_id: str) -> None:

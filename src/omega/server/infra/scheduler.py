@@ -201,7 +201,10 @@ class Scheduler:
         while True:
             await asyncio.sleep(self.settings.sweep_interval)
             try:
-                await core.db(core.repo.heartbeat, core.server_id, core.clock.now())
+                if not await core.db(core.repo.heartbeat, core.server_id, core.clock.now()):
+                    # Stalled past ``dead_after`` (a paused VM, a clock jump): the others
+                    # withdrew this process's presence and freed its claims.
+                    log.warning("this process was taken for dead by another and has registered again")
                 await core.db(core.repo.checkpoint)
                 for job in self._beats:
                     await job()

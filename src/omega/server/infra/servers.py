@@ -8,6 +8,10 @@ others can tell when it died (and take its claims of due work over, ``infra.due`
 >>> servers.register_server("a", now); servers.register_server("b", now)
 >>> servers.dead_servers("a", now, None)
 ['b']
+>>> servers.forget_server("a"); servers.heartbeat("a", now)   # a process taken for dead
+False
+>>> servers.heartbeat("a", now)
+True
 """
 
 from __future__ import annotations
@@ -45,10 +49,16 @@ class Servers(Database):
         with self.writing() as conn:
             conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
 
-    def heartbeat(self, server_id: str, now: datetime) -> None:
-        """Say this process is still alive."""
+    def heartbeat(self, server_id: str, now: datetime) -> bool:
+        """Say this process is still alive; False if its row was gone (another process took
+        it for dead and forgot it), in which case the row is made again: without it, every
+        claim this process makes would look free to the others, and its work would be done
+        twice from then on."""
         with self.writing() as conn:
-            conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=now))
+            if conn.execute(update(ServerRow).where(ServerRow.id == server_id).values(heartbeat_at=now)).rowcount:
+                return True
+            conn.execute(insert(ServerRow).values(id=server_id, started_at=now, heartbeat_at=now))
+            return False
 
     def dead_servers(self, me: str, now: datetime, max_age: float | None) -> list[str]:
         """Servers other than ``me`` whose heartbeat is older than ``max_age`` seconds
