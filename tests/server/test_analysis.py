@@ -210,6 +210,9 @@ def test_a_worker_evaluates_for_a_server_without_computer_players(pg: PgCluster)
     try:
         worker.ready()
         live = LiveServer(create_app(url, bot_factory=None))
+        # The worker's answer takes well under a second, but on a loaded 2-core machine its
+        # claim and note have taken more than the server's 10 s wait.
+        live.app.state.analysis.evaluations.wait = 60.0
         guest = Browser(live)
         r = evaluate(guest, [["e5", "a1"]], stream="b1")
         assert r.status_code == 200, r.text
