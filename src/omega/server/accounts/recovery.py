@@ -62,8 +62,8 @@ __all__ = ["MailQueue", "Mailing", "Recovery", "FORGOT_ANSWER", "RATE_LIMITED", 
 log = logging.getLogger("omega.server")
 
 #: The one answer to "forgot password", whatever the account (or none) it names.
-FORGOT_ANSWER = ("if an account has this username or verified address, a mail with a link to "
-                 "choose a new password is on its way to its address")
+FORGOT_ANSWER = _("if an account has this username or verified address, a mail with a link to "
+                  "choose a new password is on its way to its address")
 #: What a refused mail-sending request says.
 RATE_LIMITED = _("too many mails asked for; wait a while and try again")
 

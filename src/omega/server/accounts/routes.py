@@ -427,7 +427,7 @@ async def forgot_password(request: Request, raw: Body, later: BackgroundTasks) -
 
     # After the answer is sent: its time cannot depend on whether the account exists.
     later.add_task(look_up_and_mail)
-    return {"message": FORGOT_ANSWER}
+    return {"message": FORGOT_ANSWER.in_language(lang)}
 
 
 @router.post("/api/account/password/reset", dependencies=[Depends(site_only)])
