@@ -56,7 +56,8 @@ def test_a_logged_in_readers_choice_becomes_their_accounts_language(server: Serv
     # The account remembers the language, for what is sent while its player is away (mails,
     # pushes): the page's setting tells it before it reloads.
     page = contexts.page(locale="fr-FR")
-    r = page.request.post(server.base + "/api/account/register", headers={"origin": server.base},
+    r = page.request.post(server.base + "/api/account/register",
+                          headers={"origin": server.base, "accept-language": "fr-FR"},
                           data={"username": "Lena", "password": "correct horse battery"})
     assert r.status == 201, r.text()
     assert page.request.get(server.base + "/api/account").json()["language"] == "fr"
