@@ -50,3 +50,18 @@ def test_a_phone_in_arabic_gets_the_page_right_to_left(server: Server, contexts:
     expect(page.locator("svg.board")).to_be_visible()
     no_sideways_scroll(page)
     page.screenshot(path=str(tmp_path / "table-rtl.png"), full_page=True)
+
+
+def test_a_logged_in_readers_choice_becomes_their_accounts_language(server: Server, contexts: Contexts) -> None:
+    # The account remembers the language, for what is sent while its player is away (mails,
+    # pushes): the page's setting tells it before it reloads.
+    page = contexts.page(locale="fr-FR")
+    r = page.request.post(server.base + "/api/account/register",
+                          headers={"origin": server.base, "accept-language": "fr-FR"},
+                          data={"username": "Lena", "password": "correct horse battery"})
+    assert r.status == 201, r.text()
+    assert page.request.get(server.base + "/api/account").json()["language"] == "fr"
+    page.goto(server.base + "/")
+    page.get_by_label("Langue").select_option("de")
+    expect(page.get_by_role("heading", name="Neuer Tisch")).to_be_visible()
+    assert page.request.get(server.base + "/api/account").json()["language"] == "de"

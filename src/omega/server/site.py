@@ -27,9 +27,10 @@ from omega.i18n import DEFAULT, gettext
 from omega.i18n import translatable as _
 from omega.names import NAME_MAX, USERNAME_MAX, USERNAME_MIN, USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE
+from omega.server.accounts.routes import session_id_of, session_user
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
-from omega.server.infra.language import connection_language
+from omega.server.infra.language import LANG_COOKIE, connection_language
 from omega.server.infra.metrics import MetricsAccess
 from omega.server.languages import PAGE_VARY, localized
 from omega.server.moderation.schemas import limits_config as moderation_limits
@@ -77,9 +78,13 @@ def site_config(lang: str = DEFAULT) -> dict[str, Any]:
     }
 
 
-def index(request: Request) -> Response:
+async def index(request: Request) -> Response:
     """The page (the one page of the site; it reads its path itself), in the reader's
-    language (``languages.localized``)."""
+    language (``languages.localized``): a logged-in reader with no Language cookie (a new
+    device) gets the account's, so the session is looked up for it."""
+    if (LANG_COOKIE not in request.cookies and session_id_of(request) is not None
+            and getattr(request.app.state, "accounts", None) is not None):
+        await session_user(request)
     page = web_dir() / "index.html"
     if page.is_file():
         html = localized(page.read_text(encoding="utf-8"), connection_language(request))
@@ -206,7 +211,7 @@ def setup(app: FastAPI, metrics_from: str) -> None:
     async def not_found(scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and not path.startswith(PROGRAM_PATHS):
-            response = index(Request(scope))
+            response = await index(Request(scope))
             response.status_code = 404
             await response(scope, receive, send)
             return

@@ -41,6 +41,9 @@ class UserRow(Base):
     #: The address asked for and not verified yet: the verified one stays in use until then.
     #: Several accounts may ask for one address; the first to verify it has it.
     email_pending: Mapped[str | None] = mapped_column(String(EMAIL_MAX), nullable=True)
+    #: The account's language (``omega.i18n.LANGUAGES``; revision 0025): notices, their mails
+    #: and pushes, and the account's own mails are written in it (None: none known, English).
+    language: Mapped[str | None] = mapped_column(String(8), nullable=True)
     __table_args__ = (UniqueConstraint("username_key", name="uq_users_username_key"),
                       # Indexes, not constraints: SQLite adds one to a table without a copy.
                       Index("uq_users_username_skeleton", "username_skeleton", unique=True),

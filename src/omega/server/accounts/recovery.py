@@ -19,6 +19,8 @@ routes are :mod:`omega.server.accounts.routes`, the queries
   such an account.  The mail carries a random token whose SHA-256 alone is stored; it
   works once, for ``Settings.password_reset_lifetime``, sets a new password under the
   registration's rule, ends every session of the account and logs the browser in anew.
+- **Language.** A verification mail speaks the asking page's language (the account's own
+  request); a reset mail the account's language, else the asking page's (anyone may ask).
 - **Limits** (``infra.limits.Limits``): verification mails per account and per address
   mailed to; reset requests per client address (answered ``rate_limited``) and reset mails
   per account (past it no mail, and the same answer).
@@ -34,6 +36,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import DEFAULT
 from omega.i18n import translatable as _
 from omega.names import username_key
 from omega.server.accounts.addresses import (
@@ -59,8 +62,8 @@ __all__ = ["MailQueue", "Mailing", "Recovery", "FORGOT_ANSWER", "RATE_LIMITED", 
 log = logging.getLogger("omega.server")
 
 #: The one answer to "forgot password", whatever the account (or none) it names.
-FORGOT_ANSWER = ("if an account has this username or verified address, a mail with a link to "
-                 "choose a new password is on its way to its address")
+FORGOT_ANSWER = _("if an account has this username or verified address, a mail with a link to "
+                  "choose a new password is on its way to its address")
 #: What a refused mail-sending request says.
 RATE_LIMITED = _("too many mails asked for; wait a while and try again")
 
@@ -143,9 +146,9 @@ class Recovery:
         email, pending = await self.core.db(self.store.email_of, user.id)
         return {"email": email, "pending": pending}
 
-    async def ask(self, user: User, text: str, password: str, address: str) -> dict[str, Any]:
-        """The account asks for ``text`` as its address: a link to verify it is mailed there
-        (see the module's note for an address another account has)."""
+    async def ask(self, user: User, text: str, password: str, address: str, lang: str = DEFAULT) -> dict[str, Any]:
+        """The account asks for ``text`` as its address: a link to verify it is mailed there,
+        in ``lang`` (see the module's note for an address another account has)."""
         try:
             wanted = normalize_email(text)
         except ValueError as e:
@@ -162,11 +165,11 @@ class Recovery:
             raise ApiError("rate_limited", RATE_LIMITED)
         holder = await self.core.db(self.store.email_holder, key)
         if holder is not None and holder != user.id:  # no link: the mail says why nothing changes
-            rendered = TAKEN.render(None, address=wanted)
+            rendered = TAKEN.render(None, lang=lang, address=wanted)
         else:
             expires = int((self.clock.now() + timedelta(seconds=self.settings.email_verify_lifetime)).timestamp())
             link = verify_link(self.mailing.site_url, verify_token(await self.key(), user.id, wanted, expires))
-            rendered = VERIFY.render(link, username=user.username, address=wanted,
+            rendered = VERIFY.render(link, lang=lang, username=user.username, address=wanted,
                                      hours=round(self.settings.email_verify_lifetime / 3600))
 
         def store(conn: Connection) -> None:
@@ -222,9 +225,10 @@ class Recovery:
         if not self.forgot_by_address.take(address, self.clock.monotonic()):
             raise ApiError("rate_limited", RATE_LIMITED)
 
-    async def forgot(self, who: str) -> None:
+    async def forgot(self, who: str, lang: str = DEFAULT) -> None:
         """Mail a reset link to the account ``who`` names (its username, or its verified
-        address), if there is one: run after the answer is sent, so that it never shows."""
+        address), if there is one: run after the answer is sent, so that it never shows.
+        The mail speaks the account's language, else ``lang`` (the asking page's)."""
         target = None
         if looks_like_email(who):
             try:
@@ -241,7 +245,8 @@ class Recovery:
             return  # the answer was the same: past the budget the account just gets no more mail
         token = new_reset_token()
         now = self.clock.now()
-        rendered = RESET.render(reset_link(self.mailing.site_url, token), username=user.username,
+        rendered = RESET.render(reset_link(self.mailing.site_url, token), lang=user.language or lang,
+                                username=user.username,
                                 minutes=round(self.settings.password_reset_lifetime / 60))
 
         def store(conn: Connection) -> None:

@@ -47,6 +47,7 @@ from omega.server.accounts.schemas import (
     parse_claim,
     parse_email_change,
     parse_forgot,
+    parse_language,
     parse_login,
     parse_password_change,
     parse_password_only,
@@ -62,7 +63,7 @@ from omega.server.accounts.service import (
     parse_cursor,
 )
 from omega.server.errors import ApiError
-from omega.server.infra.language import connection_language
+from omega.server.infra.language import connection_language, remember_account_language
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key, read_body
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
@@ -132,6 +133,8 @@ async def session_user(conn: HTTPConnection) -> User | None:
     session_id = session_id_of(conn)
     user = await _accounts(conn).user_of(session_id) if session_id is not None else None
     setattr(conn.state, _USER, user)
+    if user is not None:  # its language answers the request when no cookie chooses one
+        remember_account_language(conn, user.language)
     return user
 
 
@@ -297,21 +300,21 @@ async def whoami(request: Request, response: Response) -> dict[str, Any]:
             _clear_session(response, request)  # expired or ended elsewhere: forget it
         return {"user": None}
     # The roles beside the user: the page shows a moderator the way to the console.
-    return {"user": user_json(user), "roles": await _accounts(request).roles(user)}
+    return {"user": user_json(user), "roles": await _accounts(request).roles(user), "language": user.language}
 
 
 @router.post("/api/account/register", status_code=201, dependencies=[Depends(site_only)])
 async def register(request: Request, response: Response, raw: Body) -> dict[str, Any]:
     req = parse_login(raw)
     return _signed_in(request, response, await _accounts(request).register(
-        req.username, req.password, client_address(request), session_id_of(request)))
+        req.username, req.password, client_address(request), session_id_of(request), connection_language(request)))
 
 
 @router.post("/api/account/login", dependencies=[Depends(site_only)])
 async def login(request: Request, response: Response, raw: Body) -> dict[str, Any]:
     req = parse_login(raw)
     return _signed_in(request, response, await _accounts(request).login(
-        req.username, req.password, client_address(request), session_id_of(request)))
+        req.username, req.password, client_address(request), session_id_of(request), connection_language(request)))
 
 
 @router.post("/api/account/logout", dependencies=[Depends(site_only), USER_CHARGED])
@@ -328,6 +331,12 @@ async def logout_everywhere(request: Request, response: Response, user: LoggedIn
     ended = await _accounts(request).logout_everywhere(user)
     _clear_session(response, request)
     return {"user": None, "sessions_ended": ended}
+
+
+@router.put("/api/account/language", dependencies=[USER_CHARGED])
+async def set_language(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
+    # The page's Language setting: the account's notices and mails speak it from now on.
+    return {"language": await _accounts(request).set_language(user, parse_language(raw).language)}
 
 
 @router.post("/api/account/password", dependencies=[USER_CHARGED])
@@ -385,7 +394,8 @@ async def my_email(request: Request, user: Reader) -> dict[str, Any]:
 @router.post("/api/account/email", status_code=202, dependencies=[USER_CHARGED])
 async def ask_email(request: Request, user: LoggedIn, raw: Body) -> dict[str, Any]:
     req = parse_email_change(raw)
-    return await _recovery(request).ask(user, req.email, req.password, client_address(request))
+    return await _recovery(request).ask(user, req.email, req.password, client_address(request),
+                                        connection_language(request))
 
 
 @router.post("/api/account/email/remove", dependencies=[USER_CHARGED])
@@ -404,10 +414,11 @@ async def forgot_password(request: Request, raw: Body, later: BackgroundTasks) -
     req = parse_forgot(raw)
     recovery = _recovery(request)
     recovery.charge_forgot(client_address(request))
+    lang = connection_language(request)
 
     async def look_up_and_mail() -> None:
         try:
-            await recovery.forgot(req.who.strip())
+            await recovery.forgot(req.who.strip(), lang)
         except Exception as e:  # the answer is sent: only the log can say
             # The error's kind only: a database error's text quotes its statement's values,
             # here the mail with its reset link, and neither that nor whom it was for belongs
@@ -416,7 +427,7 @@ async def forgot_password(request: Request, raw: Body, later: BackgroundTasks) -
 
     # After the answer is sent: its time cannot depend on whether the account exists.
     later.add_task(look_up_and_mail)
-    return {"message": FORGOT_ANSWER}
+    return {"message": FORGOT_ANSWER.in_language(lang)}
 
 
 @router.post("/api/account/password/reset", dependencies=[Depends(site_only)])

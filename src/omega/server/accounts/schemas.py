@@ -16,8 +16,8 @@ from omega.server.accounts.passwords import PASSWORD_MAX
 from omega.server.infra.bodies import Strict, bad_request, parse
 
 __all__ = ["LoginBody", "PasswordChange", "SeatLink", "Claim", "EmailChange", "PasswordOnly", "TokenBody", "Forgot",
-           "Reset", "parse_login", "parse_password_change", "parse_claim", "parse_email_change", "parse_password_only",
-           "parse_token", "parse_forgot", "parse_reset"]
+           "Reset", "LanguageBody", "parse_login", "parse_password_change", "parse_claim", "parse_email_change", "parse_password_only",
+           "parse_token", "parse_forgot", "parse_reset", "parse_language"]
 
 # Usernames and passwords are checked by their rules in ``accounts`` (one message
 # each); here only their size is bounded, so that no guess costs more than the longest password.
@@ -87,6 +87,13 @@ class Reset(Strict):
 
     token: Token
     password: str
+
+
+class LanguageBody(Strict):
+    """``PUT /api/account/language``: a language code (``omega.i18n.LANGUAGES``, which the
+    accounts check: one message)."""
+
+    language: Annotated[str, StringConstraints(max_length=16)]
 
 
 _login = TypeAdapter(LoginBody)
@@ -162,3 +169,15 @@ def parse_forgot(body: bytes) -> Forgot:
 def parse_reset(body: bytes) -> Reset:
     """A reset's token and the new password."""
     return parse(_reset, body)
+
+
+_language = TypeAdapter(LanguageBody)
+
+
+def parse_language(body: bytes) -> LanguageBody:
+    """The language wanted.
+
+    >>> parse_language(b'{"language": "fr"}').language
+    'fr'
+    """
+    return parse(_language, body)

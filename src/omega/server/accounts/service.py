@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from omega.i18n import N_, Message
+from omega.i18n import LANGUAGES, N_, Message
 from omega.i18n import translatable as _
 from omega.names import check_username, username_key
 from omega.server.accounts.passwords import Passwords, check_password
@@ -155,8 +155,10 @@ class Accounts:
 
     # -- registering and logging in ---------------------------------------------------------
 
-    async def register(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
-        """A new account, logged in (``replaces``: the session the browser had, which ends)."""
+    async def register(self, username: str, password: str, address: str, replaces: str | None = None,
+                       language: str | None = None) -> Session:
+        """A new account, logged in (``replaces``: the session the browser had, which ends;
+        ``language``: the registering request's, which notices and mails will speak)."""
         try:
             name = check_username(username)
             check_password(password)
@@ -170,7 +172,7 @@ class Accounts:
         if await self.core.db(self.store.username_taken, name, key):
             raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         user = await self.core.db(self.store.create_user, name, key, await self.passwords.hash(password),
-                                  self.clock.now(), address)
+                                  self.clock.now(), address, language if language in LANGUAGES else None)
         if user is None:  # someone registered it, or a look-alike, in the meantime
             raise ApiError("name_taken", Message(NAME_TAKEN, {"name": repr(name)}))
         return await self._new_session(user, replaces, address)
@@ -193,11 +195,27 @@ class Accounts:
             await self.core.db(self.store.set_password_hash, user.id, checked.rehashed)
         return user
 
-    async def login(self, username: str, password: str, address: str, replaces: str | None = None) -> Session:
+    async def login(self, username: str, password: str, address: str, replaces: str | None = None,
+                    language: str | None = None) -> Session:
         """A new session for the account, if the password is its own (``login_failed`` if
-        not, the same answer for a username nobody has; ``account_closed`` for a closed one)."""
+        not, the same answer for a username nobody has; ``account_closed`` for a closed one).
+        An account with no language yet (made before accounts had one) takes ``language``,
+        the log-in request's."""
         user = await self.authenticate(username, password, address)
-        return await self._new_session(user, replaces, address)
+        session = await self._new_session(user, replaces, address)
+        if user.language is None and language in LANGUAGES:
+            await self.core.db(lambda: self.store.set_language(user.id, str(language), if_none=True))
+        return session
+
+    async def set_language(self, user: User, language: str) -> str:
+        """The account's language from now on (the page's Language setting): what its
+        notices, their mails and pushes, and its mails are written in.  ``bad_request`` for
+        a language the site does not speak, and nothing changes."""
+        if language not in LANGUAGES:
+            raise ApiError("bad_request", _("bad request: language: {language} is not one the site speaks ({languages})",
+                                            language=repr(language), languages=", ".join(LANGUAGES)))
+        await self.core.db(self.store.set_language, user.id, language)
+        return language
 
     async def user_of(self, session_id: str) -> User | None:
         """The account of a live session (None: unknown or expired)."""

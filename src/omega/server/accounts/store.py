@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -57,10 +57,17 @@ HistoryCursor = tuple[datetime, str]
 
 @dataclass(frozen=True)
 class User:
-    """A logged-in person: the account's stable id and its username as shown."""
+    """A logged-in person: the account's stable id and its username as shown; ``language``:
+    the account's language where the look-up read it (a session's, a log-in's), else None
+    (not part of who it is: two look-ups of one account are equal).
+
+    >>> User(1, "Ann", "fr") == User(1, "Ann"), User(1, "Ann", "fr")
+    (True, User(id=1, username='Ann'))
+    """
 
     id: int
     username: str
+    language: str | None = field(default=None, compare=False, repr=False)
 
 
 def origin_digest(address: str | None) -> str | None:
@@ -97,20 +104,21 @@ class AccountStore:
     # -- users ----------------------------------------------------------------------------
 
     def create_user(self, username: str, key: str, password_hash: str, now: datetime,
-                    address: str | None = None) -> User | None:
+                    address: str | None = None, language: str | None = None) -> User | None:
         """A new account, or None if ``key`` (the username's :func:`~omega.names.username_key`)
         or its :func:`~omega.names.username_skeleton` is taken (both are unique, so of two
         look-alikes registering at once one fails here); ``address``: where it was made from
-        (kept as :func:`origin_digest`)."""
+        (kept as :func:`origin_digest`); ``language``: the account's (``users.language``)."""
         try:
             with self.repo.writing() as conn:
                 user_id = conn.execute(insert(UserRow).values(
                     username=username, username_key=key, password_hash=password_hash, created_at=now,
                     origin=origin_digest(address), username_skeleton=username_skeleton(username),
+                    language=language,
                 ).returning(UserRow.id)).scalar_one()
         except IntegrityError:
             return None
-        return User(int(user_id), username)
+        return User(int(user_id), username, language)
 
     def username_taken(self, username: str, key: str) -> bool:
         """Whether an account has the username's ``key`` or looks like it (its skeleton)."""
@@ -124,10 +132,16 @@ class AccountStore:
     def login_record(self, key: str) -> tuple[User, str] | None:
         """The account whose username has ``key``, and its password hash; None if none has."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.password_hash)
+            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.password_hash, UserRow.language)
                                .where(UserRow.username_key == key)).one_or_none()
             conn.rollback()
-        return None if row is None else (User(int(row.id), row.username), row.password_hash)
+        return None if row is None else (User(int(row.id), row.username, row.language), row.password_hash)
+
+    def set_language(self, user_id: int, language: str, *, if_none: bool = False) -> None:
+        """The account's language from now on (``if_none``: only if it has none yet)."""
+        where = [UserRow.id == user_id] + ([UserRow.language.is_(None)] if if_none else [])
+        with self.repo.writing() as conn:
+            conn.execute(update(UserRow).where(*where).values(language=language))
 
     def password_hash(self, user_id: int) -> str | None:
         """The account's password hash (None: no such account)."""
@@ -176,10 +190,11 @@ class AccountStore:
     def session_user(self, id_hash: str, now: datetime) -> User | None:
         """The account of an unexpired session, by the digest of its id."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(UserRow.id, UserRow.username).join(SessionRow, SessionRow.user_id == UserRow.id)
+            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.language)
+                               .join(SessionRow, SessionRow.user_id == UserRow.id)
                                .where(SessionRow.id_hash == id_hash, SessionRow.expires_at > now)).one_or_none()
             conn.rollback()
-        return None if row is None else User(int(row.id), row.username)
+        return None if row is None else User(int(row.id), row.username, row.language)
 
     def end_session(self, id_hash: str) -> None:
         """Log one session out."""
@@ -247,10 +262,10 @@ class AccountStore:
         verified address; None if there is no such account or it has no verified address."""
         where = UserRow.username_key == username if username is not None else UserRow.email_key == email
         with self.engine.connect() as conn:
-            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.email)
+            row = conn.execute(select(UserRow.id, UserRow.username, UserRow.email, UserRow.language)
                                .where(where, UserRow.email.is_not(None))).one_or_none()
             conn.rollback()
-        return None if row is None else (User(int(row.id), row.username), row.email)
+        return None if row is None else (User(int(row.id), row.username, row.language), row.email)
 
     @staticmethod
     def add_reset(conn: Connection, user_id: int, digest: str, now: datetime, expires_at: datetime) -> None:

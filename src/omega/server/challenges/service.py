@@ -16,6 +16,8 @@ an open challenge's link at once make one table: the second finds it answered.
 (datetime.timedelta(seconds=1800), datetime.timedelta(days=7))
 >>> describe(2, 6, True, False, "5+5", None), describe(3, 5, False, False, None, 2)
 ('2 players · side 6 · 5+5 · casual · pie rule', '3 players · side 5 · untimed · casual · computer level 2')
+>>> describe(2, 6, False, True, "1d", None).in_language("fr")
+'2 joueurs · côté 6 · 1d · classée'
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, TypeVar
 from sqlalchemy import insert
 from sqlalchemy.engine import Connection
 
+from omega.i18n import Message
 from omega.i18n import translatable as _
 from omega.server.accounts.store import User
 from omega.server.challenges import store
@@ -76,14 +79,16 @@ def waits_for(time_control: str | None) -> timedelta:
     return WAITS_TURN_BASED if kind == "turn_based" else WAITS_REALTIME
 
 
-def describe(players: int, size: int, pie: bool, rated: bool, time_control: str | None, level: int | None) -> str:
-    """A challenge's table in a few words."""
-    parts = [f"{players} players", f"side {size}", time_control or "untimed", "rated" if rated else "casual"]
+def describe(players: int, size: int, pie: bool, rated: bool, time_control: str | None, level: int | None) -> Message:
+    """A challenge's table in a few words (a message: English, or ``.in_language(lang)``)."""
+    parts: list[str] = [_("{n} players", n=players), _("side {n}", n=size), time_control or _("untimed"),
+                        _("rated") if rated else _("casual")]
     if pie:
-        parts.append("pie rule")
+        parts.append(_("pie rule"))
     if players > 2:
-        parts.append(f"computer level {level}")
-    return " · ".join(parts)
+        parts.append(_("computer level {level}", level=level))
+    # The words one by one, each put in the reader's language: " · " itself says nothing.
+    return Message(" · ".join(f"{{p{i}}}" for i in range(len(parts))), {f"p{i}": p for i, p in enumerate(parts)})
 
 
 def _over(status: str) -> ApiError:
@@ -133,8 +138,9 @@ class Challenges:
             if to is not None and self.tell is not None:
                 what = describe(new.players, new.size, new.pie, new.rated, new.time_control, new.level)
                 self.tell(conn, Notice(to.id, "challenge", f"challenge:{challenge_id}",
-                                       f"{user.username} challenges you", f"{user.username} challenges you to a "
-                                       f"game ({what}). Accept or decline it on the site.",
+                                       _("{player} challenges you", player=user.username),
+                                       _("{player} challenges you to a game ({table}). Accept or decline it on "
+                                         "the site.", player=user.username, table=what),
                                        f"/challenges/{challenge_id}"))
             store.notify(conn, self.core.server_id, challenge_id)
             return challenge_id

@@ -118,7 +118,7 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
     listed = conn.execute(select(WatchSettingRow.listed).where(WatchSettingRow.user_id == user_id)).scalar_one_or_none()
     return {
         "account": {"id": user.id, "username": user.username, "created_at": _iso(user.created_at),
-                    "email": user.email, "email_pending": user.email_pending,
+                    "email": user.email, "email_pending": user.email_pending, "language": user.language,
                     "roles": sorted(conn.execute(select(RoleRow.role).where(RoleRow.user_id == user_id)).scalars())},
         "preferences": {
             "notifications": {"off": sorted(notify.off or []), "digest": bool(notify.digest)} if notify else None,
@@ -168,7 +168,7 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
 
 def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation_kind: str) -> None:
     """Remove what the site keeps of a person: the account's email addresses (and the mail
-    queued to them), password hash, origin, preferences, sessions, roles, devices, notices, analysis boards,
+    queued to them), password hash, origin, language, preferences, sessions, roles, devices, notices, analysis boards,
     its own ratings (off the leaderboards), its puzzle rating and attempts, and the text of its chat lines; the account's
     name is shown as ``shown_as`` from now on.  Kept: the account's row (its username's key
     and skeleton keep the name reserved), its seats (the games, shown as ``shown_as`` by the
@@ -186,4 +186,5 @@ def remove_personal_data(conn: Connection, user_id: int, shown_as: str, vacation
         conn.execute(delete(row).where(row.user_id == user_id))
     drop_due_row(conn, vacation_kind, f"user:{user_id}")
     conn.execute(update(UserRow).where(UserRow.id == user_id).values(
-        username=shown_as, password_hash="", email=None, email_key=None, email_pending=None, origin=None))
+        username=shown_as, password_hash="", email=None, email_key=None, email_pending=None, origin=None,
+        language=None))

@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import Message
 from omega.i18n import translatable as _
 from omega.names import username_key
 from omega.server.accounts.roles import ROLES, grant, may_moderate, revoke, roles_of
@@ -64,11 +65,11 @@ HISTORY = 50
 STANDING = 50
 
 
-def describe_until(until: datetime | None) -> str:
-    """How a sanction's end is told to people."""
+def describe_until(until: datetime | None) -> Message:
+    """How a sanction's end is told to people (a message: English, or ``.in_language(lang)``)."""
     if until is None:
-        return "until a moderator lifts it"
-    return f"until {until.astimezone(UTC).strftime('%Y-%m-%d %H:%M')} UTC"
+        return _("until a moderator lifts it")
+    return _("until {time} UTC", time=until.astimezone(UTC).strftime('%Y-%m-%d %H:%M'))
 
 
 def _log_notice(conn: Connection, notice: Notice) -> None:
@@ -389,21 +390,26 @@ class Moderation:
 def _notice(action_id: int, user_id: int, action: str, reason: str, until: datetime | None,
             detail: dict[str, Any]) -> Notice:
     """What the player is told of an action on their account."""
+    when = describe_until(until)
     subjects = {
-        "warn": ("A warning from the moderators", f"A moderator warned you: {reason}"),
-        "mute": ("You are muted", f"You cannot write in the chat {describe_until(until)}: {reason}"),
-        "rated_ban": ("You may not play rated games",
-                      f"You may not play rated games {describe_until(until)} (casual tables are open): {reason}"),
-        "remove_message": ("A message of yours was removed", f"A moderator removed a chat message of yours: {reason}"),
-        "revert_ratings": ("Rating changes taken back",
-                           f"A moderator took back what {len(detail.get('games', []))} rated game(s) gained your "
-                           f"rating: {reason}"),
-        "lift": ("Your restrictions were lifted", f"A moderator ended your mute or rated ban: {reason}"),
-        "close_account": ("Your account was closed",
-                          f"A moderator closed your account: {reason}. You may reopen it by logging in until "
-                          f"{detail.get('reopen_until')}; after that its personal data is removed."),
-        "grant_role": ("You are a moderator now", "An admin made you a moderator: the console is at /mod."),
-        "revoke_role": ("You are no longer a moderator", "An admin took the moderator role from you."),
+        "warn": (_("A warning from the moderators"), _("A moderator warned you: {reason}", reason=reason)),
+        "mute": (_("You are muted"), _("You cannot write in the chat {until}: {reason}", until=when, reason=reason)),
+        "rated_ban": (_("You may not play rated games"),
+                      _("You may not play rated games {until} (casual tables are open): {reason}", until=when,
+                        reason=reason)),
+        "remove_message": (_("A message of yours was removed"),
+                           _("A moderator removed a chat message of yours: {reason}", reason=reason)),
+        "revert_ratings": (_("Rating changes taken back"),
+                           _("A moderator took back what {n} rated game(s) gained your rating: {reason}",
+                             n=len(detail.get("games", [])), reason=reason)),
+        "lift": (_("Your restrictions were lifted"),
+                 _("A moderator ended your mute or rated ban: {reason}", reason=reason)),
+        "close_account": (_("Your account was closed"),
+                          _("A moderator closed your account: {reason}. You may reopen it by logging in until "
+                            "{reopen_until}; after that its personal data is removed.", reason=reason,
+                            reopen_until=detail.get("reopen_until"))),
+        "grant_role": (_("You are a moderator now"), _("An admin made you a moderator: the console is at /mod.")),
+        "revoke_role": (_("You are no longer a moderator"), _("An admin took the moderator role from you.")),
     }
     subject, text = subjects[action]
     assert action in ACTIONS or action in ("grant_role", "revoke_role")

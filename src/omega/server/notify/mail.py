@@ -3,7 +3,8 @@ key ``notice:<key>``, so a delivery retried after a crash queues it once), with 
 unsubscribe link (RFC 8058: ``List-Unsubscribe`` and ``List-Unsubscribe-Post``) and the
 account's address read when it is sent for.  A player who chose the digest gets "your turn"
 notices gathered: the first waits :data:`DIGEST_WAIT` for others, then one mail tells them all
-(due work of kind ``digest`` per account).
+(due work of kind ``digest`` per account).  A mail speaks its account's language, read
+when it is made (``Notifier.language_of``); the notices in it were stored in that language.
 
 An account without a verified address gets no mail: the delivery is done (dropped), since
 retrying could never succeed.
@@ -89,7 +90,7 @@ class MailChannel:
                     return
                 unsubscribe, settings = self._links(signing, notice.user_id, notice.kind)
                 mail = render(notice.kind, notice.subject, notice.text, self.settings.site_url + notice.path,
-                              unsubscribe, settings)
+                              unsubscribe, settings, self.notifier.language_of(conn, notice.user_id))
                 self._queue(conn, to, unsubscribe, mail, f"notice:{notice.key}", now)
 
         await host.db(write)
@@ -123,7 +124,8 @@ class MailChannel:
                     return
                 unsubscribe, settings = self._links(signing, user_id, "your_turn")
                 site = self.settings.site_url
-                mail = render_digest([DigestItem(n.subject, site + n.path) for n in notices], unsubscribe, settings)
+                mail = render_digest([DigestItem(n.subject, site + n.path) for n in notices], unsubscribe, settings,
+                                     self.notifier.language_of(conn, user_id))
                 # Keyed by its first notice: a digest retried after a crash is queued once.
                 self._queue(conn, to, unsubscribe, mail, f"digest:{notices[0].key}", now)
 

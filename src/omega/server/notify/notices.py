@@ -6,26 +6,34 @@ a challenge; tournaments: a round about to start) makes a :class:`Notice`; the n
 decides who wants it, by which channel, and queues one delivery per channel.  A channel only
 carries it: it never decides.
 
->>> n = Notice(user_id=7, kind="your_turn", key="your_turn:t1:12", subject="Your turn",
+A notice's ``subject`` and ``text`` are written with ``_()`` (:class:`omega.i18n.Message`),
+so that the notify service can put them in the recipient's language, the account's
+(``users.language``), before it stores them: every channel then sends them as they are.
+
+>>> from omega.i18n import translatable as _
+>>> n = Notice(user_id=7, kind="your_turn", key="your_turn:t1:12", subject=_("Your turn"),
 ...            text="ann moved at table t1.", path="/#table=t1")
->>> n.kind in KINDS
-True
+>>> n.kind in KINDS, n.in_language("fr").subject, n.in_language("fr").text
+(True, 'À vous de jouer', 'ann moved at table t1.')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
+from omega.i18n import N_, Message
+
 #: Every kind of notice, each with its own preference on the account page, and what the
-#: preference says.  One home: the account page, the unsubscribe page and the senders read it.
+#: preference says (English: ``omega.i18n.gettext(KINDS[kind], lang)`` in the reader's).  One
+#: home: the account page, the unsubscribe page and the senders read it.
 KINDS: dict[str, str] = {
-    "your_turn": "It is your turn in a turn-based game",
-    "ended_on_time": "A game of yours ended on time",
-    "challenge": "A player challenges you",
-    "tournament_start": "A tournament you joined is about to start",
-    "vacation_started": "Your vacation started by itself to save a game from its clock",
-    "moderation": "A moderator acted on your account (a warning, a mute, a ban, a removed message)",
+    "your_turn": N_("It is your turn in a turn-based game"),
+    "ended_on_time": N_("A game of yours ended on time"),
+    "challenge": N_("A player challenges you"),
+    "tournament_start": N_("A tournament you joined is about to start"),
+    "vacation_started": N_("Your vacation started by itself to save a game from its clock"),
+    "moderation": N_("A moderator acted on your account (a warning, a mute, a ban, a removed message)"),
 }
 
 
@@ -45,6 +53,15 @@ class Notice:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown notice kind {self.kind!r}")
+
+    def in_language(self, lang: str) -> Notice:
+        """The notice with its subject and text in ``lang`` where they are messages (a
+        plain ``str`` stays as it is)."""
+        return replace(self, subject=_in(self.subject, lang), text=_in(self.text, lang))
+
+
+def _in(words: str, lang: str) -> str:
+    return words.in_language(lang) if isinstance(words, Message) else words
 
 
 class DeliveryFailed(Exception):

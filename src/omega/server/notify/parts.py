@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from omega.i18n import DEFAULT, LANGUAGES
 from omega.server.accounts.models import UserRow
 from omega.server.infra.keys import site_key
 from omega.server.infra.scheduler import Scheduler
@@ -33,7 +34,7 @@ from omega.server.notify.service import Notifier
 from omega.server.notify.turns import TableNotices, install
 from omega.server.tables.core import TableCore
 
-__all__ = ["NotifyParts", "build", "verified_address"]
+__all__ = ["NotifyParts", "build", "verified_address", "account_language"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ class NotifyParts:
 def verified_address(conn: Connection, user_id: int) -> str | None:
     """The account's verified address (``users.email``), None without one."""
     return conn.execute(select(UserRow.email).where(UserRow.id == user_id)).scalar_one_or_none()
+
+
+def account_language(conn: Connection, user_id: int) -> str:
+    """The account's language (``users.language``), English without one."""
+    found = conn.execute(select(UserRow.language).where(UserRow.id == user_id)).scalar_one_or_none()
+    return found if found in LANGUAGES else DEFAULT
 
 
 class _Key:
@@ -71,7 +78,7 @@ def build(core: TableCore, scheduler: Scheduler, settings: MailSettings) -> Noti
     bad SMTP URL)."""
     outbox = Outbox(core, mailer_for(settings), settings)
     outbox.install(scheduler)
-    notifier = Notifier(core, _Key(core))
+    notifier = Notifier(core, _Key(core), account_language)
     notifier.install(scheduler)
     mail = MailChannel(core, notifier, outbox, settings, verified_address)
     mail.install(scheduler)

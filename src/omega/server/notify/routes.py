@@ -18,9 +18,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse
 
+from omega.i18n import DEFAULT, Message, gettext
 from omega.i18n import translatable as _
 from omega.server.accounts.routes import USER_CHARGED, Body, LoggedIn, Reader
 from omega.server.errors import ApiError
+from omega.server.infra.language import connection_language
 from omega.server.infra.limits import read_body
 from omega.server.infra.scheduler import Scheduler
 from omega.server.infra.state import from_app
@@ -51,20 +53,22 @@ def setup(app: FastAPI, core: TableCore, scheduler: Scheduler, settings: MailSet
 Service = Annotated[Notifier, from_app("notify")]
 
 
-def preferences_json(prefs: Preferences, channels: list[str]) -> dict[str, Any]:
-    """The preferences as the API shows them.
+def preferences_json(prefs: Preferences, channels: list[str], lang: str = DEFAULT) -> dict[str, Any]:
+    """The preferences as the API shows them, each kind said in ``lang``.
 
-    >>> preferences_json(Preferences(frozenset({"challenge:mail"}), True), ["mail"])["on"]["challenge"]
-    []
+    >>> shown = preferences_json(Preferences(frozenset({"challenge:mail"}), True), ["mail"], "es")
+    >>> shown["on"]["challenge"], shown["kinds"]["challenge"]
+    ([], 'Un jugador te desafía')
     """
-    return {"kinds": dict(KINDS), "channels": channels, "digest": prefs.digest,
+    return {"kinds": {kind: gettext(label, lang) for kind, label in KINDS.items()}, "channels": channels,
+            "digest": prefs.digest,
             "on": {kind: [c for c in channels if prefs.allows(kind, c)] for kind in KINDS}}
 
 
 @router.get("/api/account/notifications", dependencies=[USER_CHARGED])
-async def get_preferences(user: Reader, notifier: Service) -> dict[str, Any]:
+async def get_preferences(request: Request, user: Reader, notifier: Service) -> dict[str, Any]:
     notifier = notifier
-    return preferences_json(await notifier.preferences(user.id), list(notifier.channels))
+    return preferences_json(await notifier.preferences(user.id), list(notifier.channels), connection_language(request))
 
 
 @router.post("/api/account/notifications", dependencies=[USER_CHARGED])
@@ -84,19 +88,25 @@ async def set_preferences(request: Request, user: LoggedIn, raw: Body, notifier:
         off -= {f"{kind}:{c}" for c in channels}
         off |= {f"{kind}:{c}" for c in channels if c not in on}
     changed = Preferences(frozenset(off), prefs.digest if body.digest is None else body.digest)
-    return preferences_json(await notifier.set_preferences(user.id, changed), channels)
+    return preferences_json(await notifier.set_preferences(user.id, changed), channels, connection_language(request))
 
 
-def _page(title: str, paragraphs: list[str], status: int = 200) -> HTMLResponse:
-    body = "".join(paragraphs)
-    return HTMLResponse(f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+def _page(request: Request, title: Message, paragraphs: list[Message], form: str = "",
+          status: int = 200) -> HTMLResponse:
+    """A small page in the reader's language: ``title``, ``paragraphs`` (escaped), then ``form``."""
+    lang = connection_language(request)
+    body = "".join(f"<p>{html.escape(p.in_language(lang))}</p>" for p in paragraphs) + form
+    head = html.escape(title.in_language(lang))
+    return HTMLResponse(f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
                         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-                        f"<title>{html.escape(title)} · Omega</title></head><body><h1>{html.escape(title)}</h1>"
+                        f"<title>{head} · Omega</title></head><body><h1>{head}</h1>"
                         f'{body}<p><a href="/">Omega</a></p></body></html>', status_code=status)
 
 
-_BAD_LINK = ("This unsubscribe link is not valid (invalid_token): it may have been cut short by the mail program. "
-             "Your account page has every notification setting.")
+def _bad_link(request: Request) -> HTMLResponse:
+    return _page(request, _("Unsubscribe"), [_("This unsubscribe link is not valid (invalid_token): it may have been "
+                                               "cut short by the mail program. Your account page has every "
+                                               "notification setting.")], status=400)
 
 
 @router.get("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
@@ -104,11 +114,11 @@ async def unsubscribe_page(request: Request, notifier: Service) -> HTMLResponse:
     token = request.query_params.get("t", "")
     read = await notifier.check_unsubscribe(token)
     if read is None:
-        return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
+        return _bad_link(request)
     action = html.escape(f"/mail/unsubscribe?t={token}")
-    return _page("Unsubscribe", [
-        f"<p>Stop the mails about: {html.escape(KINDS[read[1]])}?</p>",
-        f'<form method="post" action="{action}"><button type="submit">Unsubscribe</button></form>'])
+    button = html.escape(_("Unsubscribe").in_language(connection_language(request)))
+    return _page(request, _("Unsubscribe"), [_("Stop the mails about: {kind}?", kind=Message(KINDS[read[1]]))],
+                 f'<form method="post" action="{action}"><button type="submit">{button}</button></form>')
 
 
 @router.post("/mail/unsubscribe", dependencies=[USER_CHARGED], response_class=HTMLResponse)
@@ -118,6 +128,7 @@ async def unsubscribe(request: Request, notifier: Service) -> HTMLResponse:
     await read_body(request, UNSUBSCRIBE_BODY_MAX)
     read = await notifier.unsubscribe(request.query_params.get("t", ""))
     if read is None:
-        return _page("Unsubscribe", [f"<p>{html.escape(_BAD_LINK)}</p>"], 400)
-    return _page("Unsubscribed", [f"<p>You will get no more mails about: {html.escape(KINDS[read[1]])}.</p>",
-                                  "<p>Your account page has every notification setting.</p>"])
+        return _bad_link(request)
+    return _page(request, _("Unsubscribed"), [
+        _("You will get no more mails about: {kind}.", kind=Message(KINDS[read[1]])),
+        _("Your account page has every notification setting.")])

@@ -8,6 +8,10 @@ unique per channel, so a notice told twice is delivered once.  The ``notify`` ha
 the notice to its channel (:meth:`Channel.deliver`); a :class:`DeliveryFailed` is retried with
 the outbox's back-off, and given up after as many tries, with one log line.
 
+A notice is stored in its recipient's language: :meth:`Notifier.queue` reads the account's
+(``language_of``, in the same transaction) and puts the notice's messages in it
+(:meth:`Notice.in_language`), so every channel sends the words it finds.
+
 Unsubscribe links carry a token signed with the site's key (``infra.keys``): the account and
 the kind, so a click turns that kind off for mail without logging in, and a forged or altered
 token is refused.
@@ -26,6 +30,7 @@ from datetime import datetime
 
 from sqlalchemy.engine import Connection
 
+from omega.i18n import DEFAULT
 from omega.server.infra.due import Due, keep_due_row
 from omega.server.infra.keys import sign, verify
 from omega.server.infra.scheduler import Host, Scheduler
@@ -34,7 +39,7 @@ from omega.server.notify.notices import KINDS, Channel, DeliveryFailed, Notice
 from omega.server.notify.outbox import MAX_TRIES, retry_delay
 from omega.server.notify.store import Preferences
 
-__all__ = ["NOTIFY", "Notifier", "unsubscribe_token", "read_unsubscribe_token", "UNSUBSCRIBE_PURPOSE"]
+__all__ = ["NOTIFY", "Notifier", "LanguageOf", "unsubscribe_token", "read_unsubscribe_token", "UNSUBSCRIBE_PURPOSE"]
 
 log = logging.getLogger("omega.server")
 
@@ -44,6 +49,12 @@ NOTIFY = "notify"
 UNSUBSCRIBE_PURPOSE = "unsubscribe"
 #: Seconds a delivery's claim lasts: a channel that hangs past it may be tried elsewhere.
 _LEASE = 120.0
+#: An account's language, read in the caller's transaction (``omega.i18n.DEFAULT``: none chosen).
+LanguageOf = Callable[[Connection, int], str]
+
+
+def _english(conn: Connection, user_id: int) -> str:
+    return DEFAULT
 
 
 def unsubscribe_token(key: bytes, user_id: int, kind: str) -> str:
@@ -63,11 +74,13 @@ def read_unsubscribe_token(key: bytes, token: str) -> tuple[int, str] | None:
 
 
 class Notifier:
-    """Notices to channels, for the processes of ``host`` (a ``TableCore``)."""
+    """Notices to channels, for the processes of ``host`` (a ``TableCore``); ``language_of``
+    reads an account's language (the notices and mails speak it; English without it)."""
 
-    def __init__(self, host: Host, key: Callable[[], bytes]) -> None:
+    def __init__(self, host: Host, key: Callable[[], bytes], language_of: LanguageOf = _english) -> None:
         self.host = host
         self._key = key
+        self.language_of = language_of
         self.channels: dict[str, Channel] = {}
         #: Per kind, whether a notice still holds (a "your turn" after the player moved does
         #: not): asked by a channel that holds notices back, as the digest does.
@@ -102,8 +115,12 @@ class Notifier:
 
     def queue(self, conn: Connection, notice: Notice, now: datetime) -> int:
         """Queue ``notice`` for each channel the player wants it by, inside the caller's
-        transaction; returns how many deliveries were stored (0: none wanted, or told before)."""
+        transaction, in the player's language; returns how many deliveries were stored (0:
+        none wanted, or told before)."""
         prefs = store.preferences(conn, notice.user_id)
+        if not any(prefs.allows(notice.kind, name) for name in self.channels):
+            return 0
+        notice = notice.in_language(self.language_of(conn, notice.user_id))
         stored = 0
         for name in self.channels:
             if not prefs.allows(notice.kind, name):

@@ -16,8 +16,8 @@ queued in the transaction of the end (turn-based players are away by nature; a r
 player who lost on time was at the board).
 
 >>> t = your_turn_notice(7, "t1", 12)
->>> t.key, t.path, t.subject
-('your_turn:t1:12:7', '/t/t1', 'Your turn at table t1')
+>>> t.key, t.path, t.subject, t.subject.in_language("de")
+('your_turn:t1:12:7', '/t/t1', 'Your turn at table t1', 'Du bist am Zug an Tisch t1')
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import select
 
+from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
 from omega.server.infra.scheduler import Scheduler
@@ -50,14 +51,17 @@ YOUR_TURN_DELAY = timedelta(minutes=2)
 
 def your_turn_notice(user_id: int, table_id: str, version: int) -> Notice:
     """The notice that it is ``user_id``'s turn at ``table_id`` (play version ``version``)."""
-    return Notice(user_id, "your_turn", f"your_turn:{table_id}:{version}:{user_id}", f"Your turn at table {table_id}",
-                  f"Your opponent has moved: it is your turn at table {table_id}.", f"/t/{table_id}")
+    return Notice(user_id, "your_turn", f"your_turn:{table_id}:{version}:{user_id}",
+                  _("Your turn at table {table}", table=table_id),
+                  _("Your opponent has moved: it is your turn at table {table}.", table=table_id), f"/t/{table_id}")
 
 
 def ended_notice(user_id: int, table_id: str, flagged: str) -> Notice:
     """The notice that the game at ``table_id`` ended when ``flagged``'s time ran out."""
-    return Notice(user_id, "ended_on_time", f"ended_on_time:{table_id}:{user_id}", f"Game over on time at table {table_id}",
-                  f"The game at table {table_id} ended on time: {flagged}'s clock ran out.", f"/t/{table_id}")
+    return Notice(user_id, "ended_on_time", f"ended_on_time:{table_id}:{user_id}",
+                  _("Game over on time at table {table}", table=table_id),
+                  _("The game at table {table} ended on time: {player}'s clock ran out.", table=table_id,
+                    player=flagged), f"/t/{table_id}")
 
 
 def _seat_users(w: Writer) -> dict[int, int]:

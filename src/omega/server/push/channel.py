@@ -7,6 +7,7 @@ no answer are :class:`~omega.server.notify.notices.DeliveryFailed`, so the notic
 again later; any other answer (a message refused as it is) is logged and not retried.  A
 retry goes to every device again: the same ``Topic`` and notification ``tag`` (both from the
 notice's key) make a device that already had it replace it rather than show it twice.
+The notice's words come as the notify service stored them: in its account's language.
 
 >>> PushOptions(subject="admin@omega.example")
 Traceback (most recent call last):

@@ -407,9 +407,10 @@ class Tournaments:
                 for u in users:
                     self.tell(conn, Notice(
                         user_id=u, kind="tournament_start", key=f"tournament:{t.id}:{number}",
-                        subject=f"{t.name}: round {number} has started" if t.format != "arena"
-                        else f"{t.name}: your next game",
-                        text=f"Your game of {t.name} is ready: " + " vs ".join(names[p] for p in users) + ".",
+                        subject=_("{tournament}: round {round} has started", tournament=t.name, round=number)
+                        if t.format != "arena" else _("{tournament}: your next game", tournament=t.name),
+                        text=_("Your game of {tournament} is ready: {players}.", tournament=t.name,
+                               players=" vs ".join(names[p] for p in users)),
                         path=f"/t/{config.id}"))
         for u in byes:
             store.insert_bye(conn, t.id, number, u)

@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from omega.i18n import Message
+from omega.i18n import translatable as _
+
 __all__ = ["ALLOWANCE_DAYS", "ALLOWANCE_HOURS", "AUTOMATIC_BEFORE", "BACK_FOR", "Balance", "hours_started", "describe_hours"]
 
 #: Days of vacation an account has a calendar year: as long a break as a summer holiday,
@@ -51,17 +54,18 @@ def _new_year(year: int) -> datetime:
     return datetime(year, 1, 1, tzinfo=UTC)
 
 
-def describe_hours(hours: int) -> str:
-    """Hours as the account page says them.
+def describe_hours(hours: int) -> Message:
+    """Hours as the account page says them (a message: English, or ``.in_language(lang)``).
 
-    >>> describe_hours(720), describe_hours(25), describe_hours(5)
-    ('30 days', '1 day 1 hour', '5 hours')
+    >>> describe_hours(720), describe_hours(25), describe_hours(5), describe_hours(49).in_language("es")
+    ('30 days', '1 day 1 hour', '5 hours', '2 días 1 hora')
     """
     days, rest = divmod(hours, 24)
-    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
-    if rest or not days:
-        parts.append(f"{rest} hour{'s' if rest != 1 else ''}")
-    return " ".join(parts)
+    day = _("{n} day", n=days) if days == 1 else _("{n} days", n=days)
+    hour = _("{n} hour", n=rest) if rest == 1 else _("{n} hours", n=rest)
+    if days and rest:
+        return _("{days} {hours}", days=day, hours=hour)
+    return day if days else hour
 
 
 @dataclass(frozen=True)

@@ -285,10 +285,10 @@ class Vacations:
         _write(w.conn, user_id, v, due_now=now)
         table = state.config.id
         self.tell(w.conn, Notice(
-            user_id, "vacation_started", f"vacation_started:{user_id}:{v.changes}", "Your vacation started",
-            f"Your clock at table {table} was about to run out, so your vacation started by itself: your "
-            f"turn-based clocks are paused until you come back (on the account page), with "
-            f"{describe_hours(v.balance.left_hours(now))} of vacation left.", f"/#table={table}"))
+            user_id, "vacation_started", f"vacation_started:{user_id}:{v.changes}", _("Your vacation started"),
+            _("Your clock at table {table} was about to run out, so your vacation started by itself: your "
+              "turn-based clocks are paused until you come back (on the account page), with {left} of vacation "
+              "left.", table=table, left=describe_hours(v.balance.left_hours(now))), f"/#table={table}"))
         return REASON
 
     async def run(self, due: Due) -> datetime | None:

@@ -208,6 +208,16 @@ export async function history(before = null) {
 }
 
 /**
+ * The account's language from now on (the Language setting): its notices, their mails and
+ * pushes, and its mails are written in it (docs/server-api.md, Accounts).
+ * @param {string} language a code of the languages the site speaks
+ * @returns {Promise<{language: string}>}
+ */
+export function setLanguage(language) {
+  return api("PUT", "/api/account/language", { body: { language } });
+}
+
+/**
  * The account's vacation: the days left this year, and the one it is on.
  * @returns {Promise<Vacation>}
  */
