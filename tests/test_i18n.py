@@ -40,9 +40,9 @@ NOT_SHOWN = {
     ("views/board.js", '"stone staged"'), ("views/board.js", '"stone ghost"'),
     ("live.js", None), ("api.js", "\"Content-Type\""),
 }
-#: Refusals whose words are not the site's own: the rules' (``omega.game``'s IllegalMove,
-#: English, code ``illegal_move``) and the web framework's (a 404 or 405 of no route).
-FOREIGN_MESSAGES = {("tables/decide.py", "str(e)"), ("puzzles/service.py", "str(e)"), ("site.py", "str(exc.detail)")}
+#: Refusals whose words are not the site's own: the web framework's (a 404 or 405 of no
+#: route).  The rules' (``omega.game``'s IllegalMove) are marked where they are raised.
+FOREIGN_MESSAGES = {("site.py", "str(exc.detail)")}
 
 
 def test_the_catalogs_are_up_to_date_with_the_sources() -> None:
@@ -107,7 +107,8 @@ def _marked(node: ast.expr, names: set[str]) -> bool:
         # carries one (a helper's ``message: Message``).
         return node.id in names or node.id.isupper() or node.id == "message"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return node.func.id in ("closed_message", "_too_many")
+        # message_of(e): the Message an error of the rules was raised with (omega.game).
+        return node.func.id in ("closed_message", "_too_many", "message_of")
     return False
 
 
@@ -147,3 +148,23 @@ def test_the_terminal_game_speaks_the_locales_language() -> None:
     german = play("--lang", "de", LANG="es_ES.UTF-8")
     assert "Weiß am Zug (Spieler 0), Runde 1; 7 leere Felder" in german
     assert "White to move (player 0)" in play(LANG="C.UTF-8")
+
+
+def test_a_refused_turn_is_explained_in_the_readers_language() -> None:
+    # The rules' sentences (omega.game, omega.board) are marked too: the server answers an
+    # illegal turn in the reader's language, and the terminal tells it in the player's.
+    from omega.game import Game, IllegalMove
+    from omega.i18n import message_of
+
+    g = Game()
+    g.play(["e5", "a1"])
+    said = {}
+    for cells in (["e5", "b2"], ["z9", "b2"], ["b2"]):
+        with pytest.raises(IllegalMove) as refused:
+            g.play(cells)
+        said[cells[0]] = {lang: message_of(refused.value).in_language(lang) for lang in ("en", "fr", "de")}
+    assert said["e5"] == {"en": "cell e5 is occupied by White", "fr": "la case e5 est occupée par Blanc",
+                          "de": "das Feld e5 ist von Weiß besetzt"}
+    assert said["z9"]["en"] == "'z9' is not a cell of the side-5 board (rows a-i, columns 1-9, |row - column| <= 4)"
+    assert said["z9"]["fr"] == "'z9' n'est pas une case du plateau de côté 5 (rangées a-i, colonnes 1-9, |rangée - colonne| <= 4)"
+    assert said["b2"]["de"] == "ein Zug setzt 2 Steine (einen pro Farbe), erhalten: 1 Feld"

@@ -16,6 +16,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from omega.i18n import Message
+from omega.i18n import translatable as _
+
 MIN_SIZE = 2
 MAX_SIZE = 13
 
@@ -36,7 +39,8 @@ def cell_count(size: int) -> int:
 
 def _check_size(size: object) -> None:
     if not isinstance(size, int) or isinstance(size, bool) or not MIN_SIZE <= size <= MAX_SIZE:
-        raise ValueError(f"board size must be an integer from {MIN_SIZE} to {MAX_SIZE}, got {size!r}")
+        raise ValueError(_("board size must be an integer from {low} to {high}, got {value}", low=MIN_SIZE, high=MAX_SIZE,
+                           value=repr(size)))
 
 
 class Board:
@@ -102,15 +106,17 @@ class Board:
             found = self._index.get(name) if name.islower() else self._index.get(name.lower())
             if found is not None:
                 return found
-        raise ValueError(f"{name!r} is not a cell of the side-{self.size} board{self._hint(name)}")
+        raise ValueError(_("{name} is not a cell of the side-{size} board ({hint})", name=repr(name), size=self.size,
+                           hint=self._hint(name)))
 
-    def _hint(self, name: object) -> str:
+    def _hint(self, name: object) -> Message:
         if not isinstance(name, str):
-            return " (a cell is a string such as 'e5')"
+            return _("a cell is a string such as 'e5'")
         if not _CELL_RE.fullmatch(name.lower()):
-            return " (a cell is a row letter and a column number, such as 'e5')"
+            return _("a cell is a row letter and a column number, such as 'e5'")
         last_row = chr(96 + 2 * self.size - 1)
-        return f" (rows a-{last_row}, columns 1-{2 * self.size - 1}, |row - column| <= {self.size - 1})"
+        return _("rows a-{last_row}, columns 1-{last_column}, |row - column| <= {reach}", last_row=last_row,
+                 last_column=2 * self.size - 1, reach=self.size - 1)
 
     def is_cell(self, name: str) -> bool:
         """Whether ``name`` names a cell of this board (case-insensitive).

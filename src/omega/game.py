@@ -16,6 +16,8 @@ from enum import IntEnum
 from math import prod
 
 from omega.board import Board
+from omega.i18n import Message
+from omega.i18n import translatable as _
 
 __all__ = ["Color", "Game", "IllegalMove", "Turn", "Action", "SWAP", "MIN_PLAYERS", "MAX_PLAYERS", "check_players"]
 
@@ -66,7 +68,7 @@ class Color(IntEnum):
         try:
             return cls[key]
         except KeyError:
-            raise ValueError(f"{text!r} is not a colour (White, Black, Red or Blue)") from None
+            raise ValueError(_("{text} is not a colour (White, Black, Red or Blue)", text=repr(text))) from None
 
 
 _COLORS = tuple(Color)  # Color(v) by indexing
@@ -131,9 +133,9 @@ class Game:
     def __init__(self, players: int = 2, size: int = 5, pie_rule: bool = False) -> None:
         check_players(players)
         if not isinstance(pie_rule, bool):
-            raise ValueError(f"pie_rule must be True or False, got {pie_rule!r}")
+            raise ValueError(_("pie_rule must be True or False, got {value}", value=repr(pie_rule)))
         if pie_rule and players != 2:
-            raise ValueError("the pie rule is a 2-player option")
+            raise ValueError(_("the pie rule is a 2-player option"))
         self._board = Board.of(size)  # validates size
         self.players = players
         self.size = size
@@ -209,7 +211,7 @@ class Game:
         <Color.BLACK: 1>
         """
         if not isinstance(player, int) or not 0 <= player < self.players:
-            raise ValueError(f"player must be 0 to {self.players - 1}, got {player!r}")
+            raise ValueError(_("player must be 0 to {last}, got {value}", last=self.players - 1, value=repr(player)))
         if self._swapped and player <= 1:
             return Color(1 - player)
         return Color(player)
@@ -385,7 +387,7 @@ class Game:
 
     def _check_turn(self, cells: Sequence[str] | Mapping[Color, str]) -> list[int]:
         if self._over:
-            raise IllegalMove("the game is over")
+            raise IllegalMove(_("the game is over"))
         n = self.players
         if isinstance(cells, Mapping):
             keys = set()
@@ -393,38 +395,36 @@ class Game:
                 try:
                     keys.add(self._color(key))
                 except ValueError as e:
-                    raise IllegalMove(f"bad colour in turn: {e}") from None
+                    raise IllegalMove(_("bad colour in turn: {reason}", reason=e)) from None
             if keys != set(range(n)):
                 missing = sorted(set(self.colors) - keys)
-                raise IllegalMove(
-                    "a turn needs one cell for each colour in play"
-                    + (f"; missing {', '.join(Color(c).label for c in missing)}" if missing else "")
-                )
+                if not missing:
+                    raise IllegalMove(_("a turn needs one cell for each colour in play"))
+                raise IllegalMove(_("a turn needs one cell for each colour in play; missing {colors}",
+                                    colors=_list(_color_word(c) for c in missing)))
             ordered: list[object] = [cells[Color(c)] if Color(c) in cells else cells[c] for c in range(n)]  # type: ignore[index]
         elif isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
-            raise IllegalMove(
-                f"a turn is a list of {n} cells in colour order, such as {list(self._example())}, got {cells!r}"
-            )
+            raise IllegalMove(_("a turn is a list of {n} cells in colour order, such as {example}, got {value}",
+                                n=n, example=list(self._example()), value=repr(cells)))
         else:
             ordered = list(cells)
         if len(ordered) != n:
             raise IllegalMove(
-                f"a turn places {n} stones (one per colour), got {len(ordered)} cell{'s' if len(ordered) != 1 else ''}"
-            )
+                _("a turn places {n} stones (one per colour), got {count} cells", n=n, count=len(ordered))
+                if len(ordered) != 1 else _("a turn places {n} stones (one per colour), got 1 cell", n=n))
         indices: list[int] = []
         for c, name in enumerate(ordered):
             if not isinstance(name, str):
-                raise IllegalMove(f"{Color(c).label} cell {name!r} is not a cell name")
+                raise IllegalMove(_("{color} cell {value} is not a cell name", color=_color_word(c), value=repr(name)))
             try:
                 index = self._board.index(name)
             except ValueError as e:
-                raise IllegalMove(str(e)) from None
+                raise IllegalMove(e.args[0]) from None  # the board's sentence, a Message
             if index in indices:
-                raise IllegalMove(f"cell {self._board.cells[index]} is given twice in one turn")
+                raise IllegalMove(_("cell {cell} is given twice in one turn", cell=self._board.cells[index]))
             if self._stones[index] != _EMPTY:
-                raise IllegalMove(
-                    f"cell {self._board.cells[index]} is occupied by {Color(self._stones[index]).label}"
-                )
+                raise IllegalMove(_("cell {cell} is occupied by {color}", cell=self._board.cells[index],
+                                    color=_color_word(self._stones[index])))
             indices.append(index)
         return indices
 
@@ -440,10 +440,10 @@ class Game:
         """
         if not self.can_swap:
             if self._over:
-                raise IllegalMove("the game is over")
+                raise IllegalMove(_("the game is over"))
             if not self.pie_rule:
-                raise IllegalMove("swap is not allowed: the pie rule is off")
-            raise IllegalMove("swap is allowed only right after the first turn")
+                raise IllegalMove(_("swap is not allowed: the pie rule is off"))
+            raise IllegalMove(_("swap is allowed only right after the first turn"))
         self._swapped = True
         self._history.append(SWAP)
 
@@ -454,7 +454,7 @@ class Game:
         True
         """
         if not self._history:
-            raise IllegalMove("nothing to undo")
+            raise IllegalMove(_("nothing to undo"))
         action = self._history.pop()
         if action == SWAP:
             self._swapped = False
@@ -474,7 +474,7 @@ class Game:
         """
         if isinstance(action, str):
             if action.strip().lower() != SWAP:
-                raise IllegalMove(f"{action!r} is not an action (a turn is a list of cells, or 'swap')")
+                raise IllegalMove(_("{value} is not an action (a turn is a list of cells, or 'swap')", value=repr(action)))
             self.swap()
         else:
             self.play(action)
@@ -586,7 +586,19 @@ class Game:
 
     def _color(self, color: object, strict: bool = True) -> int:
         if isinstance(color, bool) or not isinstance(color, int) or not 0 <= color <= 3:
-            raise ValueError(f"{color!r} is not a Color")
+            raise ValueError(_("{value} is not a Color", value=repr(color)))
         if strict and color >= self.players:
-            raise ValueError(f"{Color(color).label} is not in play in a {self.players}-player game")
+            raise ValueError(_("{color} is not in play in a {players}-player game", color=_color_word(color), players=self.players))
         return int(color)
+
+
+def _color_word(color: int) -> Message:
+    # A colour's name as a sentence's value, put in the reader's language with it (the
+    # catalogs hold the four names).
+    return Message(Color(color).label)
+
+
+def _list(words: Iterable[Message]) -> Message:
+    # "White, Red" in any language: the names translated, joined by a comma.
+    params = {f"w{i}": w for i, w in enumerate(words)}
+    return Message(", ".join("{" + key + "}" for key in params), params)

@@ -31,7 +31,7 @@ from babel.numbers import format_decimal
 
 __all__ = [
     "DEFAULT", "LANGUAGES", "COMPLETE", "RTL", "LOCALE_DIR", "Message", "translatable", "N_", "gettext", "catalog",
-    "fill_in", "negotiate", "parse_accept_language", "direction", "language_name", "format_number",
+    "fill_in", "message_of", "negotiate", "parse_accept_language", "direction", "language_name", "format_number",
 ]
 
 #: The language of the message ids, and of anyone whose language the site does not speak.
@@ -117,6 +117,18 @@ def _value_in(value: object, lang: str) -> object:
     if isinstance(value, BaseException) and len(value.args) == 1 and isinstance(value.args[0], Message):
         value = value.args[0]
     return value.in_language(lang) if isinstance(value, Message) else value
+
+
+def message_of(error: BaseException) -> str:
+    """What ``error`` says: the :class:`Message` it was raised with (so that the edge puts it
+    in the reader's language), else its text.
+
+    >>> message_of(ValueError(_("nothing to undo"))).in_language("es"), message_of(ValueError("plain"))
+    ('nada que deshacer', 'plain')
+    """
+    if len(error.args) == 1 and isinstance(error.args[0], Message):
+        return error.args[0]
+    return str(error)
 
 
 def translatable(msgid: str, /, **params: object) -> Message:

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from .server_helpers import LiveServer, error_code
+from .server_helpers import Api, LiveServer, error_code
 
 
 def page(server: LiveServer, **headers: str) -> tuple[str, dict[str, Any], httpx.Response]:
@@ -70,6 +70,15 @@ def test_a_refusal_keeps_its_code_and_speaks_the_readers_language(server: LiveSe
     config = httpx.get(f"{server.url}/api/config", headers={"accept-language": "de"}).json()
     assert config["levels"][0]["name"] == "Anfänger"
     assert config["username"]["rule"].startswith("ein Benutzername hat 3 bis 20 Zeichen")
+    # The rules' own refusal (omega.game's IllegalMove) too: an occupied cell, in German.
+    api = Api(server.url)
+    t = api.create(players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+    api.turn(t["id"], t["token"], ["e5", "a1"])
+    api.http.headers["accept-language"] = "de"
+    r = api.act(t["id"], t["invites"]["1"], {"type": "turn", "cells": ["e5", "b2"]})
+    assert r.status_code == 422, r.text
+    assert (error_code(r), r.json()["error"]["message"]) == ("illegal_move", "das Feld e5 ist von Weiß besetzt")
+    api.close()
 
 
 def test_a_languages_catalog_is_served_as_cacheable_json(server: LiveServer) -> None:

@@ -119,7 +119,7 @@ class Boards:
         try:
             tree = VariationTree.from_nodes(stored.players, stored.size, stored.pie_rule, body.nodes)
         except ValueError as e:
-            raise ApiError("bad_request", _("bad request: nodes: {problem}", problem=str(e))) from None
+            raise ApiError("bad_request", _("bad request: nodes: {problem}", problem=e)) from None
         nodes = json.dumps(tree.nodes(), separators=(",", ":"))
         version = await self.core.db(save_nodes, self.core.repo, board_id, nodes, body.version, self.core.clock.now())
         if version is None:
@@ -140,5 +140,5 @@ class Boards:
         try:
             game = Game.from_history(body.actions, body.players, body.size, body.pie_rule)
         except ValueError as e:
-            raise ApiError("illegal_move", _("actions: {problem}", problem=str(e))) from None
+            raise ApiError("illegal_move", _("actions: {problem}", problem=e)) from None
         return await self.evaluations.evaluate(who.key, body.stream, game)

@@ -17,6 +17,7 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
+from omega.i18n import message_of
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, LEVEL_RANGE, TABLE_SIZES
 from omega.server.infra.bodies import Strict, bad_body, parse
 from omega.server.tables.timecontrol import UNTIMED, TimeControl, require_clock
@@ -55,7 +56,7 @@ def parse_new(raw: bytes) -> NewChallenge:
     try:
         clock = c.clock
     except ValueError as e:
-        raise bad_body(str(e)) from None
+        raise bad_body(message_of(e)) from None
     c.time_control = clock.text if clock.timed else None
     if c.pie and c.players != 2:
         raise bad_body("pie: the pie rule is a 2-player option")

@@ -25,6 +25,7 @@ from sqlalchemy import Row
 
 from omega.board import parse_cell
 from omega.game import Color, IllegalMove
+from omega.i18n import message_of
 from omega.i18n import translatable as _
 from omega.puzzles.format import Puzzle, shipped_puzzles
 from omega.puzzles.glicko import MIN_DEVIATION, NEWCOMER, Rating, rate
@@ -177,7 +178,7 @@ class Puzzles:
             turn = tuple(parse_cell(c, puzzle.size) for c in cells)
             puzzle.game().play(list(turn))
         except (IllegalMove, ValueError) as e:
-            raise ApiError("illegal_move", str(e)) from None
+            raise ApiError("illegal_move", message_of(e)) from None
         if any(g is not None and g != c for g, c in zip(puzzle.given, turn, strict=True)):
             raise ApiError("bad_request", GIVEN_STAY)
         return turn

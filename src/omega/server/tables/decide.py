@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from omega.game import SWAP, Game, IllegalMove
-from omega.i18n import Message
+from omega.i18n import Message, message_of
 from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, action_fingerprint
@@ -170,7 +170,7 @@ def decide(state: TableState, seat: int | None, action: Action, now: datetime, *
             assert played != SWAP
             payload = TurnPlayed(seat=seat, color=Message(color.label), cells=tuple(played), computer=by_computer, used_ms=used)
     except IllegalMove as e:
-        raise ApiError("illegal_move", str(e)) from None
+        raise ApiError("illegal_move", message_of(e)) from None
     turn = _acted(payload, state, actor, action, request_id, now)
     after.apply_played(turn)  # its game has played it: the clocks, the request id, the version
     decided = Decided(state, (turn,), (after,))

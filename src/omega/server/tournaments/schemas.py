@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter, field_validator
 
+from omega.i18n import message_of
 from omega.server.config import TABLE_SIZES
 from omega.server.infra.bodies import Strict, bad_body, parse, utc_time
 from omega.server.tables.timecontrol import TimeControl, require_clock
@@ -116,7 +117,7 @@ def parse_new(raw: bytes) -> NewTournament:
     try:
         clock = t.clock
     except ValueError as e:
-        raise bad_body(str(e)) from None
+        raise bad_body(message_of(e)) from None
     t.time_control = clock.text
     if not clock.timed:
         raise bad_body("time_control: a tournament's games need a clock (real time such as 3+2, or turn-based such as 1d)")
