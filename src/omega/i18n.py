@@ -31,7 +31,7 @@ from babel.numbers import format_decimal
 
 __all__ = [
     "DEFAULT", "LANGUAGES", "COMPLETE", "RTL", "LOCALE_DIR", "Message", "translatable", "N_", "gettext", "catalog",
-    "fill_in", "message_of", "negotiate", "parse_accept_language", "direction", "language_name", "format_number",
+    "fill_in", "message_of", "message_json", "negotiate", "parse_accept_language", "direction", "language_name", "format_number",
 ]
 
 #: The language of the message ids, and of anyone whose language the site does not speak.
@@ -129,6 +129,23 @@ def message_of(error: BaseException) -> str:
     if len(error.args) == 1 and isinstance(error.args[0], Message):
         return error.args[0]
     return str(error)
+
+
+def message_json(text: str) -> dict[str, object] | None:
+    """A :class:`Message` as JSON the page puts in its reader's language (``tm()`` in
+    ``web/js/i18n.js``): its id and values, a value that is a message nested the same way;
+    None for a text that is not a message (a name a player wrote).  For texts made once
+    for every reader, such as a seat's default name in a table's state.
+
+    >>> message_json(_("Computer ({level})", level=Message("Easy")))
+    {'id': 'Computer ({level})', 'params': {'level': {'id': 'Easy', 'params': {}}}}
+    >>> message_json("ada") is None
+    True
+    """
+    if not isinstance(text, Message):
+        return None
+    return {"id": text.msgid, "params": {k: message_json(v) if isinstance(v, Message) else v
+                                         for k, v in text.params.items()}}
 
 
 def translatable(msgid: str, /, **params: object) -> Message:

@@ -65,3 +65,18 @@ def test_a_logged_in_readers_choice_becomes_their_accounts_language(server: Serv
     page.get_by_label("Langue").select_option("de")
     expect(page.get_by_role("heading", name="Neuer Tisch")).to_be_visible()
     assert page.request.get(server.base + "/api/account").json()["language"] == "de"
+
+
+def test_seats_default_names_are_shown_in_the_readers_language(server: Server, contexts: Contexts) -> None:
+    # The table's state is the same for every reader; its default names come as messages.
+    page = contexts.page(locale="de-DE")
+    made = page.request.post(server.base + "/api/tables", headers={"origin": server.base},
+                             data={"players": 3, "seats": [{"kind": "human"}, {"kind": "human"},
+                                                           {"kind": "computer", "level": 2}]}).json()
+    page.goto(f"{server.base}/t/{made['id']}#seat={made['token']}")
+    names = page.locator(".panels .pname")
+    expect(names).to_have_text(["Spieler 1", "Spieler 2", "Computer (Leicht)"])
+    # A name the player writes is shown as written.
+    page.get_by_label("Dein Name").fill("Ada")
+    page.get_by_label("Dein Name").press("Enter")
+    expect(names.first).to_have_text("Ada")

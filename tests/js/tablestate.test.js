@@ -62,3 +62,22 @@ describe("server states and events", () => {
     assert.equal(refresh, true);
   });
 });
+
+describe("seat names", () => {
+  test("a default name reads in the reader's language; a name a player wrote stays as written", async () => {
+    const { useCatalog } = await import("../../src/omega/web/js/i18n.js");
+    const computer = { index: 1, name: "Computer 2 (Easy)", name_text: { id: "Computer {seat} ({level})", params: { seat: 2, level: { id: "Easy", params: {} } } } };
+    const player = { index: 0, name: "Player 1", name_text: { id: "Player {number}", params: { number: 1 } } };
+    const written = { index: 0, name: "Ada", name_text: null };
+    assert.equal(T.seatLabel(computer), "Computer 2 (Easy)"); // English: no catalog
+    useCatalog({ "Computer {seat} ({level})": "Ordinateur {seat} ({level})", "Easy": "Facile", "Player {number}": "Joueur {number}" });
+    try {
+      assert.equal(T.seatLabel(computer), "Ordinateur 2 (Facile)");
+      assert.equal(T.seatLabel(player), "Joueur 1");
+      assert.equal(T.seatLabel(written), "Ada");
+      assert.equal(T.seatLabel({ index: 2, name: "" }), "Seat 3");
+    } finally {
+      useCatalog({});
+    }
+  });
+});

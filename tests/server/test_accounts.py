@@ -429,7 +429,8 @@ def test_my_tables_put_my_turn_first_and_leave_finished_games_out(site: LiveServ
     listed = a.get("/api/account/tables").json()["tables"]
     assert [t["id"] for t in listed] == [newest_mine["id"], mine_first["id"], theirs["id"]]
     assert [t["your_turn"] for t in listed] == [True, True, False]
-    assert listed[0]["seats"][0] == {"index": 0, "kind": "human", "level": None, "user": "Ann", "name": None}
+    assert listed[0]["seats"][0] == {"index": 0, "kind": "human", "level": None, "user": "Ann", "name": None,
+                                     "name_text": None}
     assert listed[0]["players"] == 3 and listed[0]["seat"] == 0
     # The opponent moves: that table is my turn again and the most recent change.
     play(theirs, theirs["invites"]["1"], ["e4", "a2"])

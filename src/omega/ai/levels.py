@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from omega.i18n import N_
+from omega.i18n import N_, Message
+from omega.i18n import translatable as _
 
 __all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level", "computer_name"]
 
@@ -65,7 +66,7 @@ def level(number: int) -> Level:
     raise ValueError(f"level must be from {MIN_LEVEL} to {MAX_LEVEL}, got {number!r}")
 
 
-def computer_name(number: int, seat: int | None = None) -> str:
+def computer_name(number: int, seat: int | None = None) -> Message:
     """What a computer player of level ``number`` is called at a table, wherever it is
     shown (its seat's name, the record, the lobby's and the account's lists): the level's
     name in words.  ``seat`` (its seat's number, from 1) tells apart two computers of one
@@ -74,5 +75,6 @@ def computer_name(number: int, seat: int | None = None) -> str:
     >>> computer_name(1), computer_name(2, seat=3), computer_name(9)
     ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 9)')
     """
-    known = next((lv.name for lv in LEVELS if lv.number == number), f"level {number}")
-    return f"Computer {seat} ({known})" if seat is not None else f"Computer ({known})"
+    known = next((Message(lv.name) for lv in LEVELS if lv.number == number), None)
+    word = known if known is not None else _("level {number}", number=number)
+    return _("Computer {seat} ({level})", seat=seat, level=word) if seat is not None else _("Computer ({level})", level=word)

@@ -32,6 +32,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from omega.game import Color
+from omega.i18n import message_json
 from omega.names import username_skeleton
 from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
 from omega.server.infra.due import DueRow
@@ -340,7 +341,8 @@ class AccountStore:
         for r in rows:
             # A computer's name as its seat shows it (the one home: tables.seatnames.default_name).
             name = default_name(r.idx, SeatConfig(r.kind, r.level), configs[r.table_id]) if r.kind == "computer" else None
-            out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username, "name": name})
+            out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username, "name": name,
+                                    "name_text": None if name is None else message_json(name)})
         return out
 
     def my_tables(self, user_id: int, limit: int) -> list[dict[str, Any]]:

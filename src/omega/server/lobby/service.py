@@ -42,7 +42,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection
 
 from omega.game import Color
-from omega.i18n import Message
+from omega.i18n import Message, message_json
 from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
@@ -506,8 +506,9 @@ class Lobby:
             for s in by_table[r.id]:
                 color = Color(s.idx).label
                 if s.kind == "computer":
+                    name = default_name(s.idx, SeatConfig(s.kind, s.level), configs)
                     listed.append({**seat_summary(s.idx, color, None, None), "computer": s.level,
-                                   "name": default_name(s.idx, SeatConfig(s.kind, s.level), configs)})
+                                   "name": name, "name_text": message_json(name)})
                 else:
                     rating = ratings.get(s.user_id) if s.user_id is not None else None
                     if s.user_id is not None and rating is None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from omega.ai.levels import MIN_LEVEL, computer_name
+from omega.i18n import Message
+from omega.i18n import translatable as _
 
 __all__ = ["default_name", "SeatLike", "Seat"]
 
@@ -34,7 +36,7 @@ class Seat:
     level: int | None
 
 
-def default_name(index: int, seat: SeatLike, seats: Sequence[SeatLike] = ()) -> str:
+def default_name(index: int, seat: SeatLike, seats: Sequence[SeatLike] = ()) -> Message:
     """The name a seat shows until its player picks one (computer seats keep it).
 
     A computer is named by its level in words (``omega.ai.levels.computer_name``, the one
@@ -53,4 +55,4 @@ def default_name(index: int, seat: SeatLike, seats: Sequence[SeatLike] = ()) -> 
         level = seat.level if seat.level is not None else MIN_LEVEL
         twins = sum(1 for s in seats if s.kind == "computer" and s.level == seat.level)
         return computer_name(level, index + 1 if twins > 1 else None)
-    return f"Player {index + 1}"
+    return _("Player {number}", number=index + 1)

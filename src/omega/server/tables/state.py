@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from omega.game import Game
+from omega.i18n import message_json
 from omega.server.tables.events import (
     PLAY_EVENTS,
     Abandoned,
@@ -518,7 +519,7 @@ class TableState:
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
-                 "name": self.names[i], "resigned": i in self.resigned and i not in self.timed_out,
+                 "name": self.names[i], "name_text": message_json(self.names[i]), "resigned": i in self.resigned and i not in self.timed_out,
                  "timed_out": i in self.timed_out, "claimed": i in self.claimed,
                  "connected": connected[i], "paused": self.paused[i][0] if i in self.paused else None,
                  "joined": self.joined[i], "hints_used": sum(1 for h in self.hints if h[0] == i)}

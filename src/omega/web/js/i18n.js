@@ -23,6 +23,12 @@ let offered = [{ code: "en", name: "English", dir: "ltr", complete: true }];
 let cookie = "omega_lang";
 
 /**
+ * A sentence as the server sends it to be put in each reader's language (a seat's default
+ * name): the English text as the id, and its values.
+ * @typedef {{id: string, params: Record<string, unknown>}} MessageText
+ */
+
+/**
  * Fill `{name}` placeholders from `params`; an unknown name stays as written.
  * @param {string} text
  * @param {Record<string, unknown>} [params]
@@ -43,6 +49,22 @@ function fillIn(text, params) {
  */
 export function t(msgid, params) {
   return fillIn(catalog[msgid] || msgid, params);
+}
+
+/**
+ * A sentence the server sent as a message (`omega.i18n.message_json`: its English text as the
+ * id, and its values, a value that is a message nested alike), in the reader's language.
+ * @example tm({id: "Computer ({level})", params: {level: {id: "Easy", params: {}}}}) // "Ordinateur (Facile)" in French
+ * @param {MessageText} message
+ * @returns {string}
+ */
+export function tm(message) {
+  /** @type {Record<string, unknown>} */
+  const params = {};
+  for (const [key, value] of Object.entries(message.params)) {
+    params[key] = value !== null && typeof value === "object" ? tm(/** @type {MessageText} */ (value)) : value;
+  }
+  return t(message.id, params);
 }
 
 /**

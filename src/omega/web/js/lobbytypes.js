@@ -20,6 +20,7 @@ export {};
  * @property {Rating | null} rating
  * @property {number} [computer] the level of a computer seat
  * @property {string} [name] a computer seat's name, as its seat shows it ("Computer (Easy)")
+ * @property {import("./i18n.js").MessageText | null} [name_text] that name as a message, for the reader's language
  */
 
 /**

@@ -6,7 +6,7 @@ import { fill, h } from "./dom.js";
 import { problemText } from "./errors.js";
 import { replayPosition } from "./replay.js";
 import { boardScene } from "./scene.js";
-import { initialModel, isLive, isLoaded, isMyTurn, isOver } from "./tablestate.js";
+import { initialModel, isLive, isLoaded, isMyTurn, isOver, seatLabel } from "./tablestate.js";
 import { AccountArea, NamePrompt } from "./views/account.js";
 import { BoardView } from "./views/board.js";
 import { ChatView } from "./views/chat.js";
@@ -128,7 +128,7 @@ export class TablePage {
     const hintable = Boolean(M.state.hints) && isMyTurn(M) && isLive(M) && !isOver(M);
     if (this.hint.hidden === hintable) this.hint.hidden = !hintable;
     this.hint.disabled = M.sending || x.hinting;
-    this.rematch.update(x.rematch, M.seat, M.state.seats.map((s) => s.name));
+    this.rematch.update(x.rematch, M.seat, M.state.seats.map(seatLabel));
     // Rated tables keep their chat to the players (the server says so too).
     const rated = Boolean(/** @type {{rated?: boolean}} */ (M.state).rated);
     this.chat.setWriter(M.seat, M.seat === null && rated ? t("Spectators cannot write at a rated table.") : null);

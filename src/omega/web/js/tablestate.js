@@ -7,7 +7,7 @@
 import { ApiError, codeOf, describe } from "./errors.js";
 import { COLORS } from "./geometry.js";
 import { applyChanges } from "./patch.js";
-import { colorName, t } from "./i18n.js";
+import { colorName, t, tm } from "./i18n.js";
 
 /** @typedef {import("./types.js").Color} Color */
 /** @typedef {import("./types.js").Cell} Cell */
@@ -67,11 +67,13 @@ export const seatOf = (m, color) => m.state.seats.find((s) => s.color === color)
 export const mySeat = (m) => (m.seat === null ? null : m.state.seats[m.seat] ?? null);
 
 /**
- * A seat's name as shown.
+ * A seat's name as shown: a default name ("Player 2", "Computer (Easy)") in the reader's
+ * language, a name its player wrote as written.
  * @example seatLabel({index: 1, name: ""}) // "Seat 2"
- * @param {Pick<Seat, "index" | "name">} seat
+ * @example seatLabel({index: 1, name: "Player 2", name_text: {id: "Player {number}", params: {number: 2}}}) // "Spieler 2" in German
+ * @param {Pick<Seat, "index" | "name" | "name_text">} seat
  */
-export const seatLabel = (seat) => seat.name || t("Seat {value}", { value: seat.index + 1 });
+export const seatLabel = (seat) => (seat.name_text ? tm(seat.name_text) : seat.name || t("Seat {value}", { value: seat.index + 1 }));
 
 /** @param {Model} m */
 export const isLive = (m) => m.replayAt === null;

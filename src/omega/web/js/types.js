@@ -13,7 +13,8 @@
  * @property {Color} color
  * @property {"human" | "computer"} kind
  * @property {number | null} level
- * @property {string} name
+ * @property {string} name in English where it is the seat's default name ("Player 2", "Computer (Easy)")
+ * @property {import("./i18n.js").MessageText | null} [name_text] the default name as a message (null: a name its player wrote)
  * @property {boolean} resigned
  * @property {boolean} [timed_out] its clock ran out (it ranks last, the computer plays on)
  * @property {boolean} [claimed] resigned on its behalf by a player it kept waiting (the claim action)
@@ -206,7 +207,7 @@
 /**
  * A seat as the account lists show it: who holds it (an account's username, or null).
  * A computer's `name` is the one its seat shows ("Computer (Easy)"; null for people).
- * @typedef {{index: number, kind: "human" | "computer", level: number | null, user: string | null, name?: string | null}} ListedSeat
+ * @typedef {{index: number, kind: "human" | "computer", level: number | null, user: string | null, name?: string | null, name_text?: import("./i18n.js").MessageText | null}} ListedSeat
  */
 
 /**

@@ -11,7 +11,7 @@ import { ruleSentence } from "../siteconfig.js";
 import { COLORS } from "../geometry.js";
 import { clockText } from "../timecontrol.js";
 import { emailSection, forgotSection } from "./email.js";
-import { colorName, t } from "../i18n.js";
+import { colorName, t, tm } from "../i18n.js";
 
 /** @typedef {import("../types.js").User} User */
 /** @typedef {import("../types.js").MyTable} MyTable */
@@ -211,7 +211,7 @@ export class AccountArea {
  */
 function others(seats, mine) {
   const names = seats.filter((s) => s.index !== mine)
-    .map((s) => (s.kind === "computer" ? s.name || `computer level ${s.level}` : s.user || "guest"));
+    .map((s) => (s.kind === "computer" ? (s.name_text ? tm(s.name_text) : s.name || t("Computer")) : s.user || "guest"));
   return names.length ? t("with {value}", { value: names.join(", ") }) : "";
 }
 

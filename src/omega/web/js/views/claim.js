@@ -5,7 +5,7 @@
 // The server decides; the page only offers the button when the server would say yes.
 
 import { fill, h, keyed } from "../dom.js";
-import { mySeat } from "../tablestate.js";
+import { mySeat, seatLabel } from "../tablestate.js";
 import { colorName, t } from "../i18n.js";
 
 /** @typedef {import("../tablestate.js").Loaded} Loaded */
@@ -68,7 +68,7 @@ export class ClaimView {
       // With more players the game goes on: the computer plays the absent seat's stones.
       const what = last ? t("Claim the win") : t("Resign {seat} for them", { seat: colorName(seat.color) });
       const then = last ? t("{seat} resigns and you win.", { seat: colorName(seat.color) }) : t("{seat} resigns and the computer plays its stones.", { seat: colorName(seat.color) });
-      fill(this.el, h("span", {}, t("{seat} ({seat2}) has left the table and kept you waiting. ", { seat: seat.name, seat2: colorName(seat.color) }),
+      fill(this.el, h("span", {}, t("{seat} ({seat2}) has left the table and kept you waiting. ", { seat: seatLabel(seat), seat2: colorName(seat.color) }),
         h("span", { class: "muted" }, t("If you claim, {then}", { then }))),
       h("button", { type: "button", class: "btn claim", disabled: m.sending, onclick: this.handlers.onClaim }, what));
     });

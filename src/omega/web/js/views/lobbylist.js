@@ -13,7 +13,7 @@ import { onLobby } from "../lobbyfeed.js";
 import { ANY, isAny, lobbyPath, pageText, passes } from "../lobbyquery.js";
 import { ratingText } from "../ratings.js";
 import { playerCounts } from "../siteconfig.js";
-import { t } from "../i18n.js";
+import { t, tm } from "../i18n.js";
 
 /** @typedef {import("../lobbytypes.js").ListedTable} ListedTable */
 /** @typedef {import("../lobbytypes.js").LobbyPage} LobbyPage */
@@ -188,7 +188,7 @@ export class LobbyList {
     const host = tbl.host !== null ? tbl.seats[tbl.host] : undefined;
     const seats = tbl.seats.map((s) => h("span", { class: `listed-seat ${s.user ? "taken" : s.computer ? "computer" : "free"}` },
       swatch(s.color), " ",
-      s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? s.name || `computer ${s.computer}` : "free"));
+      s.user ? `${s.user} ${ratingText(s.rating)}` : s.computer ? (s.name_text ? tm(s.name_text) : s.name || t("Computer")) : "free"));
     const buttons = [];
     if (mine) {
       buttons.push(h("a", { class: "btn small", href: `/t/${tbl.id}` }, t("Open")));

@@ -10,6 +10,7 @@
 import { h } from "../dom.js";
 import { COLORS } from "../geometry.js";
 import { colorName, t } from "../i18n.js";
+import { seatLabel } from "../tablestate.js";
 
 /** @typedef {import("../types.js").Color} Color */
 /** @typedef {import("../types.js").Cell} Cell */
@@ -159,7 +160,7 @@ export class ReviewView {
     if (this.state.textContent !== text) this.state.textContent = text;
     this.state.hidden = !text;
     const review = status.status === "done" ? status.review : null;
-    const key = review ? `${review.turns.length}|${m.state.seats.map((s) => s.name).join("|")}` : "";
+    const key = review ? `${review.turns.length}|${m.state.seats.map(seatLabel).join("|")}` : "";
     if (key !== this.key) {
       this.key = key;
       this.review = review;
@@ -168,7 +169,7 @@ export class ReviewView {
       this.account.replaceChildren();
       this.drawGraph(review);
       this.drawLists(m, review);
-      const names = m.state.seats.map((s) => s.name);
+      const names = m.state.seats.map(seatLabel);
       if (review?.scores) import("./reviewscore.js").then((x) => this.key === key && x.showScores(this, review, names));
     }
     this.at = at;
@@ -238,7 +239,7 @@ export class ReviewView {
         h("button", { type: "button", class: "link", "data-turn": String(turn.number), onclick: () => this.handlers.onGo(turn.index + 1) },
           turnText(turn))));
       return h("div", { class: "review-player", "data-seat": String(player) },
-        h("h3", {}, seat.name),
+        h("h3", {}, seatLabel(seat)),
         items.length ? h("ol", {}, ...items) : h("p", { class: "muted" }, t("No mistakes found.")));
     });
     this.lists.replaceChildren(...lists);
