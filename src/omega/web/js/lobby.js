@@ -7,7 +7,7 @@
 import * as account from "./account.js";
 import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
-import { copyButton, fill, h, swatch } from "./dom.js";
+import { copyButton, fill, h, keyed, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
@@ -144,15 +144,24 @@ export function startLobby(root) {
 
   function drawPlayers() {
     if (!config) return;
-    fill(playersSeg, playerCounts(config).map((n) => {
-      const input = h("input", { type: "radio", name: "players", value: String(n), checked: form.players === n });
+    const counts = playerCounts(config);
+    keyed(playersSeg, counts.join(","), () => fill(playersSeg, counts.map((n) => {
+      const input = h("input", { type: "radio", name: "players", value: String(n) });
       input.addEventListener("change", () => {
         form.players = n;
         if (form.me >= n) form.me = 0;
         draw();
       });
-      return h("label", { class: form.players === n ? "on" : "" }, input, t(" {n} players", { n }));
-    }));
+      return h("label", {}, input, t(" {n} players", { n }));
+    })));
+    // The choice is shown on the radios already there: made anew at every draw, they lost
+    // the keyboard's focus, and a click that came as the account was read (a draw) landed
+    // on a radio already replaced.
+    for (const input of playersSeg.querySelectorAll("input")) {
+      const on = Number(input.value) === form.players;
+      input.checked = on;
+      input.parentElement?.classList.toggle("on", on);
+    }
   }
 
   /** The other seats' people, if any: friends by invite links or anyone in the lobby. */
@@ -180,12 +189,19 @@ export function startLobby(root) {
     const guest = !account.known();
     /** @type {["computer" | "friends" | "lobby", string][]} */
     const choices = [["computer", t("The computer")], ["friends", t("Friends (invite links)")], ["lobby", t("Anyone (an open table in the lobby)")]];
-    fill(againstSeg, choices.map(([value, text]) => {
-      const off = guest && value === "lobby";
-      const input = h("input", { type: "radio", name: "against", value, checked: now === value, disabled: off });
+    keyed(againstSeg, "choices", () => fill(againstSeg, choices.map(([value, text]) => {
+      const input = h("input", { type: "radio", name: "against", value });
       input.addEventListener("change", () => playAgainst(value));
-      return h("label", { class: `${now === value ? "on" : ""}${off ? " off" : ""}` }, input, ` ${text}`);
-    }));
+      return h("label", {}, input, ` ${text}`);
+    })));
+    // Shown on the radios already there (see drawPlayers).
+    for (const input of againstSeg.querySelectorAll("input")) {
+      const off = guest && input.value === "lobby";
+      input.checked = now === input.value;
+      input.disabled = off;
+      input.parentElement?.classList.toggle("on", now === input.value);
+      input.parentElement?.classList.toggle("off", off);
+    }
     guestNote.hidden = !guest;
   }
 
