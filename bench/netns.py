@@ -8,8 +8,11 @@ part used per turn.
 
 Needs root (``ip netns``).  Everything is made under the names ``omega-r-*`` and the
 addresses 10.77.0.0/24, which route nowhere, and is removed at the end, also after an
-error; nothing leaves the namespaces made here.  Where the kernel has no ``netem`` the
-rehearsal runs without added delay and says so (``delay_ms``: 0, ``delay_missing``).
+error; nothing leaves the namespaces made here.  Where the kernel has no ``netem`` the delay
+is added by relays instead (bench/relay.py: one in front of PostgreSQL, one in front of each
+server process, each holding every byte back ``--delay-ms`` each way), and the result says
+so (``delay_by``: ``relay``, with the kernel's refusal in ``netem_missing`` and the relays'
+CPU per turn apart); ``--delay-ms 0`` adds none.
 
     .venv/bin/python bench/netns.py --servers 2 --delay-ms 1 -- --tables 200
 """
@@ -32,6 +35,8 @@ PREFIX = "omega-r-"
 NET = "10.77.0"
 DB, EDGE, WORKER = f"{NET}.2", f"{NET}.3", f"{NET}.4"
 PORT = 8000
+#: Where a part's relay listens (bench/relay.py), when the delay is added by relays.
+RELAYED = 1
 
 
 def _sh(*command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -68,6 +73,16 @@ class Namespaces:
     def remove(self) -> None:
         for name in self.names:
             _sh("ip", "netns", "del", PREFIX + name, check=False)
+
+
+def _relay(ns: str, listen: str, to: str, delay_ms: float) -> subprocess.Popen[bytes]:
+    """bench/relay.py inside ``ns``: ``listen`` -> ``to``, ``delay_ms`` each way; once it listens."""
+    relay = subprocess.Popen([*_in(ns), sys.executable, str(ROOT / "bench" / "relay.py"), "--listen", listen,
+                              "--to", to, "--delay-ms", str(delay_ms)], stdout=subprocess.PIPE, cwd=ROOT)
+    assert relay.stdout is not None
+    if relay.stdout.readline().strip() != b"ready":
+        raise RuntimeError(f"the relay {listen} -> {to} did not start")
+    return relay
 
 
 def _healthy(ns: str, url: str, timeout: float = 120) -> None:
@@ -114,31 +129,44 @@ def rehearse(servers: int, delay_ms: float, load_args: list[str]) -> dict[str, A
     try:
         pg = Postgres(True, host=DB, prefix=_in("db"))
         addresses = [f"{NET}.{11 + i}" for i in range(servers)]
+        relayed = delay_ms > 0 and bool(spaces.delay_missing)
+        relays: list[subprocess.Popen[bytes]] = []
+        db_url = pg.url
+        if relayed:  # the servers and the worker reach PostgreSQL through the db part's relay
+            relays.append(_relay("db", f"{DB}:{pg.port + RELAYED}", f"{DB}:{pg.port}", delay_ms))
+            db_url = pg.url.replace(f"{DB}:{pg.port}/", f"{DB}:{pg.port + RELAYED}/")
         for i, address in enumerate(addresses):
             procs.append(subprocess.Popen(
                 [*_in(f"app{i}"), sys.executable, str(SERVE), "serve", "--host", address, "--port", str(PORT),
-                 "--db", pg.url, "--no-workers", "--forwarded-allow-ips", EDGE],
+                 "--db", db_url, "--no-workers", "--forwarded-allow-ips", f"{EDGE},{address}"],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT))
             _healthy(f"app{i}", f"http://{address}:{PORT}/api/health")
-        procs.append(subprocess.Popen([*_in("work"), sys.executable, "-m", "omega.cli", "worker", "--db", pg.url,
+            if relayed:  # the edge reaches each server through the server part's relay
+                relays.append(_relay(f"app{i}", f"{address}:{PORT + RELAYED}", f"{address}:{PORT}", delay_ms))
+        port = PORT + RELAYED if relayed else PORT
+        procs.append(subprocess.Popen([*_in("work"), sys.executable, "-m", "omega.cli", "worker", "--db", db_url,
                                        "--ai-workers", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                       cwd=ROOT))
+        procs.extend(relays)
         _registered(pg, servers + 1)  # the worker too, before its start-up's CPU is counted
         handshakes = sorted(float(_sh(*_in("edge"), "curl", "-s", "-o", "/dev/null", "-w", "%{time_connect}",
-                                      f"http://{addresses[0]}:{PORT}/api/health").stdout) for _ in range(5))
-        parts = {"servers": [p.pid for p in procs[:servers]], "worker": [procs[-1].pid]}
+                                      f"http://{addresses[0]}:{port}/api/health").stdout) for _ in range(5))
+        parts = {"servers": [p.pid for p in procs[:servers]], "worker": [procs[servers].pid]}
+        if relays:
+            parts["relays"] = [p.pid for p in relays]
         before = {k: cpu_seconds(v) for k, v in parts.items()} | {"postgresql": cpu_seconds(pg.pids())}
         run = subprocess.run([*_in("edge"), sys.executable, __file__, "--edge", ",".join(
-            f"{a}:{PORT}" for a in addresses), "--", *load_args], capture_output=True, text=True, cwd=ROOT)
+            f"{a}:{port}" for a in addresses), "--", *load_args], capture_output=True, text=True, cwd=ROOT)
         after = {k: cpu_seconds(v) for k, v in parts.items()} | {"postgresql": cpu_seconds(pg.pids())}
         if not run.stdout.strip():
             raise RuntimeError(run.stderr)
         result: dict[str, Any] = json.loads(run.stdout)
         turns = max(1, int(result["turns"]))
         result["server_processes"] = servers
-        result["delay_ms"] = 0 if spaces.delay_missing else delay_ms
+        result["delay_ms"] = delay_ms if relayed or not spaces.delay_missing else 0
+        result["delay_by"] = "relay" if relayed else "netem" if delay_ms > 0 else "none"
         if spaces.delay_missing:
-            result["delay_missing"] = spaces.delay_missing
+            result["netem_missing"] = spaces.delay_missing
         result["edge_to_server_tcp_handshake_ms"] = round(1000 * handshakes[2], 2)  # the median of 5
         result["turns_per_s_per_server"] = round(result["turns_per_s"] / servers, 1)
         result["cpu_ms_per_turn"] = {k: round(1000 * cpu_used(before[k], after[k]) / turns, 3) for k in before}
