@@ -5,6 +5,7 @@
 
 import * as account from "../account.js";
 import { fill, h } from "../dom.js";
+import { answeringForm } from "./forms.js";
 import { siteConfig } from "../api.js";
 import { ApiError, describe } from "../errors.js";
 import { ruleSentence } from "../siteconfig.js";
@@ -43,32 +44,7 @@ let ruleIds = 0;
  * @param {() => Promise<string | void>} run what the form does; a returned sentence is shown
  */
 function accountForm(name, fields, submit, run) {
-  // Not "message": the table page's own message line is the one element of that class.
-  const message = h("div", { class: "account-note", role: "status" });
-  const button = h("button", { type: "submit", class: "btn confirm small" }, submit);
-  const form = h("form", {
-    class: "account-form", "data-form": name,
-    /** @param {Event} e */
-    onsubmit: async (e) => {
-      e.preventDefault();
-      button.disabled = true;
-      message.className = "account-note";
-      message.textContent = "";
-      try {
-        const said = await run();
-        if (said) {
-          message.className = "account-note is-info";
-          message.textContent = said;
-        }
-      } catch (err) {
-        message.className = "account-note is-error";
-        message.textContent = describe(err);
-      } finally {
-        button.disabled = false;
-      }
-    },
-  }, fields.map((f) => f.row), message, button);
-  return form;
+  return answeringForm(name, fields.map((f) => f.row), submit, run);
 }
 
 /** The top bar's account area: who is logged in, and the forms to change it. */

@@ -5,6 +5,7 @@
 
 import * as account from "../account.js";
 import { h } from "../dom.js";
+import { answeringForm } from "./forms.js";
 import { ApiError, describe } from "../errors.js";
 import * as recovery from "../recovery.js";
 import { t } from "../i18n.js";
@@ -25,31 +26,14 @@ const said = (err) => (err instanceof ApiError ? err.message : describe(err));
  * @param {boolean} [once] the form is done once it succeeds: only its answer stays
  */
 function smallForm(name, inputs, submit, run, once = false) {
-  const fields = inputs.map(([, attrs]) => h("input", { class: "account-input", required: true, ...attrs }));
-  const note = h("div", { class: "account-note", role: "status" });
-  const button = h("button", { type: "submit", class: "btn confirm small" }, submit);
-  const form = h("form", {
-    class: "account-form", "data-form": name,
-    /** @param {Event} e */
-    onsubmit: async (e) => {
-      e.preventDefault();
-      button.disabled = true;
-      note.className = "account-note";
-      note.textContent = "";
-      try {
-        const text = await run(fields.map((f) => /** @type {HTMLInputElement} */ (f).value));
-        for (const f of fields) if (/** @type {HTMLInputElement} */ (f).type === "password") /** @type {HTMLInputElement} */ (f).value = "";
-        note.className = "account-note is-info";
-        note.textContent = text;
-        if (once) for (const part of form.querySelectorAll("label, button")) /** @type {HTMLElement} */ (part).hidden = true;
-      } catch (err) {
-        note.className = "account-note is-error";
-        note.textContent = said(err);
-      } finally {
-        button.disabled = false;
-      }
-    },
-  }, inputs.map(([label], i) => h("label", { class: "account-field" }, h("span", {}, label), fields[i])), note, button);
+  const fields = inputs.map(([, attrs]) => /** @type {HTMLInputElement} */ (h("input", { class: "account-input", required: true, ...attrs })));
+  const rows = inputs.map(([label], i) => h("label", { class: "account-field" }, h("span", {}, label), fields[i]));
+  const form = answeringForm(name, rows, submit, async () => {
+    const text = await run(fields.map((f) => f.value));
+    for (const f of fields) if (f.type === "password") f.value = "";
+    if (once) for (const part of form.querySelectorAll("label, button")) /** @type {HTMLElement} */ (part).hidden = true;
+    return text;
+  }, said);
   return form;
 }
 
