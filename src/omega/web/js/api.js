@@ -100,6 +100,25 @@ export function siteConfig() {
 }
 
 // Close codes after which retrying cannot help (bad token, unknown table).
+/**
+ * The address of one of this site's sockets (`ws:` or `wss:` as the page was loaded).
+ * @example socketUrl("/ws/lobby") // "wss://omega.example/ws/lobby" on an https page
+ * @param {string} path
+ */
+export function socketUrl(path) {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+}
+
+/**
+ * How long a page waits before its `attempt`-th try to open a socket again: 0.5 s, 1 s, 2 s ...
+ * up to 10 s, with a quarter either way at random so that many pages do not return at once.
+ * @example reconnectDelay(1) // between 375 and 625
+ * @param {number} attempt from 1
+ */
+export function reconnectDelay(attempt) {
+  return Math.min(10_000, 500 * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
+}
+
 const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
 
 /**
@@ -163,14 +182,13 @@ export class LiveFeed {
   connectNow() {
     clearTimeout(this.timer);
     if (this.ws && this.ws.readyState <= 1) return;
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
     const params = new URLSearchParams();
     const since = this.version();
     if (since !== null && since !== undefined && since >= 0) params.set("since", String(since));
     const query = params.size ? `?${params}` : "";
     // The secret goes as a subprotocol, never in the URL (proxies and servers log URLs);
     // without one, the browser's session cookie identifies the account's seat.
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}${query}`,
+    const ws = new WebSocket(socketUrl(`/ws/tables/${encodeURIComponent(this.tableId)}${query}`),
       this.token ? ["omega.v2", `omega.token.${this.token}`] : ["omega.v2"]);
     this.ws = ws;
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
@@ -207,8 +225,7 @@ export class LiveFeed {
         return;
       }
       this.attempt += 1;
-      // 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so many pages do not return at once.
-      const delay = Math.min(10_000, 500 * 2 ** (this.attempt - 1)) * (0.75 + Math.random() * 0.5);
+      const delay = reconnectDelay(this.attempt);
       this.onStatus("reconnecting");
       this.timer = setTimeout(() => this.connectNow(), delay);
     };

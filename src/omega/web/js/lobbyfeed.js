@@ -15,6 +15,7 @@
  */
 
 import * as account from "./account.js";
+import { reconnectDelay, socketUrl } from "./api.js";
 
 /** @type {Set<(msg: LobbyMessage) => void>} */
 const listeners = new Set();
@@ -58,8 +59,7 @@ export function reconnect() {
 
 function connect() {
   clearTimeout(retry);
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby`, ["omega.v1"]);
+  const socket = new WebSocket(socketUrl("/ws/lobby"), ["omega.v1"]);
   const user = account.known();
   openedAs = user ? user.id : null;
   ws = socket;
@@ -82,7 +82,6 @@ function connect() {
     clearInterval(pinger);
     if (ws !== socket) return;
     attempt += 1;
-    const delay = Math.min(10_000, 500 * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
-    retry = setTimeout(connect, delay);
+    retry = setTimeout(connect, reconnectDelay(attempt));
   };
 }

@@ -6,6 +6,7 @@
 // with, so a log-in or log-out opens it again.
 
 import * as account from "./account.js";
+import { reconnectDelay, socketUrl } from "./api.js";
 
 /** @typedef {import("./tournamenttypes.js").TournamentView} TournamentView */
 /** @typedef {import("./tournamenttypes.js").TournamentMessage} TournamentMessage */
@@ -63,8 +64,7 @@ export class TournamentFeed {
 
   connect() {
     clearTimeout(this.retry);
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/tournaments/${encodeURIComponent(this.id)}`, ["omega.v1"]);
+    const socket = new WebSocket(socketUrl(`/ws/tournaments/${encodeURIComponent(this.id)}`), ["omega.v1"]);
     const user = account.known();
     this.openedAs = user ? user.id : null;
     this.ws = socket;
@@ -95,8 +95,7 @@ export class TournamentFeed {
         return;
       }
       this.attempt += 1;
-      // 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so many pages do not return at once.
-      const delay = Math.min(10_000, 500 * 2 ** (this.attempt - 1)) * (0.75 + Math.random() * 0.5);
+      const delay = reconnectDelay(this.attempt);
       this.on.onStatus("reconnecting");
       this.retry = setTimeout(() => this.connect(), delay);
     };
