@@ -4,8 +4,7 @@
 // card that asks a guest joining a seat for a display name.
 
 import * as account from "../account.js";
-import { fill, h } from "../dom.js";
-import { answeringForm } from "./forms.js";
+import { answeringForm, fill, h } from "../dom.js";
 import { siteConfig } from "../api.js";
 import { ApiError, describe } from "../errors.js";
 import { ruleSentence } from "../siteconfig.js";
@@ -44,7 +43,7 @@ let ruleIds = 0;
  * @param {() => Promise<string | void>} run what the form does; a returned sentence is shown
  */
 function accountForm(name, fields, submit, run) {
-  return answeringForm(name, fields.map((f) => f.row), submit, run);
+  return answeringForm(name, fields.map((f) => f.row), submit, run, describe);
 }
 
 /** The top bar's account area: who is logged in, and the forms to change it. */

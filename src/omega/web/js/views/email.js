@@ -4,8 +4,7 @@
 // or a new password to choose).
 
 import * as account from "../account.js";
-import { h } from "../dom.js";
-import { answeringForm } from "./forms.js";
+import { answeringForm, h } from "../dom.js";
 import { ApiError, describe } from "../errors.js";
 import * as recovery from "../recovery.js";
 import { t } from "../i18n.js";
