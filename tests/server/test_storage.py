@@ -323,6 +323,21 @@ def test_an_error_never_shows_the_statements_parameters(db_url: str) -> None:
         engine.dispose()
 
 
+def at_once(*actions: Callable[[], object]) -> None:
+    """Run ``actions`` in threads of their own, let go together (a barrier), and wait for all."""
+    barrier = threading.Barrier(len(actions))
+
+    def run(action: Callable[[], object]) -> None:
+        barrier.wait()
+        action()
+
+    threads = [threading.Thread(target=run, args=(action,)) for action in actions]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def test_a_row_claimed_by_threads_at_once_is_claimed_once(db_url: str) -> None:
     # Claims racing in one process (the scheduler's own round and a wake-up): on PostgreSQL a
     # claim whose ranking saw a row free, then locked it just after another claim committed,
@@ -336,17 +351,12 @@ def test_a_row_claimed_by_threads_at_once_is_claimed_once(db_url: str) -> None:
     for i in range(150):
         with repo.writing() as conn:
             keep_due_row(conn, "mail", str(i), 0, now)
-        barrier, got = threading.Barrier(3), []
+        got: list[Due] = []
 
-        def claim(barrier: threading.Barrier = barrier, got: list[Due] = got) -> None:
-            barrier.wait()
+        def claim(got: list[Due] = got) -> None:
             got.extend(repo.claim_due("a", now, 8, {"mail": 120.0}))
 
-        threads = [threading.Thread(target=claim) for _ in range(3)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        at_once(claim, claim, claim)
         if len(got) != 1:
             twice.append((i, len(got)))
     repo.engine.dispose()
@@ -368,22 +378,12 @@ def test_new_work_stored_while_its_claimant_finishes_is_never_lost(db_url: str) 
         with repo.writing() as conn:
             keep_due_row(conn, "tournament", str(i), 2, now)
         [due] = repo.claim_due("a", now, 1, {"tournament": None})
-        barrier = threading.Barrier(2)
 
-        def finish(barrier: threading.Barrier = barrier, due: Due = due) -> None:
-            barrier.wait()
-            repo.finish_due(due, "a")
-
-        def again(barrier: threading.Barrier = barrier, table: str = str(i)) -> None:
-            barrier.wait()
+        def again(table: str = str(i)) -> None:
             with repo.writing() as conn:
                 keep_due_row(conn, "tournament", table, 3, now)
 
-        threads = [threading.Thread(target=finish), threading.Thread(target=again)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        at_once(lambda due=due: repo.finish_due(due, "a"), again)
         if repo.due_version("tournament", str(i)) != 3:
             lost.append(i)
     repo.engine.dispose()
