@@ -123,15 +123,32 @@ def ready_sqlite(template: Path, url: str) -> str:
     return url
 
 
-async def until_holds(condition: Callable[[], bool], rounds: int = 100) -> None:
-    """Let the event loop's other tasks run until ``condition`` holds: each round lets every
-    ready task take one step (a yield to the loop; no wall-clock time is involved, the tasks
-    wait on each other, never on a clock).  AssertionError if it never holds."""
-    for _ in range(rounds):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the condition never held")
+class Changes:
+    """A test double says when its state changed (:meth:`changed`); the test waits until a
+    condition on that state holds (:meth:`until`), woken by each change, never by a clock."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def changed(self) -> None:
+        self._event.set()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        # The timeout only turns a condition that never holds into a failure, not a hang.
+        async with asyncio.timeout(30):
+            while not condition():
+                self._event.clear()
+                await self._event.wait()
+
+
+async def first_steps() -> None:
+    """Return once every task scheduled so far has taken its first step: asyncio runs ready
+    callbacks in the order they were scheduled, so a future resolved by a callback scheduled
+    now is resolved after those steps."""
+    loop = asyncio.get_running_loop()
+    stepped = loop.create_future()
+    loop.call_soon(stepped.set_result, None)
+    await stepped
 
 
 def free_port() -> int:

@@ -26,7 +26,7 @@ from omega.server.infra.due import Due
 from omega.server.tables.store import Repository
 from omega.server.work.computers import FairSlots
 
-from .server_helpers import Api, LiveServer, PgCluster, bearer, until_holds
+from .server_helpers import Api, Changes, LiveServer, PgCluster, bearer
 from .site_helpers import Browser, finished_table, rows
 from .worker_process import WorkerProcess
 
@@ -241,15 +241,20 @@ class Workers:
         self.slots = FairSlots(size)
         self.gate = asyncio.Event()
         self.started: list[str] = []
+        #: Said when a search asks for a worker (its place in the queue is taken at once) and
+        #: when one starts.
+        self.changes = Changes()
 
     def status(self) -> dict[str, Any]:
         return {"waiting": self.slots.waiting}
 
     async def work(self, owner: str, fn: Any, game: Game, *args: Any, deadline: float, on_start: Any) -> Any:
+        self.changes.changed()
         slot = await self.slots.acquire(owner)
         try:
             on_start()
             self.started.append(owner)
+            self.changes.changed()
             await self.gate.wait()
             return (tuple(0.5 for _ in game.colors), None, 1, 0.0)
         finally:
@@ -268,14 +273,14 @@ def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_worker
         # Someone else holds two workers: ann's first board takes the third.
         others = [await workers.slots.acquire("bob"), await workers.slots.acquire("bob")]
         first = asyncio.create_task(evals.evaluate("ann", "board1", position(("e5", "a1"))))
-        await until_holds(lambda: bool(workers.started))
+        await workers.changes.until(lambda: bool(workers.started))
         assert workers.started == ["ann"]
         # On her second board she steps from one position to the next: the one still
         # waiting for a worker is replaced, and says so.
         waiting = asyncio.create_task(evals.evaluate("ann", "board2", position(("c3", "a1"))))
-        await until_holds(lambda: workers.slots.waiting == 1)  # no worker free for her
+        await workers.changes.until(lambda: workers.slots.waiting == 1)  # no worker free for her
         newer = asyncio.create_task(evals.evaluate("ann", "board2", position(("c3", "a2"))))
-        await until_holds(waiting.done)
+        await asyncio.wait([waiting])
         with pytest.raises(Exception, match="newer position") as caught:
             await waiting
         assert getattr(caught.value, "code", None) == "superseded" and evals.superseded == 1
@@ -288,7 +293,7 @@ def test_a_newer_position_replaces_one_still_waiting_and_owners_share_the_worker
         workers.slots.release(quick_turn, 0.0)
         for slot in others:
             workers.slots.release(slot, 5.0)
-        await until_holds(lambda: len(workers.started) == 2)  # the newer position's search
+        await workers.changes.until(lambda: len(workers.started) == 2)  # the newer position's search
         workers.gate.set()
         assert (await first)["values"] == {"White": 0.5, "Black": 0.5}
         assert not (await newer)["cached"]
@@ -309,12 +314,14 @@ class Core:
         self.repo.migrate()
         self.clock = FakeClock()
         self.notes: list[tuple[str, str]] = []
+        self.changes = Changes()  # said at each note
 
     async def db(self, fn: Any, *args: Any) -> Any:
         return fn(*args)
 
     async def note(self, table_id: str, tag: str) -> None:
         self.notes.append((table_id, tag))
+        self.changes.changed()
 
 
 def test_a_server_without_computer_players_asks_a_worker_through_the_database() -> None:
@@ -329,11 +336,11 @@ def test_a_server_without_computer_players_asks_a_worker_through_the_database() 
         workers = Workers(2)
         worker = Evaluations(core, workers, queue=64)  # type: ignore[arg-type]
         first = asyncio.create_task(server.evaluate("ann", "board1", position(("e5", "a1"))))
-        await until_holds(lambda: bool(core.notes))  # stored, and the workers told
+        await core.changes.until(lambda: bool(core.notes))  # stored, and the workers told
         due = core.repo.due_count(EVALUATE)
         assert due == 1 and core.notes[-1][1] == "w"  # the workers are woken
         newer = asyncio.create_task(server.evaluate("ann", "board1", position(("c3", "a1"))))
-        await until_holds(first.done)
+        await asyncio.wait([first])
         with pytest.raises(Exception, match="newer position"):
             await first
         assert core.repo.due_count(EVALUATE) == 1  # the first position's work is gone

@@ -11,7 +11,7 @@ import pytest
 
 from omega.server.work.computers import FairSlots
 
-from .server_helpers import Api, error_code, make_server, until_holds
+from .server_helpers import Api, error_code, first_steps, make_server
 
 
 def test_strong_computer_games_of_one_owner_are_capped_at_creation(sqlite_url: str) -> None:
@@ -39,7 +39,8 @@ def test_slots_keep_one_for_quick_turns_and_cap_each_owner() -> None:
         others = [await slots.acquire(f"other{i}") for i in range(1)]  # slow work: one slot left
         late = asyncio.create_task(slots.acquire("flood"))
         slow = asyncio.create_task(slots.acquire("victim"))
-        await until_holds(lambda: slots.waiting == 2)
+        await first_steps()  # each asks at its first step
+        assert slots.waiting == 2
         assert not late.done() and not slow.done()  # flood at its cap; slow work leaves the last slot
         quick = await slots.acquire("victim", quick=True)
         served.append("quick")
