@@ -16,7 +16,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from omega.server.infra.db import make_engine, schema_head
-from omega.server.infra.due import Due, keep_due_row
+from omega.server.infra.due import Due
 from omega.server.tables.events import Event, Renamed
 from omega.server.tables.identity import TableKeys
 from omega.server.tables.state import COMPUTER_TURN, TIMEOUT, SeatConfig, TableConfig
@@ -25,6 +25,13 @@ from omega.server.tables.store import Repository, Write, Writer
 from .server_helpers import Api, PgCluster, Socket, error_code, make_server, random_turn
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def new_repository(db_url: str) -> tuple[Repository, datetime]:
+    """A repository on ``db_url`` at the newest schema, and the time its tests start at."""
+    repo = Repository(make_engine(db_url))
+    repo.migrate()
+    return repo, datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_migrations_are_idempotent_and_concurrent(blank_db_url: str) -> None:
@@ -57,9 +64,7 @@ def test_migrations_are_idempotent_and_concurrent(blank_db_url: str) -> None:
 
 
 def test_claim_computer_turn_once(db_url: str) -> None:
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     config = TableConfig("claimtbl", 2, 5, False, "2026-01-01T00:00:00+00:00",
                          (SeatConfig("computer", 1), SeatConfig("human")))
     repo.create_table(config, TableKeys((None, "h" * 64), "s" * 64), [(COMPUTER_TURN, now)])
@@ -81,9 +86,7 @@ def test_claim_computer_turn_once(db_url: str) -> None:
 def test_a_clash_of_keys_in_the_driver_sql_is_sqlalchemys_and_undoes_one_write(db_url: str) -> None:
     # A turn's statements bypass SQLAlchemy (storage._DriverSql); their errors must still be
     # SQLAlchemy's (the action path reads IntegrityError as an answer, not a failure).
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     tables = [TableConfig(f"clash{i}", 2, 5, False, "2026-01-01T00:00:00+00:00",
                           (SeatConfig("human"), SeatConfig("human"))) for i in range(2)]
     for config in tables:
@@ -113,9 +116,7 @@ def test_a_clash_of_keys_in_the_driver_sql_is_sqlalchemys_and_undoes_one_write(d
 def test_processes_starting_together_make_one_site_wide_row(db_url: str) -> None:
     # Two server processes started at once both wrote the sweep's row: the second one
     # failed its start-up on the primary key.
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda _: repo.keep_due("sweep", "", 0, now), range(32)))
     repo.register_server("a", now)
@@ -290,9 +291,7 @@ def test_computer_turns_are_claimed_owners_in_turn_and_capped_per_owner(db_url: 
     # One owner with ten computer turns due before another's one: the other's turn is
     # claimed in the first round, and one process never holds more than the cap of an
     # owner's turns (the rest stay for other processes); a clock's flag comes first.
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     for i in range(10):
         repo.keep_due(COMPUTER_TURN, f"flood{i}", 1, now - timedelta(seconds=60 - i), owner="203.0.113.9")
     repo.keep_due(COMPUTER_TURN, "victim", 1, now, owner="user:7")
@@ -343,14 +342,11 @@ def test_a_row_claimed_by_threads_at_once_is_claimed_once(db_url: str) -> None:
     # claim whose ranking saw a row free, then locked it just after another claim committed,
     # took it again when the row's conditions were checked only in the ranking: a mail was
     # sent twice.  Without the fix, 31 of 300 such rounds claimed a row twice.
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     repo.register_server("a", now)
     twice = []
     for i in range(150):
-        with repo.writing() as conn:
-            keep_due_row(conn, "mail", str(i), 0, now)
+        repo.keep_due("mail", str(i), 0, now)
         got: list[Due] = []
 
         def claim(got: list[Due] = got) -> None:
@@ -369,21 +365,14 @@ def test_new_work_stored_while_its_claimant_finishes_is_never_lost(db_url: str) 
     # (finding the row) and then updated it in two statements, a finish committed between
     # them deleted the row, the update found nothing, and the tournament waited forever for
     # its next round (seen in the two-server tournament test under load).
-    repo = Repository(make_engine(db_url))
-    repo.migrate()
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+    repo, now = new_repository(db_url)
     repo.register_server("a", now)
     lost = []
     for i in range(150):
-        with repo.writing() as conn:
-            keep_due_row(conn, "tournament", str(i), 2, now)
+        repo.keep_due("tournament", str(i), 2, now)
         [due] = repo.claim_due("a", now, 1, {"tournament": None})
 
-        def again(table: str = str(i)) -> None:
-            with repo.writing() as conn:
-                keep_due_row(conn, "tournament", table, 3, now)
-
-        at_once(lambda due=due: repo.finish_due(due, "a"), again)
+        at_once(lambda due=due: repo.finish_due(due, "a"), lambda table=str(i): repo.keep_due("tournament", table, 3, now))
         if repo.due_version("tournament", str(i)) != 3:
             lost.append(i)
     repo.engine.dispose()
