@@ -131,10 +131,10 @@ def message_of(error: BaseException) -> str:
     return str(error)
 
 
-def message_json(text: str) -> dict[str, object] | None:
+def message_json(text: object) -> dict[str, object] | None:
     """A :class:`Message` as JSON the page puts in its reader's language (``tm()`` in
     ``web/js/i18n.js``): its id and values, a value that is a message nested the same way;
-    None for a text that is not a message (a name a player wrote).  For texts made once
+    None for anything that is not a message (a name a player wrote, no name).  For texts made once
     for every reader, such as a seat's default name in a table's state.
 
     >>> message_json(_("Computer ({level})", level=Message("Easy")))

@@ -342,7 +342,7 @@ class AccountStore:
             # A computer's name as its seat shows it (the one home: tables.seatnames.default_name).
             name = default_name(r.idx, SeatConfig(r.kind, r.level), configs[r.table_id]) if r.kind == "computer" else None
             out[r.table_id].append({"index": r.idx, "kind": r.kind, "level": r.level, "user": r.username, "name": name,
-                                    "name_text": None if name is None else message_json(name)})
+                                    "name_text": message_json(name)})
         return out
 
     def my_tables(self, user_id: int, limit: int) -> list[dict[str, Any]]:
