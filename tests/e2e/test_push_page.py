@@ -118,18 +118,25 @@ def test_the_site_is_installable_and_its_worker_shows_pushes(server: Server, con
             {"title": "Your turn", "body": "Ann moved at table t1.", "url": "/t/t1", "tag": "your_turn:t1:4"},
             server.base + "/t/t1"),
             ({"title": "Elsewhere", "body": "", "url": "https://evil.example/x", "tag": "x"}, server.base + "/")):
-        cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base, "registrationId":
-                 registration["registrationId"], "data": json.dumps(message)})
-        # The worker shows it when its push event has run: the page looks until it is there
-        # (wait_for_function would take the async predicate's promise itself as the answer).
-        shown = page.evaluate("""async (tag) => {
-            const r = await navigator.serviceWorker.ready;
-            for (let i = 0; i < 900; i++) {  // up to 45 s: a loaded machine starts the worker late
-                const [n] = await r.getNotifications({tag});
-                if (n) return {title: n.title, body: n.body, url: n.data.url};
-                await new Promise((done) => setTimeout(done, 50));
-            }
-            return null; }""", message["tag"])
+        # Chromium's DevTools now and then drops a push handed to a worker that is starting
+        # (seen once in CI on a loaded machine): the push is delivered again until it shows,
+        # as a push service retries; the tag makes a second delivery replace the first.
+        shown = None
+        for _attempt in range(6):
+            cdp.send("ServiceWorker.deliverPushMessage", {"origin": server.base, "registrationId":
+                     registration["registrationId"], "data": json.dumps(message)})
+            # The worker shows it when its push event has run: the page looks until it is there
+            # (wait_for_function would take the async predicate's promise itself as the answer).
+            shown = page.evaluate("""async (tag) => {
+                const r = await navigator.serviceWorker.ready;
+                for (let i = 0; i < 200; i++) {  // up to 10 s: a loaded machine starts the worker late
+                    const [n] = await r.getNotifications({tag});
+                    if (n) return {title: n.title, body: n.body, url: n.data.url};
+                    await new Promise((done) => setTimeout(done, 50));
+                }
+                return null; }""", message["tag"])
+            if shown is not None:
+                break
         assert shown == {"title": message["title"], "body": message["body"], "url": url}
 
     # Off again: the server forgets the device.
