@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from omega.ai.net import FEATURES, Net, encode, symmetries
 from omega.kernel import Int8Array, board_arrays
@@ -36,9 +37,10 @@ __all__ = ["HELD_OUT", "fit_main", "relative_winner"]
 HELD_OUT = 0.1
 
 
-def relative_winner(winner: Int8Array, turn: Int8Array, players: int) -> np.ndarray:  # type: ignore[type-arg]
+def relative_winner(winner: Int8Array, turn: Int8Array, players: int) -> NDArray[Any]:
     """The winner's seat counted from the mover (0: the mover won)."""
-    return ((winner.astype(np.int64) - turn) % players).astype(np.int32)
+    seat: NDArray[Any] = ((winner.astype(np.int64) - turn) % players).astype(np.int32)
+    return seat
 
 
 class _Data:
@@ -61,9 +63,10 @@ class _Data:
         self.boards, self.turn, self.colour = boards, turn, colour
 
 
-def _init(rng: np.random.Generator, width: int, layers: int, hidden: int) -> dict[str, np.ndarray]:  # type: ignore[type-arg]
-    def he(*shape: int, scale: float = 1.0) -> np.ndarray:  # type: ignore[type-arg]
-        return (rng.standard_normal(shape) * scale * np.sqrt(2.0 / shape[-2])).astype(np.float32)
+def _init(rng: np.random.Generator, width: int, layers: int, hidden: int) -> dict[str, NDArray[Any]]:
+    def he(*shape: int, scale: float = 1.0) -> NDArray[Any]:
+        w: NDArray[Any] = (rng.standard_normal(shape) * scale * np.sqrt(2.0 / shape[-2])).astype(np.float32)
+        return w
 
     return {
         "w_in": he(FEATURES, width), "b_in": np.zeros(width, np.float32),
@@ -130,11 +133,12 @@ def fit_main(args: argparse.Namespace) -> int:
         policy_loss, value_loss = losses(p, *batch)
         return policy_loss + value_loss
 
-    @jax.jit
-    def step(p: Any, s: Any, *batch: Any) -> tuple[Any, Any, Any]:
+    def plain_step(p: Any, s: Any, *batch: Any) -> tuple[Any, Any, Any]:
         loss, grads = jax.value_and_grad(total)(p, *batch)
         updates, s = opt.update(grads, s, p)
         return optax.apply_updates(p, updates), s, loss
+
+    step = jax.jit(plain_step)
 
     measure = jax.jit(losses)
     tables = [(f, symmetries(f.size), jnp.asarray(np.where(f.nbr < 0, len(f.nbr), f.nbr))) for f in files]
@@ -156,7 +160,7 @@ def fit_main(args: argparse.Namespace) -> int:
         history.append((epoch, train_sum / max(count, 1), pl, vl, top, vacc, time.perf_counter() - start))
         print(f"epoch {epoch}: train loss {train_sum / max(count, 1):.4f}, held out: policy {pl:.4f}, "
               f"value {vl:.4f}, top choice {top:.3f}, winner {vacc:.3f} ({time.perf_counter() - start:.0f} s)")
-    out = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
+    out: dict[str, Any] = {k: np.asarray(v, dtype=np.float32) for k, v in params.items()}
     _add_references(out, apply, params, files[0], jnp)
     out["history"] = np.array(history, dtype=np.float64)
     out["positions"] = np.int64(sum(len(f.x) for f in files))
@@ -183,7 +187,8 @@ def _held_out(measure: Any, apply: Any, params: Any, f: _Data, nbr: Any) -> tupl
         sums += [float(pl) * len(at), float(vl) * len(at),
                  float((np.argmax(np.asarray(logits), 1) == np.argmax(f.policy[at], 1)).sum()),
                  float((np.argmax(np.asarray(value), 1) == f.seat[at]).sum())]
-    return (*(sums / len(rows)).tolist(), len(rows))  # type: ignore[return-value]
+    pl, vl, top, vacc = (float(v) for v in sums / len(rows))
+    return pl, vl, top, vacc, len(rows)
 
 
 def _add_references(out: dict[str, Any], apply: Any, params: Any, f: _Data, jnp: Any) -> None:
@@ -196,7 +201,8 @@ def _add_references(out: dict[str, Any], apply: Any, params: Any, f: _Data, jnp:
                ref_value=np.asarray(_softmax(np.asarray(value, dtype=np.float64)), dtype=np.float32))
 
 
-def _softmax(value: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
+def _softmax(value: np.ndarray) -> NDArray[Any]:
     """Softmax over the last axis (the masked seats' -1e9 give 0)."""
     e = np.exp(value - value.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)  # type: ignore[no-any-return]
+    share: NDArray[Any] = e / e.sum(axis=-1, keepdims=True)
+    return share

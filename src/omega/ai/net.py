@@ -31,13 +31,15 @@ Training (``omega train fit``, :mod:`omega.ai.fit`) writes the weights into an `
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
 from omega.kernel import MAX_COLORS, Float32Array, Int8Array, Int32Array, board_arrays
 
@@ -78,14 +80,14 @@ class Net(NamedTuple):
     b_v2: Float32Array
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Net:  # type: ignore[type-arg]
+    def from_arrays(cls, arrays: Mapping[str, NDArray[Any]]) -> Net:
         """The weights named by the fields in ``arrays`` (an ``.npz`` may hold more)."""
         return cls(*(np.ascontiguousarray(arrays[name], dtype=np.float32) for name in cls._fields))
 
     @property
     def present(self) -> bool:
         """False for :func:`no_net`'s empty weights."""
-        return self.w_in.shape[1] > 0
+        return bool(self.w_in.shape[1] > 0)
 
 
 def no_net() -> Net:
@@ -173,7 +175,7 @@ def forward(net: Net, x: Float32Array, nbr: Int32Array, players: int) -> tuple[F
     >>> a = board_arrays(3); board = np.full(19, -1, dtype=np.int8); board[0] = 0
     >>> x = np.empty((19, FEATURES), np.float32); encode(board, 0, 1, 2, a.nbr, x)
     >>> logits, value = forward(Net.from_arrays(w), x, a.nbr, 2)
-    >>> logits[:2].tolist(), round(float(value[0]), 6) == round(math.e / (math.e + 1), 6)
+    >>> logits[:2].tolist(), abs(float(value[0]) - math.e / (math.e + 1)) < 1e-6
     ([0.0, 2.0], True)
     """
     ncell = x.shape[0]

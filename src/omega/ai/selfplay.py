@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -35,7 +36,10 @@ from omega.board import cell_count
 from omega.game import Game
 from omega.kernel import KernelState
 
-__all__ = ["DEFAULT_BOT", "FIELDS", "selfplay", "selfplay_main"]
+__all__ = ["DEFAULT_BOT", "FIELDS", "Rows", "play_one", "selfplay", "selfplay_main"]
+
+#: Named arrays: a self-play file's rows and settings.
+Rows: TypeAlias = dict[str, Any]
 
 #: The searcher of the self-play games: our bot, one core, an iteration budget (so the
 #: machine's load changes nothing).
@@ -53,7 +57,7 @@ def _bot(spec: str, seed: int) -> Bot:
     return create(name + ":" + ",".join(f"{k}={v}" for k, v in options.items()))
 
 
-def play_one(index: int, size: int, players: int, bot: str, seed: int, opening: int) -> dict[str, np.ndarray]:  # type: ignore[type-arg]
+def play_one(index: int, size: int, players: int, bot: str, seed: int, opening: int) -> Rows:
     """Game ``index`` of the self-play of ``seed``: its rows (see :data:`FIELDS`)."""
     rng = np.random.default_rng([seed, index])
     bots = [_bot(bot, int(rng.integers(0, 2**62))) for _ in range(players)]
@@ -97,7 +101,7 @@ def play_one(index: int, size: int, players: int, bot: str, seed: int, opening: 
 
 
 def _games(games: int, size: int, players: int, bot: str, seed: int, opening: int, jobs: int
-           ) -> Iterator[dict[str, np.ndarray]]:  # type: ignore[type-arg]
+           ) -> Iterator[Rows]:
     if jobs <= 1:
         for g in range(games):
             yield play_one(g, size, players, bot, seed, opening)
@@ -109,7 +113,7 @@ def _games(games: int, size: int, players: int, bot: str, seed: int, opening: in
 
 
 def selfplay(games: int, size: int = 5, players: int = 2, bot: str = DEFAULT_BOT, seed: int = 0, opening: int = 1,
-             jobs: int = 1, progress: bool = False) -> dict[str, np.ndarray]:  # type: ignore[type-arg]
+             jobs: int = 1, progress: bool = False) -> Rows:
     """Play ``games`` self-play games of ``bot`` (a spec; each seat gets its own seed) on
     side ``size`` with ``players`` players, ``opening`` random turns first, and return
     their rows (:data:`FIELDS`) with the settings (``size``, ``players``, ``seed``...)."""
@@ -122,8 +126,8 @@ def selfplay(games: int, size: int = 5, players: int = 2, bot: str = DEFAULT_BOT
             rate = len(parts) / (time.perf_counter() - start)
             print(f"{len(parts)}/{games} games, {rate:.2f} games/s", file=sys.stderr)
     data = {name: np.concatenate([p[name] for p in parts]) for name in FIELDS}
-    data.update(size=np.int32(size), players=np.int32(players), seed=np.int64(seed), games=np.int32(games),
-                opening=np.int32(opening), bot=np.array(bot))
+    data.update(size=np.array(size), players=np.array(players), seed=np.array(seed), games=np.array(games),
+                opening=np.array(opening), bot=np.array(bot))
     return data
 
 

@@ -33,12 +33,12 @@ from omega.kernel import (
     Int32Array,
     Int64Array,
     UInt64Array,
+    board_arrays,
     fill_sequence,
     next_stone,
     random_fill,
     score_board,
     score_scratch,
-    board_arrays,
     winner_of,
     xorshift,
 )
