@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from omega.board import Board
 from omega.kernel import MAX_COLORS, Float32Array, Int8Array, Int32Array, board_arrays
 
 __all__ = ["FEATURES", "WEIGHTS_FILE", "Net", "encode", "evaluate", "forward", "load_net", "no_net", "symmetries"]
@@ -162,10 +163,10 @@ def forward(net: Net, x: Float32Array, nbr: Int32Array, players: int) -> tuple[F
     """The policy logits (one per cell) and the seats' chances to win (mover first, zero
     past ``players``) of the encoded input ``x`` (:func:`encode`).
 
-    The arithmetic, by hand, on a network of one channel and no residual layer: the
-    first layer keeps the "empty" feature, the policy doubles it, the value head reads
-    the mean (1) and the maximum (1) into ``1 + 1 - 1 = 1`` hidden unit, which gives the
-    mover a logit of 1 and the other seat 0:
+    The arithmetic, by hand, on a network of one channel and no residual layer, on side 3
+    with one stone: the first layer keeps the "empty" feature, the policy doubles it, the
+    value head reads its mean (18/19) and maximum (1) into ``18/19 + 1 - 1`` for its one
+    hidden unit, which is the mover's logit (the other seat's is 0):
 
     >>> w = {name: np.zeros(shape, np.float32) for name, shape in (("w_in", (FEATURES, 1)), ("b_in", 1),
     ...      ("ws", (0, 1, 1)), ("wn", (0, 1, 1)), ("wg", (0, 1, 1)), ("b", (0, 1)), ("w_p", 1), ("b_p", 1),
@@ -175,7 +176,8 @@ def forward(net: Net, x: Float32Array, nbr: Int32Array, players: int) -> tuple[F
     >>> a = board_arrays(3); board = np.full(19, -1, dtype=np.int8); board[0] = 0
     >>> x = np.empty((19, FEATURES), np.float32); encode(board, 0, 1, 2, a.nbr, x)
     >>> logits, value = forward(Net.from_arrays(w), x, a.nbr, 2)
-    >>> logits[:2].tolist(), abs(float(value[0]) - math.e / (math.e + 1)) < 1e-6
+    >>> mover = math.exp(18 / 19) / (math.exp(18 / 19) + 1)
+    >>> logits[:2].tolist(), abs(float(value[0]) - mover) < 1e-6
     ([0.0, 2.0], True)
     """
     ncell = x.shape[0]
@@ -277,15 +279,12 @@ def symmetries(size: int) -> Int32Array:
     """The twelve symmetries of the board of side ``size`` (six turns, each mirrored or
     not) as permutations of its cells: ``board[perm[s]]`` is the board turned by ``s``.
 
-    >>> from omega.board import Board
     >>> perms = symmetries(3); perms.shape, sorted(perms[5].tolist()) == list(range(19))
     ((12, 19), True)
     >>> nb = Board.of(3).neighbours   # neighbours stay neighbours
     >>> all(sorted(p[n] for n in nb[i]) == sorted(nb[p[i]]) for p in perms for i in range(19))
     True
     """
-    from omega.board import Board
-
     coords = Board.of(size).coords
     at = {rc: i for i, rc in enumerate(coords)}
     perms = []
