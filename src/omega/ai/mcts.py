@@ -123,8 +123,8 @@ PRIOR_SCALE = 0.1
 #: of log-probability, the share of the network's value in their level, and the
 #: simulations its value counts for on the edge into the node.
 NET_AT = 8
-NET_VISITS = 20.0
-NET_SCALE = 0.05
+NET_VISITS = 50.0
+NET_SCALE = 0.2
 NET_MIX = 0.5
 NET_VALUE = 0.0
 

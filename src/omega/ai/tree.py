@@ -231,8 +231,8 @@ class Prior(NamedTuple):
     net_value: float
 
     @classmethod
-    def of(cls, size: int, visits: float, scale: float, net: Net | None = None, net_at: float = float(PRIOR_AT),
-           net_visits: float = 20.0, net_scale: float = 0.05, net_mix: float = 0.5, net_value: float = 0.0) -> Prior:
+    def of(cls, size: int, visits: float, scale: float, net: Net | None = None, net_at: float = 0.0,
+           net_visits: float = 0.0, net_scale: float = 0.0, net_mix: float = 0.0, net_value: float = 0.0) -> Prior:
         return cls(ring_neighbours(size), pattern_weights(), float(visits), float(scale),
                    no_net() if net is None else net, board_arrays(size).nbr, float(net_at) if net is not None else -1.0,
                    float(net_visits), float(net_scale), float(net_mix), float(net_value))
@@ -347,7 +347,8 @@ def add_net_prior(tree: Tree, node: int, board: Int8Array, prior: Prior, colour:
     >>> from omega.kernel import KernelState
     >>> state = KernelState(players=2, size=3); tree = Tree.allocate(1_000); tree.start(state.empties())
     >>> tree.e_n[:19], tree.e_w[:19] = 1.0, 0.5
-    >>> prior = Prior.of(3, 0.0, 0.0, load_net()); x = np.empty((19, FEATURES), dtype=np.float32)
+    >>> prior = Prior.of(3, 0.0, 0.0, load_net(), 8, 20.0, 0.2, 0.5)
+    >>> x = np.empty((19, FEATURES), dtype=np.float32)
     >>> value = add_net_prior(tree, tree.root, state.board, prior, 0, 0, 2, x)
     >>> tree.e_an[:19].tolist() == [20.0] * 19, round(float(value[:2].sum()), 5)
     (True, 1.0)
