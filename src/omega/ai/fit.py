@@ -11,7 +11,8 @@ tenth of each file are held out, and their losses are printed after every epoch.
 
 The weights file holds the network (:class:`omega.ai.net.Net`'s arrays), a few inputs
 with the outputs JAX gave them (``ref_*``, so a test can hold the NumPy forward pass to
-JAX's without JAX), the loss history and the settings.
+JAX's without JAX), the player counts and board sides of the data (``players``,
+``sizes``), the loss history and the settings.
 
 >>> rows = relative_winner(np.array([0, 1, 1], np.int8), np.array([1, 1, 0], np.int8), 2); rows.tolist()
 [1, 0, 1]
@@ -164,6 +165,8 @@ def fit_main(args: argparse.Namespace) -> int:
     _add_references(out, apply, params, files[0], jnp)
     out["history"] = np.array(history, dtype=np.float64)
     out["positions"] = np.int64(sum(len(f.x) for f in files))
+    out["players"] = np.array(sorted({f.players for f in files}), dtype=np.int32)
+    out["sizes"] = np.array(sorted({f.size for f in files}), dtype=np.int32)
     out["settings"] = np.array(" ".join(f"--{k}={v}" for k, v in sorted(vars(args).items())
                                         if k not in ("command", "action")))
     Net.from_arrays(out)  # every field is there

@@ -82,7 +82,7 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
-from omega.ai.net import load_net
+from omega.ai.net import load_net, trained_players
 from omega.ai.tree import RECYCLE_AT, Prior, Tree, compact, nearly_full, recycle, run_iterations
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
@@ -416,7 +416,9 @@ class MctsBot:
         step = max(16, per_thread // 64) if budget is not None else 0
         chunk = step if seconds is None else 32  # no time cap: there is a budget, so a step
 
-        prior = Prior.of(state.size, self.prior, self.prior_scale, load_net() if self.net else None, self.net_at,
+        # The network replaces the pattern prior, in the games it was trained for.
+        net = self.net and state.players in trained_players()
+        prior = Prior.of(state.size, 0.0 if net else self.prior, self.prior_scale, load_net() if net else None, self.net_at,
                          self.net_visits, self.net_scale, self.net_mix, self.net_value)
 
         def run(i: int, n: int) -> None:
@@ -651,8 +653,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
 
 def _net_options(name: str, options: dict[str, str]) -> dict[str, object]:
     """The learnt network's settings from the options of ``mcts`` (none for ``mcts-v1``
-    and ``mcts-v2``): ``net=1`` turns it on, and the pattern prior off unless ``prior``
-    is given too."""
+    and ``mcts-v2``): ``net=1`` turns it on (and the pattern prior off, in the games
+    the network was trained for)."""
     if name != "mcts":
         return {}
     net = int_option(options, "net", 0, 0, 1) == 1
@@ -660,8 +662,6 @@ def _net_options(name: str, options: dict[str, str]) -> dict[str, object]:
     for key, default, high in (("net_visits", NET_VISITS, 10_000.0), ("net_scale", NET_SCALE, 10.0),
                                ("net_mix", NET_MIX, 1.0), ("net_value", NET_VALUE, 10_000.0)):
         values[key] = float_option(options, key, default, 0.0, high)
-    if net and "prior" not in options:
-        values["prior"] = 0.0
     return values
 
 
