@@ -122,7 +122,7 @@ PRIOR_SCALE = 0.1
 #: at which a node asks it, the virtual AMAF simulations a stone gets, their value per unit
 #: of log-probability, the share of the network's value in their level, and the
 #: simulations its value counts for on the edge into the node.
-NET_AT = 8
+NET_AT = 32
 NET_VISITS = 50.0
 NET_SCALE = 0.2
 NET_MIX = 0.5
@@ -210,7 +210,10 @@ class MctsBot:
     edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
     off) and ``prior_scale`` (their value per unit of pattern weight) are for tuning.
     ``first_version`` searches with the first version's arithmetic and loops, and no
-    prior (``mcts-v1``: the same games at the same speed).
+    prior (``mcts-v1``: the same games at the same speed).  ``net`` asks the learnt network
+    of :mod:`omega.ai.net` at each node's visit ``net_at`` instead of the pattern prior (in
+    games of the player counts it was trained on), with ``net_visits``, ``net_scale``,
+    ``net_mix`` and ``net_value`` as :class:`omega.ai.tree.Prior` describes.
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
     >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
