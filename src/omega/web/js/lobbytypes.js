@@ -83,6 +83,7 @@ export {};
  * @property {number} index
  * @property {string} kind "human" or "computer"
  * @property {number | null} level
+ * @property {number | null} [rating] a computer's level's display rating
  * @property {string | null} username null: a guest's or a computer's seat
  * @property {number | null} place
  */
