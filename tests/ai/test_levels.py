@@ -55,10 +55,12 @@ def test_level_looks_a_level_up_or_says_what_is_wrong() -> None:
 
 
 def test_the_docs_table_is_the_list() -> None:
-    rows = re.findall(r"^\| (\d) \| ([^|]+) \| ([\d ]+) \| ([\d.]+) \|", AI_DOC.read_text(encoding="utf-8"), re.M)
-    table = [(int(n), name.strip(), int(iterations.replace(" ", "")), float(seconds))
-             for n, name, iterations, seconds in rows]
-    assert table == [(lv.number, lv.name, lv.iterations, lv.seconds) for lv in LEVELS]
+    rows = re.findall(r"^\| (\d+) \| ([^|]+) \| ([\d ]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| (\d+) \[(\d+), (\d+)\] \|",
+                      AI_DOC.read_text(encoding="utf-8"), re.M)
+    table = [(int(n), name.strip(), int(iterations.replace(" ", "")), float(seconds), float(blunder), float(think),
+              int(rating), int(low), int(high)) for n, name, iterations, seconds, blunder, think, rating, low, high in rows]
+    assert table == [(lv.number, lv.name, lv.iterations, lv.seconds, lv.blunder, lv.think, lv.rating, lv.rating_low,
+                      lv.rating_high) for lv in LEVELS]
 
 
 def test_levels_load_without_numpy_or_numba() -> None:
