@@ -6,7 +6,8 @@ iteration budget with its time cap lifted, so a busy machine plays the same game
 later), one game at a time in this process.  Each step's tally is added to ``--out`` (one
 JSON line a step) as soon as it is played, so a long ladder can be played in parts; a step
 played again with the same seed replaces the earlier one, with another seed adds to it.  ``--reference random`` adds level 1 against the
-random player.
+random player; ``--gap 2`` plays each level against the one two below instead (more games
+between the same levels, for the fit).
 
 Then it fits one rating per level to every game in the file (Bradley-Terry on the Elo
 scale, with half a win for each side of every pairing so that a 100-0 step stays finite),
@@ -103,7 +104,8 @@ def table(steps: list[dict[str, object]], ratings: dict[str, tuple[float, float,
     lines = ["| level | budget | step | games | score of the stronger (95% interval) | its wins as White / as Black "
              "| rating (95% interval) |",
              "|---:|---|---|---:|---|---|---|"]
-    below = {str(s["a"]): _together([t for t in steps if t["a"] == s["a"]]) for s in steps}
+    below = {str(s["a"]): _together([t for t in steps if t["a"] == s["a"] and t["b"] == s["b"]]) for s in steps
+             if _gap(s) == 1 or not str(s["b"]).isdigit()}
     for lv in LEVELS:
         key = str(lv.number)
         budget = f"{lv.iterations:,} it" + (f", blunder {lv.blunder:g}" if lv.blunder else "")
@@ -121,7 +123,21 @@ def table(steps: list[dict[str, object]], ratings: dict[str, tuple[float, float,
         shown = f"{r[0]:.0f} [{r[1]:.0f}, {r[2]:.0f}]" if r else "-"
         lines.append(f"| {lv.number} | {budget} | {step} | {games} | {score} | {colors} | {shown} |")
     others = [f"{p}: {r[0]:.0f} [{r[1]:.0f}, {r[2]:.0f}]" for p, r in ratings.items() if not p.isdigit()]
-    return "\n".join(lines + ([f"\nAlso rated: {'; '.join(others)}."] if others else []))
+    lines += [f"\nAlso rated: {'; '.join(others)}."] if others else []
+    wider = sorted({(str(s["a"]), str(s["b"])) for s in steps if _gap(s) > 1}, key=lambda ab: int(ab[1]))
+    if wider:
+        lines += ["", "| match | games | score of the stronger (95% interval) |", "|---|---:|---|"]
+        for a, b in wider:
+            s = _together([t for t in steps if (t["a"], t["b"]) == (a, b)])
+            n, won = int(s["games"]), float(s["a_wins"])  # type: ignore[call-overload, arg-type]
+            low, high = wilson_interval(round(won), n)
+            lines.append(f"| level {a} vs level {b} | {n} | {won:g}–{n - won:g}: {won / n:.2f} [{low:.2f}, {high:.2f}] |")
+    return "\n".join(lines)
+
+
+def _gap(step: dict[str, object]) -> int:
+    a, b = str(step["a"]), str(step["b"])
+    return int(a) - int(b) if a.isdigit() and b.isdigit() else 0
 
 
 def _together(parts: list[dict[str, object]]) -> dict[str, object]:
@@ -142,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first", type=int, default=MIN_LEVEL, help="lowest level of the steps played")
     parser.add_argument("--last", type=int, default=MAX_LEVEL - 1, help="the step of this level against the one above")
     parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--gap", type=int, default=1, help="play level k + gap against level k")
     parser.add_argument("--reference", default=None, help="'random': also play level 1 against the random player")
     parser.add_argument("--out", type=Path, default=Path("ladder.jsonl"))
     parser.add_argument("--anchor", default="3")
@@ -149,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fit-only", action="store_true")
     args = parser.parse_args(argv)
     steps = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out.exists() else []
-    pairs = [] if args.fit_only else [(str(k + 1), str(k)) for k in range(args.first, args.last + 1)]
+    pairs = [] if args.fit_only else [(str(k + args.gap), str(k)) for k in range(args.first, args.last + 1)
+                                      if k + args.gap <= MAX_LEVEL]
     if args.reference and not args.fit_only:
         pairs.insert(0, ("1", args.reference))
     for a, b in pairs:

@@ -13,8 +13,9 @@ it think.
 Each level was measured against the one below it, and each has a ``rating`` on the site's
 display scale (docs/ratings.md) with its 95% interval ``rating_low`` to ``rating_high``:
 ``docs/measured/2026-12-06-ten-levels.md``.  The numbers changed meaning on 2026-12-06 (five
-levels became twelve); migration 0051 moved the computer seats of unfinished tables to the
-level of the same budget (:data:`RENUMBERED`).
+levels became twelve); migration 0026 moved every stored computer seat (finished tables'
+too, so their records still name the computer played) to the level of the same budget
+(:data:`RENUMBERED`).
 
 This module is plain data (no NumPy, no Numba), so the server can import it cheaply.
 

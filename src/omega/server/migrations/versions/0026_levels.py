@@ -1,7 +1,11 @@
-"""Twelve computer levels instead of five (issue 36): every computer seat and every
+"""Levels for every player (issue 36).
+
+Twelve computer levels instead of five: every computer seat and every
 challenge's computer level moves to the level of the same search budget
 (``omega.ai.levels.RENUMBERED``: 1 -> 4, 2 -> 8, 3 -> 10, 4 -> 11, 5 -> 12).  Finished tables
 move too, so a game's record and the profile's list name the computer it was played against.
+
+Quick play's opt-in computer opponent: ``quickplay.computer`` (false for those waiting now).
 
 Revision ID: 0026
 Revises: 0025
@@ -10,6 +14,7 @@ Create Date: 2026-12-06
 
 from __future__ import annotations
 
+import sqlalchemy as sa
 from alembic import op
 
 revision = "0026"
@@ -31,7 +36,11 @@ def _remap(mapping: dict[int, int]) -> None:
 
 def upgrade() -> None:
     _remap(UP)
+    # Not null with a default: SQLite adds it without copying the table.
+    op.add_column("quickplay", sa.Column("computer", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("quickplay") as batch:
+        batch.drop_column("computer")
     _remap(DOWN)
