@@ -48,7 +48,7 @@ export {};
 /**
  * @typedef {{status: "idle"} | {status: "matched", table_id: string, seat: number}
  *   | {status: "waiting", players: number, size: number, time_control: string, rating: number, since: string,
- *     others_waiting: number}} QuickPlayState
+ *     others_waiting: number, computer?: boolean}} QuickPlayState
  */
 
 /**
