@@ -62,9 +62,9 @@ class Level:
 LEVELS: tuple[Level, ...] = (
     Level(1, 1, 1.0, N_("Beginner"), N_("knows the rules, and often puts stones down without a plan"), blunder=0.7,
           think=0.8,
-          rating=572, rating_low=457, rating_high=687),
+          rating=626, rating_low=513, rating_high=739),
     Level(2, 2, 1.0, N_("Novice"), N_("grows its groups, with some careless stones"), blunder=0.3, think=0.8,
-          rating=820, rating_low=743, rating_high=897),
+          rating=886, rating_low=815, rating_high=957),
     Level(3, 8, 1.0, N_("Learner"), N_("looks at a few turns, and still slips"), blunder=0.3, think=0.8,
           rating=1000, rating_low=1000, rating_high=1000),
     Level(4, 10, 1.0, N_("Casual"), N_("plays what looks best right now"), think=0.4,
@@ -73,7 +73,7 @@ LEVELS: tuple[Level, ...] = (
           rating=1502, rating_low=1375, rating_high=1630),
     Level(6, 100, 1.0, N_("Steady"), N_("reads a few turns ahead and rarely gives a group away"), think=0.4,
           rating=1967, rating_low=1779, rating_high=2155),
-    Level(7, 300, 1.0, N_("Medium"), N_("a fair test once you know the rules"),
+    Level(7, 300, 1.0, N_("Medium"), N_("a fair test for a regular player"),
           rating=2324, rating_low=2108, rating_high=2540),
     Level(8, 600, 1.0, N_("Skilled"), N_("plans its groups and blocks yours"),
           rating=2453, rating_low=2225, rating_high=2681),
@@ -82,9 +82,9 @@ LEVELS: tuple[Level, ...] = (
     Level(10, 4_000, 2.0, N_("Hard"), N_("searches deeply and punishes loose play"),
           rating=2831, rating_low=2577, rating_high=3084),
     Level(11, 25_000, 3.0, N_("Expert"), N_("searches deeper still, and rarely lets a chance go"),
-          rating=3150, rating_low=2850, rating_high=3450),
+          rating=3141, rating_low=2870, rating_high=3412),
     Level(12, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns"),
-          rating=3600, rating_low=3250, rating_high=3950),
+          rating=3397, rating_low=3100, rating_high=3694),
 )
 
 #: The five levels before 2026-12-06, as the levels of the same budget now (old: new).
