@@ -21,8 +21,9 @@ Simulation
 Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
     a win, 0 for a loss, mixed with a small share of the log-score margin
-    (:data:`omega.ai.tree.MARGIN_WEIGHT`) so that among won (or lost) lines the bigger
-    margin is preferred.
+    (:func:`omega.ai.tree.margin_weight`: a fifth with three players, a twentieth
+    otherwise) so that among won (or lost) lines the bigger margin is preferred.  Taking
+    the others to play against the searching player instead (paranoid) measured worse.
 Both cores (root parallelism)
     ``threads`` threads (the kernels release the GIL) search a tree each, with its own
     random stream, and their statistics are added ply by ply at the end; seeded
@@ -82,7 +83,17 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
-from omega.ai.tree import RECYCLE_AT, Prior, Tree, compact, nearly_full, recycle, run_iterations
+from omega.ai.tree import (
+    MARGIN_WEIGHT,
+    RECYCLE_AT,
+    Prior,
+    Tree,
+    compact,
+    margin_weight,
+    nearly_full,
+    recycle,
+    run_iterations,
+)
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import MAX_COLORS, KernelState, seed_state
@@ -193,7 +204,10 @@ class MctsBot:
     (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
     ``rave`` (RAVE bias constant; negative turns RAVE off), ``expand`` (visits before an
     edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
-    off) and ``prior_scale`` (their value per unit of pattern weight) are for tuning.
+    off), ``prior_scale`` (their value per unit of pattern weight), ``margin`` (the share of a
+    simulation's reward given by its score margin; None: :func:`~omega.ai.tree.margin_weight`) and
+    ``paranoid`` (how far the other players are taken to play against this one rather than
+    for themselves, 0 to 1) are for tuning (``docs/measured/2026-12-06-multiplayer-search.md``).
     ``first_version`` searches with the first version's arithmetic and loops, and no
     prior (``mcts-v1``: the same games at the same speed).
 
@@ -220,6 +234,8 @@ class MctsBot:
     first_version: bool = False
     prior: float = PRIOR_VISITS
     prior_scale: float = PRIOR_SCALE
+    paranoid: float = 0.0
+    margin: float | None = None
     blunder: float | None = None
 
     def __post_init__(self) -> None:
@@ -416,11 +432,15 @@ class MctsBot:
         chunk = step if seconds is None else 32  # no time cap: there is a budget, so a step
 
         prior = Prior.of(state.size, self.prior, self.prior_scale)
+        # The first version's reward is its own, whatever the player count.
+        margin = MARGIN_WEIGHT if self.first_version else \
+            margin_weight(state.players) if self.margin is None else self.margin
 
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
             run_iterations(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
-                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior)
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior,
+                    self.paranoid, margin)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
@@ -621,6 +641,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
     prior = 0.0 if v1 else float_option(options, "prior", PRIOR_VISITS, 0.0, 10_000.0)
     prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
+    paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
+    margin = None if v1 else float_option(options, "margin", None, 0.0, 1.0)
     blunder = None if v1 else float_option(options, "blunder", None, 0.0, 1.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
@@ -631,7 +653,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     if not v1:
         return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
                        threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
-                       prior=prior, prior_scale=prior_scale, blunder=blunder)
+                       prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
+                       blunder=blunder)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds
