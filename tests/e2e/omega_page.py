@@ -35,7 +35,8 @@ CHROMIUM_ARGS = [
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 COLORS = ["White", "Black", "Red", "Blue"]
-# Computer seats think in a worker process; a turn at level 1 takes well under a second,
+# Computer seats think in a worker process; a turn at level 1 takes about a second (its
+# search is instant; the server holds its reply for the level's think, omega.ai.levels),
 # but the first one may wait for the worker to start.
 BOT_WAIT_MS = 60_000
 # One process for computer players: a test's tables take turns, and each worker that starts

@@ -44,7 +44,7 @@ def test_register_create_a_table_find_it_in_my_tables_and_log_out(server: Server
     page.goto(server.base + "/")
     row = page.locator(f'.account-row[data-account-table="{table_id}"]')
     expect(row).to_contain_text("your turn")
-    expect(row).to_contain_text("White with Computer (Easy)")
+    expect(row).to_contain_text("White with Computer (Learner)")  # the default level, 3
     shot(page, "accounts-my-tables")
 
     # Another browser logs in to the same account and opens the table from the list, with no link.

@@ -236,6 +236,7 @@ class MctsBot:
     prior_scale: float = PRIOR_SCALE
     paranoid: float = 0.0
     margin: float | None = None
+    blunder: float | None = None
 
     def __post_init__(self) -> None:
         # The settings as given are the fields; what follows derives the ones that depend
@@ -245,6 +246,10 @@ class MctsBot:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
             time = budget.seconds if time is None else time
+            self.blunder = budget.blunder if self.blunder is None else self.blunder
+        self.blunder = self.blunder or 0.0
+        if not 0.0 <= self.blunder <= 1.0:
+            raise ValueError(f"blunder must be from 0 to 1, got {self.blunder!r}")
         if iterations is None and time is None:
             time = 1.0
         self.iterations, self.time = iterations, time
@@ -259,6 +264,8 @@ class MctsBot:
             parts.append(f"iterations={iterations}")
         if time is not None and level is None:
             parts.append(f"time={time:g}")
+        if self.blunder and level is None:
+            parts.append(f"blunder={self.blunder:g}")
         if seed is not None:
             parts.append(f"seed={seed}")
         if parts:
@@ -310,7 +317,20 @@ class MctsBot:
         self._kept = ((game.players, game.size, game.pie_rule), game.history) if self.reuse else None
         if game.can_swap and result.value < 0.5:
             return SWAP
-        return tuple(game.cells[i] for i in result.cells)
+        cells = result.cells if not self.blunder else self._blunders(state, result.cells)
+        return tuple(game.cells[i] for i in cells)
+
+    def _blunders(self, state: KernelState, cells: list[int]) -> list[int]:
+        """``cells`` with each stone, with probability ``blunder``, moved to an empty cell
+        drawn at random (the weakest levels: a beginner's turn is mostly sensible, with
+        stones put down without a plan)."""
+        rng, chance = self._rng, self.blunder or 0.0
+        empties = [int(c) for c in state.empties() if int(c) not in cells]
+        out = list(cells)
+        for colour, cell in enumerate(cells):
+            if cell >= 0 and empties and rng.random() < chance:
+                out[colour] = empties.pop(int(rng.integers(len(empties))))
+        return out
 
     def search(self, state: KernelState, balanced: bool = False) -> SearchResult:
         """Search ``state`` (at the start of a turn) from an empty tree and return the
@@ -623,6 +643,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
     paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
     margin = None if v1 else float_option(options, "margin", None, 0.0, 1.0)
+    blunder = None if v1 else float_option(options, "blunder", None, 0.0, 1.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
@@ -632,7 +653,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     if not v1:
         return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
                        threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
-                       prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin)
+                       prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
+                       blunder=blunder)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds

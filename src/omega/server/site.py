@@ -67,7 +67,8 @@ def site_config(lang: str = DEFAULT) -> dict[str, Any]:
         "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
         "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
         "default_size": DEFAULT_SIZE,
-        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang)}
+        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang),
+                    "rating": lv.rating, "rating_low": lv.rating_low, "rating_high": lv.rating_high}
                    for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,

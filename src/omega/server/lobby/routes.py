@@ -68,6 +68,8 @@ class QuickPlayBody(Strict):
     size: Annotated[int, Field(ge=TABLE_SIZES.start, le=TABLE_SIZES.stop - 1)]
     #: One of the real-time presets (``QuickPlay.join`` checks which); absent: the default.
     time_control: Annotated[str, StringConstraints(max_length=16)] = QUICKPLAY_DEFAULT
+    #: Against the computer rather than wait longer than ``quickplay.COMPUTER_AFTER``.
+    computer: bool = False
 
 
 _take = TypeAdapter(TakeBody)
@@ -186,7 +188,7 @@ async def quick_status(request: Request, parts: Service) -> dict[str, Any]:
 @router.post("/api/quickplay", dependencies=[USER_CHARGED])
 async def quick_join(user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     req: QuickPlayBody = parse(_quick, raw or b"{}")
-    return await parts.quickplay.join(user, req.players, req.size, req.time_control)
+    return await parts.quickplay.join(user, req.players, req.size, req.time_control, req.computer)
 
 
 @router.post("/api/quickplay/leave", dependencies=[USER_CHARGED])
