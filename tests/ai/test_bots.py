@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from omega import Color, Game
-from omega.ai import LEVELS, bot_for_level, level, make_bot
+from omega.ai import LEVELS, MAX_LEVEL, bot_for_level, level, make_bot
 from omega.ai.greedy import GreedyBot
 from omega.ai.mcts import MctsBot
 
@@ -137,19 +137,19 @@ def test_greedy_swaps_only_when_white_evaluates_higher() -> None:
 
 
 def test_levels_and_names() -> None:
-    assert [lv.number for lv in LEVELS] == [1, 2, 3, 4, 5]
+    assert [lv.number for lv in LEVELS] == list(range(1, MAX_LEVEL + 1))
     bot = bot_for_level(2, seed=4)
     assert isinstance(bot, MctsBot)
     assert bot.name == "mcts:level=2,seed=4"
     assert bot.iterations == level(2).iterations and bot.time == level(2).seconds
-    with pytest.raises(ValueError, match="level must be from 1 to 5"):
-        bot_for_level(6)
+    with pytest.raises(ValueError, match=f"level must be from 1 to {MAX_LEVEL}"):
+        bot_for_level(MAX_LEVEL + 1)
 
 
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("mcts:level=0", "level must be from 1 to 5"),
+        ("mcts:level=0", "level must be from 1 to 12"),
         ("mcts:iterations=lots", "iterations='lots' must be a whole number"),
         ("mcts:time=-1", "time must be from"),
         ("mcts:depth=3", "has no option depth"),

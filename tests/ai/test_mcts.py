@@ -244,3 +244,22 @@ def test_unseen_edges_are_tried_in_a_uniformly_random_order() -> None:
     # 1,000 expected each, standard deviation about 29: five of them either way.
     assert first.min() > 850 and first.max() < 1150
     assert last.min() > 850 and last.max() < 1150
+
+
+def test_with_two_players_the_paranoid_search_is_the_plain_one() -> None:
+    # Two players' rewards add up to one, so "the other minimises my reward" (paranoid) and
+    # "the other maximises its own" (max-n, the default) are the same search.
+    state = KernelState.from_game(Game(players=2, size=4))
+    plain = MctsBot(iterations=2_000, seed=7).search(state)
+    paranoid = make_bot("mcts:iterations=2000,seed=7,paranoid=1")
+    assert isinstance(paranoid, MctsBot)
+    found = paranoid.search(state)
+    assert found.cells == plain.cells and found.values == pytest.approx(plain.values, abs=1e-9)
+
+
+def test_without_the_margin_a_simulation_is_worth_a_win_or_nothing() -> None:
+    state = KernelState.from_game(Game(players=3, size=4))
+    result = MctsBot(iterations=1_000, seed=3, margin=0.0).search(state)
+    wins = [v * result.iterations for v in result.values]
+    assert sum(wins) == pytest.approx(result.iterations)
+    assert wins == pytest.approx([round(w) for w in wins], abs=1e-6)

@@ -35,7 +35,8 @@ CHROMIUM_ARGS = [
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 COLORS = ["White", "Black", "Red", "Blue"]
-# Computer seats think in a worker process; a turn at level 1 takes well under a second,
+# Computer seats think in a worker process; a turn at level 1 takes about a second (its
+# search is instant; the server holds its reply for the level's think, omega.ai.levels),
 # but the first one may wait for the worker to start.
 BOT_WAIT_MS = 60_000
 # One process for computer players: a test's tables take turns, and each worker that starts
@@ -144,13 +145,24 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=name.startswith("phone"))
 
 
+def choose(where: Page | Locator, name: str, value: str | int) -> None:
+    """Choose a radio of the page's segmented controls as a person does: by its label (the
+    input itself is hidden under it).  Forcing a click on the hidden input skips the checks
+    that the spot is still and uncovered, so a click while the lobby was still laying out
+    could land elsewhere."""
+    selector = f'input[name="{name}"][value="{value}"]'
+    page = where if isinstance(where, Page) else where.page
+    where.locator("label", has=page.locator(selector)).click()  # the inner locator is relative
+    expect(where.locator(selector)).to_be_checked()
+
+
 def create_table(page: Page, base: str, players: int = 2, seats: list[str | int] | None = None,
                  pie: bool = False, size: int = 5, name: str = "Ann", me: int = 0) -> TablePage:
     """Create a table through the lobby form. ``seats``: "human" or a computer level per seat."""
     seats = seats or ["human"] + [1] * (players - 1)
     page.goto(base + "/")
     page.get_by_label("Your name").fill(name)
-    page.locator(f'input[name="players"][value="{players}"]').check(force=True)
+    choose(page, "players", players)
     page.select_option("#size", str(size))
     for i, seat in enumerate(seats):
         page.select_option(f'select.seat-kind[data-seat="{i}"]', "human" if seat == "human" else "computer")
@@ -171,7 +183,7 @@ def open_lobby_table(page: Page, players: int = 2, size: int = 5, rated: bool = 
     as a logged-in player would, on the page already at the lobby; ``clock`` None keeps the
     form's (a rated table's: quick play's default)."""
     form = page.get_by_role("form", name="New table")
-    form.locator(f'input[name="players"][value="{players}"]').check(force=True)
+    choose(form, "players", players)
     form.get_by_label("Board side").select_option(str(size))
     form.get_by_text("Anyone (an open table in the lobby)").click()
     form.locator("#rated").set_checked(rated)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from omega_page import Contexts, Server, TablePage, create_table, shot
+from omega_page import Contexts, Server, TablePage, choose, create_table, shot
 from playwright.sync_api import Page, expect
 from test_accessibility import severe_violations
 
@@ -44,7 +44,7 @@ def test_register_create_a_table_find_it_in_my_tables_and_log_out(server: Server
     page.goto(server.base + "/")
     row = page.locator(f'.account-row[data-account-table="{table_id}"]')
     expect(row).to_contain_text("your turn")
-    expect(row).to_contain_text("White with Computer (Easy)")
+    expect(row).to_contain_text("White with Computer (Learner)")  # the default level, 3
     shot(page, "accounts-my-tables")
 
     # Another browser logs in to the same account and opens the table from the list, with no link.
@@ -134,7 +134,7 @@ def test_a_seat_link_opened_while_logged_in_binds_the_seat(server: Server, conte
 
 def create_table_logged_in(page: Page, seats: list[str]) -> TablePage:
     """Create a table through the lobby form while logged in (the form asks for no name)."""
-    page.locator('input[name="players"][value="2"]').check(force=True)
+    choose(page, "players", 2)
     for i, seat in enumerate(seats):
         page.select_option(f'select.seat-kind[data-seat="{i}"]', "human" if seat == "human" else "computer")
     page.get_by_role("button", name="Create table").click()

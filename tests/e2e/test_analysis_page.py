@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 from omega import Game
 
-#: The first evaluation waits for the computer's worker to start (a level-4 search is
+#: The first evaluation waits for the computer's worker to start (a level-11 search is
 #: well under a second once it runs).
 EVAL_WAIT_MS = 60_000
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from omega_page import ROOT, Contexts, Server, TablePage, shot
+from omega_page import ROOT, Contexts, Server, TablePage, choose, shot
 from playwright.sync_api import Page, expect
 
 sys.path.insert(0, str(ROOT / "tests" / "server"))
@@ -44,7 +44,7 @@ def _create(page: Page, base: str, clock: str, friends: bool, reserve: str | Non
     page.goto(base + "/")
     page.get_by_label("Your name").fill("Ann")
     if friends:
-        page.locator('input[name="against"][value="friends"]').check(force=True)
+        choose(page, "against", "friends")
     page.select_option("#clock", clock)
     if minutes is not None:
         page.fill("#clock-minutes", str(minutes))

@@ -37,6 +37,7 @@ from sqlalchemy.engine import Engine
 from websockets.sync.client import connect
 
 from omega import Game
+from omega.ai.levels import MAX_LEVEL
 from omega.cli import build_parser
 from omega.server.app import create_app
 
@@ -46,8 +47,8 @@ from server.worker_process import WorkerProcess, thinking_at
 
 pytestmark = [pytest.mark.timeout(420), pytest.mark.slow]
 
-#: The computer's level: level 5 thinks about a second a turn, long enough to be killed mid-turn.
-LEVEL = 5
+#: The computer's level: the strongest thinks about a second a turn, long enough to be killed mid-turn.
+LEVEL = MAX_LEVEL
 #: A killed worker's turn is played once its heartbeat is 20 s old, then thought about.
 TAKEOVER_MS = 120_000
 
@@ -206,7 +207,7 @@ def test_a_table_lives_on_one_process(site: Site) -> None:
 
 def _kill_a_worker_mid_turn(site: Site, table_id: str) -> bool:
     """Wait until a worker has claimed the computer's turn, SIGKILL it, and tell whether the
-    turn was still unplayed when it died (it almost always is: a level-5 turn takes about a
+    turn was still unplayed when it died (it almost always is: a level-12 turn takes about a
     second)."""
     # The person's turn is stored (the page shows its stones from the server's state), and the
     # computer's turn due with it, at that turn's version: the lines of the computer's earlier

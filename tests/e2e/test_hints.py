@@ -7,14 +7,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from omega_page import BOT_WAIT_MS, Contexts, Server, TablePage, create_table
+from omega_page import BOT_WAIT_MS, Contexts, Server, TablePage, choose, create_table
 from playwright.sync_api import Page, expect
 
 
 def create_with_hints(page: Page, base: str) -> TablePage:
     page.goto(base + "/")
     page.get_by_label("Your name").fill("Ann")
-    page.locator('input[name="players"][value="2"]').check(force=True)
+    choose(page, "players", 2)
     page.select_option('select.seat-kind[data-seat="1"]', "computer")
     page.select_option('select.seat-level[data-seat="1"]', "1")
     page.get_by_label("I play seat 1").check()

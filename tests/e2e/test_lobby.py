@@ -136,8 +136,11 @@ def test_quick_play_matches_two_players_on_the_clock_they_chose(server: Server, 
         card = page.locator(".quick-play")
         card.get_by_label("Quick play: players").select_option("2")
         card.get_by_label("Quick play: board side").select_option("6")
+    # One would rather play the computer than wait long; a person who comes first is matched.
+    one.locator(".quick-play").get_by_label("or the computer at my level (casual), if nobody comes soon").check()
     one.locator(".quick-play").get_by_role("button", name="Play").click()
     expect(one.locator(".quick-status")).to_contain_text(f"Waiting for 1 other player · side 6 · {chosen} ·")
+    expect(one.locator(".quick-status")).to_contain_text("· then the computer")
     # While waiting the choice stands: leaving the queue is how to change it.
     expect(one.locator(".quick-play").get_by_label("Quick play: clock")).to_be_disabled()
     two.locator(".quick-play").get_by_role("button", name="Play").click()

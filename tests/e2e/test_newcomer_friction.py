@@ -26,7 +26,7 @@ def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Serv
     page = contexts.phone()
     page.goto(server.base + "/")
     # The levels are described in words where they are chosen.
-    expect(page.locator('.seat-row[data-seat="1"] .seat-note')).to_contain_text("Level 2: looks a little ahead")
+    expect(page.locator('.seat-row[data-seat="1"] .seat-note')).to_contain_text("Level 3: looks at a few turns")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # nothing wider than the phone
     page.get_by_label("Your name").fill("Ann")
     page.get_by_text("Friends (invite links)").click()

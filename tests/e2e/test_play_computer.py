@@ -15,6 +15,7 @@ from omega_page import Contexts, Server, TablePage, create_table, engine_order, 
 from playwright.sync_api import expect
 
 from omega import Color, Game
+from omega.ai.levels import level
 from omega.record import from_json
 
 
@@ -31,7 +32,7 @@ def test_two_player_game_against_computer_to_the_end(server: Server, contexts: C
     table.wait_my_turn("White")
     expect(table.panel("White")).to_contain_text("Ann")
     expect(table.panel("White")).to_have_class(re.compile(r"\bto-move\b.*\bmine\b"))
-    expect(table.panel("Black")).to_contain_text("computer · level 1")
+    expect(table.panel("Black")).to_contain_text(f"computer · level 1 · rating {level(1).rating}")
     expect(table.confirm).to_be_disabled()
     expect(table.undo).to_be_disabled()
     shot(page, "desktop-start")

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from omega_page import Contexts, Server, TablePage, engine_order, shot
+from omega_page import Contexts, Server, TablePage, choose, engine_order, shot
 from playwright.sync_api import Page, expect
 from sqlalchemy import create_engine, func, select
 from test_accounts import PASSWORD, account_form
@@ -119,8 +119,8 @@ def test_a_player_away_gets_a_your_turn_mail_whose_link_opens_his_turn(
 
         # Ann's table: two people, a day a move.
         ann.goto(server.base + "/")
-        ann.locator('input[name="players"][value="2"]').check(force=True)
-        ann.locator('input[name="against"][value="friends"]').check(force=True)
+        choose(ann, "players", 2)
+        choose(ann, "against", "friends")
         ann.select_option("#clock", "1d")
         ann.get_by_role("button", name="Create table").click()
         expect(ann).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+#seat="))

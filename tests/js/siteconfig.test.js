@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { levelOption, playerCounts, quickClock, quickClocks, sizeOption } from "../../src/omega/web/js/siteconfig.js";
+import { computerText, levelOption, playerCounts, quickClock, quickClocks, sizeOption } from "../../src/omega/web/js/siteconfig.js";
 
 test("the form offers what the server allows", () => {
   assert.deepEqual(playerCounts({ players: { min: 2, max: 4 } }), [2, 3, 4]);
@@ -15,6 +15,13 @@ test("a level shows its name when it has one, and its description as the title",
   assert.deepEqual(levelOption({ level: 2 }), { value: "2", text: "level 2", title: null });
   assert.deepEqual(levelOption({ level: 5, name: "Master", description: "Searches for five seconds" }),
     { value: "5", text: "level 5 · Master", title: "Searches for five seconds" });
+  assert.deepEqual(levelOption({ level: 3, name: "Learner", description: "Slips", rating: 1000 }),
+    { value: "3", text: "level 3 · Learner · rating 1000", title: "Slips" });
+});
+
+test("a computer opponent is named by its level, with its rating where there is one", () => {
+  assert.equal(computerText(12, 3600), "computer level 12 (rating 3600)");
+  assert.equal(computerText(4, null), "computer level 4");
 });
 
 /** Quick play's part of GET /api/config's time_controls, as the server sends it. */

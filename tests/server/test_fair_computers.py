@@ -18,12 +18,12 @@ def test_strong_computer_games_of_one_owner_are_capped_at_creation(sqlite_url: s
     live = make_server(sqlite_url)
     api = Api(live.url)
     try:
-        strong = [{"kind": "human"}] + [{"kind": "computer", "level": 5}] * 3
+        strong = [{"kind": "human"}] + [{"kind": "computer", "level": 12}] * 3
         t = api.create(players=4, size=10, seats=strong)  # 15 of the 20 worker-seconds a round
         refused = api.http.post("/api/tables", json={"players": 4, "size": 10, "seats": strong})
         assert refused.status_code == 429 and error_code(refused) == "too_many_computer_games"
         # Quick levels take nobody's share.
-        api.create(players=2, size=10, seats=[{"kind": "human"}, {"kind": "computer", "level": 3}])
+        api.create(players=2, size=10, seats=[{"kind": "human"}, {"kind": "computer", "level": 10}])
         r = api.act(t["id"], t["token"], {"type": "resign"})
         assert r.status_code == 200, r.text
         api.create(players=4, size=10, seats=strong)  # the finished game no longer counts

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from omega import Game
+from omega.ai.levels import MAX_LEVEL
 from omega.record import from_json
 
 from .server_helpers import Api, LiveServer, Socket, error_code, make_server, random_turn
@@ -27,7 +28,7 @@ BAD_CREATE: list[Any] = [
     {"players": 3, "pie_rule": True},                             # pie rule is 2-player only
     {"players": 2, "seats": [{"kind": "human"}]},                 # wrong number of seats
     {"players": 2, "seats": [{"kind": "computer", "level": 1}, {"kind": "computer", "level": 2}]},
-    {"players": 2, "seats": [{"kind": "human"}, {"kind": "computer", "level": 6}]},
+    {"players": 2, "seats": [{"kind": "human"}, {"kind": "computer", "level": MAX_LEVEL + 1}]},
     {"players": 2, "seats": [{"kind": "human"}, {"kind": "robot"}]},
     {"players": 2, "seats": [{"kind": "human"}, {"kind": "computer"}]},   # level missing
     {"players": 2, "seats": [{"kind": "human"}, {"kind": "computer", "level": 1}], "creator_seat": 1},
@@ -58,7 +59,7 @@ def test_config_matches_what_create_accepts(api: Api) -> None:
     sizes = [s["size"] for s in config["sizes"]]
     assert sizes == list(range(5, 11)) and config["sizes"][0]["cells"] == 61
     assert config["players"] == {"min": 2, "max": 4}
-    assert [lv["level"] for lv in config["levels"]] == [1, 2, 3, 4, 5]
+    assert [lv["level"] for lv in config["levels"]] == list(range(1, MAX_LEVEL + 1))
     for size in (sizes[0], sizes[-1]):
         assert api.http.post("/api/tables", json={"players": config["players"]["max"], "size": size}).status_code == 201
     for size in (sizes[0] - 1, sizes[-1] + 1):

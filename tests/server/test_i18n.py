@@ -43,8 +43,18 @@ def test_a_visitor_gets_the_page_in_their_language_without_setting_anything(serv
     assert tag == '<html lang="es" dir="ltr">' and data["messages"]["Settings"] == "Ajustes"
     assert page(server, **{"accept-language": "fr-FR", "cookie": "omega_lang=xx"})[1]["lang"] == "fr"
     # Every page path is the same page: a table's link opens in French too.
-    r = httpx.get(f"{server.url}/t/abc", headers={"accept-language": "fr"})
-    assert '<html lang="fr" dir="ltr">' in r.text
+    for path in ("/t/abc", "/u/ann", "/leaderboard/3"):
+        r = httpx.get(f"{server.url}{path}", headers={"accept-language": "fr"})
+        assert '<html lang="fr" dir="ltr">' in r.text, path
+
+
+def test_each_page_preloads_its_own_modules_only(server: LiveServer) -> None:
+    # A table's first load does not fetch the lobby's modules, nor the lobby's the table's
+    # (tests/test_page_modules.py holds index.html's list equal to the imports).
+    table, lobby, profile = (httpx.get(f"{server.url}{path}").text for path in ("/t/abc", "/", "/u/ann"))
+    assert 'href="/static/js/tablestate.js" data-page="table"' in table and "lobby.js" not in table
+    assert 'href="/static/js/lobby.js" data-page="lobby"' in lobby and "tablestate.js" not in lobby
+    assert "data-page=" not in profile and 'href="/static/js/api.js"' in profile
 
 
 def test_a_refusal_keeps_its_code_and_speaks_the_readers_language(server: LiveServer) -> None:
@@ -80,7 +90,7 @@ def test_a_refusal_keeps_its_code_and_speaks_the_readers_language(server: LiveSe
     assert (error_code(r), r.json()["error"]["message"]) == ("illegal_move", "das Feld e5 ist von Weiß besetzt")
     # A seat's default name is sent as a message too, for the page to show in its language;
     # a name the player writes replaces it.
-    seats = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 2}])["state"]["seats"]
+    seats = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 5}])["state"]["seats"]
     assert [(s["name"], s["name_text"]) for s in seats] == [
         ("Player 1", {"id": "Player {number}", "params": {"number": 1}}),
         ("Computer (Easy)", {"id": "Computer ({level})", "params": {"level": {"id": "Easy", "params": {}}}})]

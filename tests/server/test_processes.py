@@ -285,7 +285,7 @@ def _spinning_workers(within: float = 10.0) -> list[int]:
 @pytest.mark.slow
 def test_a_bot_past_its_deadline_is_killed_and_the_turn_still_played(sqlite_url: str) -> None:
     """A real MCTS bot with no time cap and a billion iterations (it would think for hours):
-    after each 1 s deadline its worker is killed; level 1 is tried (this bot ignores levels,
+    after each 1 s deadline its worker is killed; the stand-in level is tried (this bot ignores levels,
     so it misses again), then a random turn is played.  The table goes on."""
     endless = spec_bot("mcts:iterations=1000000000")
     live = LiveServer(create_app(sqlite_url, bot_factory=endless, ai_workers=1, computer_deadline=1.0))

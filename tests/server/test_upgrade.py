@@ -21,7 +21,7 @@ from alembic import command
 from sqlalchemy import MetaData, insert, text
 
 from omega import Game
-from omega.ai.levels import computer_name
+from omega.ai.levels import RENUMBERED, computer_name
 from omega.server.infra.db import make_engine, schema_head
 
 from .server_helpers import Socket, bearer, error_code, make_server, migrations
@@ -53,14 +53,23 @@ OLD_COMPUTER = re.compile(r"Computer (\d+), level (\d+)")
 def named_as_today(info: dict[str, Any]) -> dict[str, Any]:
     """A fixture table with its computers named as seats name them now (by their level in
     words, ``computer_name``; before, "Computer 2, level 1"): names are derived from the
-    table's settings, not stored, so an old table shows today's; nothing else changes."""
+    table's settings, not stored, so an old table shows today's; and its computers at the
+    levels of the same budget today (migration 0026, ``RENUMBERED``); nothing else changes."""
     levels = Counter(level for _seat, level in set(OLD_COMPUTER.findall(info["record_txt"])))
 
     def today(m: re.Match[str]) -> str:
         seat, level = m.group(1), m.group(2)
-        return computer_name(int(level), seat=int(seat) if levels[level] > 1 else None)
+        return computer_name(RENUMBERED[int(level)], seat=int(seat) if levels[level] > 1 else None)
 
-    return dict(json.loads(OLD_COMPUTER.sub(today, json.dumps(info))))
+    def renumbered(value: Any) -> Any:
+        if isinstance(value, dict):
+            out = {k: renumbered(v) for k, v in value.items()}
+            if out.get("kind") == "computer" and isinstance(out.get("level"), int):
+                out["level"] = RENUMBERED[out["level"]]
+            return out
+        return [renumbered(v) for v in value] if isinstance(value, list) else value
+
+    return dict(renumbered(json.loads(OLD_COMPUTER.sub(today, json.dumps(info)))))
 
 
 def keeps(new: Any, old: Any) -> bool:

@@ -3,13 +3,24 @@
 A level is an MCTS search budget: at most ``iterations`` simulations and at most ``seconds``
 of thinking a turn, whichever ends first.  The iteration budget keeps a level equally strong
 on a fast or a busy machine and makes seeded games reproducible; the time cap keeps big
-boards responsive.  Each level beat the one below it in most games
-(``docs/measured/2026-12-02-levels-ladder.md``).
+boards responsive.  The weakest levels also ``blunder``: each stone of their turn goes,
+with that chance, to an empty cell drawn at random (a search of one simulation is the
+greedy player, already far above random play; blunders make the steps below it).  A level
+that answers in milliseconds waits ``think`` seconds from the move it answers before its
+reply is played (the server's computer players wait; the bot does not), so a person sees
+it think.
+
+Each level was measured against the one below it, and each has a ``rating`` on the site's
+display scale (docs/ratings.md) with its 95% interval ``rating_low`` to ``rating_high``:
+``docs/measured/2026-12-06-ten-levels.md``.  The numbers changed meaning on 2026-12-06 (five
+levels became twelve); migration 0026 moved every stored computer seat (finished tables'
+too, so their records still name the computer played) to the level of the same budget
+(:data:`RENUMBERED`).
 
 This module is plain data (no NumPy, no Numba), so the server can import it cheaply.
 
->>> level(3).iterations, level(3).seconds, MIN_LEVEL, MAX_LEVEL
-(4000, 2.0, 1, 5)
+>>> level(10).iterations, level(10).seconds, MIN_LEVEL, MAX_LEVEL
+(4000, 2.0, 1, 12)
 """
 
 from __future__ import annotations
@@ -19,15 +30,17 @@ from dataclasses import dataclass
 from omega.i18n import N_, Message
 from omega.i18n import translatable as _
 
-__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "Level", "level", "computer_name"]
+__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "RENUMBERED", "STAND_IN_LEVEL", "Level", "level", "computer_name",
+           "level_rating", "nearest_level"]
 
 
 @dataclass(frozen=True)
 class Level:
-    """One level of the computer player: its search budget and how people see it.
+    """One level of the computer player: its search budget, how people see it, and its
+    measured strength.
 
-    >>> LEVELS[0].name, LEVELS[0].number
-    ('Beginner', 1)
+    >>> LEVELS[0].name, LEVELS[0].number, LEVELS[0].think > 0
+    ('Beginner', 1, True)
     """
 
     number: int
@@ -35,16 +48,50 @@ class Level:
     seconds: float
     name: str
     description: str
+    #: Chance that each stone of a turn goes to a random empty cell instead.
+    blunder: float = 0.0
+    #: Seconds from the move it answers before its reply is played, at least.
+    think: float = 0.0
+    #: Display rating (docs/ratings.md) and its 95% interval, from the ladder.
+    rating: int = 0
+    rating_low: int = 0
+    rating_high: int = 0
 
 
 #: Every level, weakest first, numbered from 1 without gaps.
 LEVELS: tuple[Level, ...] = (
-    Level(1, 10, 0.5, N_("Beginner"), N_("moves at once and makes plenty of mistakes")),
-    Level(2, 600, 1.0, N_("Easy"), N_("looks a little ahead; still easy to outplay")),
-    Level(3, 4_000, 2.0, N_("Medium"), N_("a fair test once you know the rules")),
-    Level(4, 25_000, 3.0, N_("Hard"), N_("searches deeply and punishes loose play")),
-    Level(5, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns")),
+    Level(1, 1, 1.0, N_("Beginner"), N_("knows the rules, and often puts stones down without a plan"), blunder=0.7,
+          think=0.8, rating=701, rating_low=620, rating_high=782),
+    Level(2, 2, 1.0, N_("Novice"), N_("grows its groups, with some careless stones"), blunder=0.3, think=0.8,
+          rating=910, rating_low=852, rating_high=968),
+    Level(3, 8, 1.0, N_("Learner"), N_("looks at a few turns, and still slips"), blunder=0.3, think=0.8,
+          rating=1000, rating_low=1000, rating_high=1000),
+    Level(4, 10, 1.0, N_("Casual"), N_("plays what looks best right now"), think=0.4,
+          rating=1176, rating_low=1111, rating_high=1241),
+    Level(5, 30, 1.0, N_("Easy"), N_("looks a little ahead; still easy to outplay"), think=0.4,
+          rating=1516, rating_low=1409, rating_high=1622),
+    Level(6, 100, 1.0, N_("Steady"), N_("reads a few turns ahead and rarely gives a group away"), think=0.4,
+          rating=1980, rating_low=1817, rating_high=2144),
+    Level(7, 300, 1.0, N_("Medium"), N_("a fair test for a regular player"),
+          rating=2318, rating_low=2135, rating_high=2502),
+    Level(8, 600, 1.0, N_("Skilled"), N_("plans its groups and blocks yours"),
+          rating=2440, rating_low=2250, rating_high=2630),
+    Level(9, 1_500, 1.5, N_("Advanced"), N_("a fair test for an experienced player"),
+          rating=2647, rating_low=2449, rating_high=2845),
+    Level(10, 4_000, 2.0, N_("Hard"), N_("searches deeply and punishes loose play"),
+          rating=2816, rating_low=2611, rating_high=3022),
+    Level(11, 25_000, 3.0, N_("Expert"), N_("searches deeper still, and rarely lets a chance go"),
+          rating=3114, rating_low=2894, rating_high=3333),
+    Level(12, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns"),
+          rating=3393, rating_low=3159, rating_high=3626),
 )
+
+#: The five levels before 2026-12-06, as the levels of the same budget now (old: new).
+RENUMBERED: dict[int, int] = {1: 4, 2: 8, 3: 10, 4: 11, 5: 12}
+
+#: The level the computer plays a resigned player's seat at (3 and 4 players), and the level
+#: tried when a stronger one misses its deadline: answers at once, and plays sensibly.
+STAND_IN_LEVEL = 4
 
 MIN_LEVEL = LEVELS[0].number
 MAX_LEVEL = LEVELS[-1].number
@@ -53,12 +100,12 @@ MAX_LEVEL = LEVELS[-1].number
 def level(number: int) -> Level:
     """The level numbered ``number``; ValueError if there is none.
 
-    >>> level(5).name
+    >>> level(12).name
     'Strongest'
-    >>> level(6)
+    >>> level(13)
     Traceback (most recent call last):
     ...
-    ValueError: level must be from 1 to 5, got 6
+    ValueError: level must be from 1 to 12, got 13
     """
     for found in LEVELS:
         if found.number == number:
@@ -72,9 +119,27 @@ def computer_name(number: int, seat: int | None = None) -> Message:
     name in words.  ``seat`` (its seat's number, from 1) tells apart two computers of one
     level at a table; a level no longer known reads as its number.
 
-    >>> computer_name(1), computer_name(2, seat=3), computer_name(9)
-    ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 9)')
+    >>> computer_name(1), computer_name(5, seat=3), computer_name(13)
+    ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 13)')
     """
     known = next((Message(lv.name) for lv in LEVELS if lv.number == number), None)
     word = known if known is not None else _("level {number}", number=number)
     return _("Computer {seat} ({level})", seat=seat, level=word) if seat is not None else _("Computer ({level})", level=word)
+
+
+def level_rating(number: int | None) -> int | None:
+    """The display rating of computer level ``number`` (None: no such level, or none).
+
+    >>> level_rating(MAX_LEVEL) == LEVELS[-1].rating, level_rating(99)
+    (True, None)
+    """
+    return next((lv.rating for lv in LEVELS if lv.number == number), None)
+
+
+def nearest_level(rating: float) -> int:
+    """The level whose rating is nearest ``rating`` (the weaker of two as near).
+
+    >>> nearest_level(0), nearest_level(10_000)
+    (1, 12)
+    """
+    return min(LEVELS, key=lambda lv: (abs(lv.rating - rating), lv.number)).number

@@ -21,8 +21,9 @@ Simulation
 Reward
     Each player maximises their own result (so 3 and 4 players back up a vector): 1 for
     a win, 0 for a loss, mixed with a small share of the log-score margin
-    (:data:`omega.ai.tree.MARGIN_WEIGHT`) so that among won (or lost) lines the bigger
-    margin is preferred.
+    (:func:`omega.ai.tree.margin_weight`: a fifth with three players, a twentieth
+    otherwise) so that among won (or lost) lines the bigger margin is preferred.  Taking
+    the others to play against the searching player instead (paranoid) measured worse.
 Both cores (root parallelism)
     ``threads`` threads (the kernels release the GIL) search a tree each, with its own
     random stream, and their statistics are added ply by ply at the end; seeded
@@ -83,7 +84,17 @@ from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
 from omega.ai.net import load_net, trained_players
-from omega.ai.tree import RECYCLE_AT, Prior, Tree, compact, nearly_full, recycle, run_iterations
+from omega.ai.tree import (
+    MARGIN_WEIGHT,
+    RECYCLE_AT,
+    Prior,
+    Tree,
+    compact,
+    margin_weight,
+    nearly_full,
+    recycle,
+    run_iterations,
+)
 from omega.board import cell_count
 from omega.game import SWAP, Action, Game, IllegalMove
 from omega.kernel import MAX_COLORS, KernelState, seed_state
@@ -208,7 +219,10 @@ class MctsBot:
     (``max_edges`` in all) fill up, otherwise the tree stops growing.  ``c`` (exploration),
     ``rave`` (RAVE bias constant; negative turns RAVE off), ``expand`` (visits before an
     edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
-    off) and ``prior_scale`` (their value per unit of pattern weight) are for tuning.
+    off), ``prior_scale`` (their value per unit of pattern weight), ``margin`` (the share of a
+    simulation's reward given by its score margin; None: :func:`~omega.ai.tree.margin_weight`) and
+    ``paranoid`` (how far the other players are taken to play against this one rather than
+    for themselves, 0 to 1) are for tuning (``docs/measured/2026-12-06-multiplayer-search.md``).
     ``first_version`` searches with the first version's arithmetic and loops, and no
     prior (``mcts-v1``: the same games at the same speed).  ``net`` asks the learnt network
     of :mod:`omega.ai.net` at each node's visit ``net_at`` instead of the pattern prior (in
@@ -238,6 +252,9 @@ class MctsBot:
     first_version: bool = False
     prior: float = PRIOR_VISITS
     prior_scale: float = PRIOR_SCALE
+    paranoid: float = 0.0
+    margin: float | None = None
+    blunder: float | None = None
     net: bool = False
     net_at: int = NET_AT
     net_visits: float = NET_VISITS
@@ -253,6 +270,10 @@ class MctsBot:
             budget = levels.level(level)
             iterations = budget.iterations if iterations is None else iterations
             time = budget.seconds if time is None else time
+            self.blunder = budget.blunder if self.blunder is None else self.blunder
+        self.blunder = self.blunder or 0.0
+        if not 0.0 <= self.blunder <= 1.0:
+            raise ValueError(f"blunder must be from 0 to 1, got {self.blunder!r}")
         if iterations is None and time is None:
             time = 1.0
         self.iterations, self.time = iterations, time
@@ -267,6 +288,8 @@ class MctsBot:
             parts.append(f"iterations={iterations}")
         if time is not None and level is None:
             parts.append(f"time={time:g}")
+        if self.blunder and level is None:
+            parts.append(f"blunder={self.blunder:g}")
         if seed is not None:
             parts.append(f"seed={seed}")
         if parts:
@@ -318,7 +341,20 @@ class MctsBot:
         self._kept = ((game.players, game.size, game.pie_rule), game.history) if self.reuse else None
         if game.can_swap and result.value < 0.5:
             return SWAP
-        return tuple(game.cells[i] for i in result.cells)
+        cells = result.cells if not self.blunder else self._blunders(state, result.cells)
+        return tuple(game.cells[i] for i in cells)
+
+    def _blunders(self, state: KernelState, cells: list[int]) -> list[int]:
+        """``cells`` with each stone, with probability ``blunder``, moved to an empty cell
+        drawn at random (the weakest levels: a beginner's turn is mostly sensible, with
+        stones put down without a plan)."""
+        rng, chance = self._rng, self.blunder or 0.0
+        empties = [int(c) for c in state.empties() if int(c) not in cells]
+        out = list(cells)
+        for colour, cell in enumerate(cells):
+            if cell >= 0 and empties and rng.random() < chance:
+                out[colour] = empties.pop(int(rng.integers(len(empties))))
+        return out
 
     def search(self, state: KernelState, balanced: bool = False) -> SearchResult:
         """Search ``state`` (at the start of a turn) from an empty tree and return the
@@ -423,11 +459,15 @@ class MctsBot:
         net = self.net and state.players in trained_players()
         prior = Prior.of(state.size, 0.0 if net else self.prior, self.prior_scale, load_net() if net else None, self.net_at,
                          self.net_visits, self.net_scale, self.net_mix, self.net_value)
+        # The first version's reward is its own, whatever the player count.
+        margin = MARGIN_WEIGHT if self.first_version else \
+            margin_weight(state.players) if self.margin is None else self.margin
 
         def run(i: int, n: int) -> None:
             tree, alloc = work[i]
             run_iterations(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
-                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior)
+                    a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior,
+                    self.paranoid, margin)
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:
@@ -632,6 +672,9 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     net = _net_options(name, options)
     prior = 0.0 if v1 else float_option(options, "prior", PRIOR_VISITS, 0.0, 10_000.0)
     prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
+    paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
+    margin = None if v1 else float_option(options, "margin", None, 0.0, 1.0)
+    blunder = None if v1 else float_option(options, "blunder", None, 0.0, 1.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
         raise ValueError(f"bot option parallel must be one of {', '.join(PARALLEL)}, got {parallel!r}")
@@ -641,7 +684,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     if not v1:
         bot = MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
-                      prior=prior, prior_scale=prior_scale, name=name)
+                      prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
+                      blunder=blunder, name=name)
         return _with_net(bot, net)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations

@@ -43,12 +43,26 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MARGIN_WEIGHT", "NET_CLIP", "PRIOR_AT", "RECYCLE_AT", "RECYCLE_TO", "Prior", "Stat", "Tree", "add_net_prior",
-           "add_prior", "compact", "nearly_full", "new_node", "rave_value", "recycle", "run_iterations",
-           "shuffle_edges"]
+__all__ = ["MARGIN_WEIGHT", "MARGIN_WEIGHT_THREE", "NET_CLIP", "PRIOR_AT", "RECYCLE_AT", "RECYCLE_TO", "Prior", "Stat",
+           "Tree", "add_net_prior", "add_prior", "compact", "margin_weight", "nearly_full", "new_node", "rave_value",
+           "recycle", "run_iterations", "shuffle_edges"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
+
+#: ... and with three players, where a bigger share measured better: 0.384 [0.35, 0.42] of
+#: the wins over 630 games against the bot with 0.05 in both other seats (fair share 0.333;
+#: docs/measured/2026-12-06-multiplayer-search.md).  With two and four players it measured even.
+MARGIN_WEIGHT_THREE = 0.2
+
+
+def margin_weight(players: int) -> float:
+    """The share of a simulation's reward given by its score margin at a table of ``players``.
+
+    >>> margin_weight(2), margin_weight(3), margin_weight(4)
+    (0.05, 0.2, 0.05)
+    """
+    return MARGIN_WEIGHT_THREE if players == 3 else MARGIN_WEIGHT
 
 #: A node's stones get their pattern prior (:func:`add_prior`) at its visit number
 #: ``PRIOR_AT``, once the node's own simulations give a mean to build it on.
@@ -385,7 +399,7 @@ def add_net_prior(tree: Tree, node: int, board: Int8Array, prior: Prior, colour:
 def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
             n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
             iterations: int, c_uct: float, rave_b: float, expand_after: float, vloss: float,
-            first_version: bool, prior: Prior) -> None:
+            first_version: bool, prior: Prior, paranoid: float = 0.0, margin_w: float = MARGIN_WEIGHT) -> None:
     """Run ``iterations`` MCTS iterations on ``tree`` from its root (at the start of
     ``root_turn``'s turn), adding nodes in the stretch ``alloc`` and each colour's
     rewards to ``root_w``.
@@ -403,6 +417,11 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     without a network, nor in the game's last round).  On
     a shared tree the count includes the other threads' virtual losses, so a node may get
     its prior twice or not at all: a little more or less guidance, never a wrong tree.
+
+    A simulation's reward for each colour is a win (1) or not (0), ``margin_w`` of it given
+    instead by its score margin over the best other colour; each player's choices are
+    valued by its own reward (max-n), or with ``paranoid`` of it (0 to 1) by how little
+    they leave the root's player (the others taken to play against it).
 
     ``first_version`` keeps the arithmetic and loops of the first version of the bot, so
     that ``mcts-v1`` plays the same games at the same speed as it always did.
@@ -530,16 +549,20 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
             for d in range(players):
                 if d != c and logs[c] - logs[d] < margin:
                     margin = logs[c] - logs[d]
-            reward[c] = (1.0 - MARGIN_WEIGHT) * (c == win) + MARGIN_WEIGHT * 0.5 * (1.0 + math.tanh(margin))
+            reward[c] = (1.0 - margin_w) * (c == win) + margin_w * 0.5 * (1.0 + math.tanh(margin))
             root_w[c] += reward[c]
         if touch_all and use_rave:
             for c in range(players):
                 for i in range(ncell):
                     hit_of[c, i] = board[i] == c
+        me = root_turn % players
         for d in range(depth):
             node = path_node[d]
             f = path_edge[d]
-            r = reward[path_mover[d]]
+            mover = path_mover[d]
+            r = reward[mover]
+            if paranoid > 0.0 and mover != me:
+                r = (1.0 - paranoid) * r + paranoid * (1.0 - reward[me])
             e_n[f] += 1.0 - vloss
             e_w[f] += r
             node_n[node] += 1.0 - vloss

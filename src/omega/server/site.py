@@ -10,6 +10,7 @@ error handlers that give every failure the API's error shape.
 
 # No ``from __future__ import annotations``: FastAPI reads the routes' annotations.
 import logging
+import re
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,8 @@ from omega.server.tables.state import COMPUTER_TURN
 from omega.server.tables.timecontrol import time_control_config
 from omega.server.tournaments.schemas import limits_config as tournament_limits
 
-__all__ = ["router", "setup", "web_dir", "index", "site_config", "PROGRAM_PATHS", "ROOT_FILES"]
+__all__ = ["router", "setup", "web_dir", "index", "site_config", "page_kind", "preloads_for", "PROGRAM_PATHS",
+           "ROOT_FILES"]
 
 log = logging.getLogger("omega.server")
 
@@ -65,7 +67,8 @@ def site_config(lang: str = DEFAULT) -> dict[str, Any]:
         "players": {"min": TABLE_PLAYERS.start, "max": TABLE_PLAYERS.stop - 1},
         "sizes": [{"size": n, "cells": cell_count(n)} for n in TABLE_SIZES],
         "default_size": DEFAULT_SIZE,
-        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang)}
+        "levels": [{"level": lv.number, "name": gettext(lv.name, lang), "description": gettext(lv.description, lang),
+                    "rating": lv.rating, "rating_low": lv.rating_low, "rating_high": lv.rating_high}
                    for lv in LEVELS],
         "default_level": DEFAULT_LEVEL,
         "name_max": NAME_MAX,
@@ -78,6 +81,35 @@ def site_config(lang: str = DEFAULT) -> dict[str, Any]:
     }
 
 
+#: A preload that only one kind of page wants: index.html marks it ``data-page="table"``
+#: or ``data-page="lobby"``.
+_PAGE_PRELOAD = re.compile(r'^<link rel="modulepreload" href="[^"]+" data-page="([a-z]+)">\n', re.M)
+
+
+def page_kind(path: str) -> str | None:
+    """Which page a path opens, for the modules its first load fetches at once: ``"table"``
+    (``/t/{id}``), ``"lobby"`` (``/``), or None for the others, whose modules load when
+    opened (web/js/main.js).
+
+    >>> page_kind("/t/abc"), page_kind("/"), page_kind("/u/ann")
+    ('table', 'lobby', None)
+    """
+    if path == "/":
+        return "lobby"
+    return "table" if re.fullmatch(r"/t/[A-Za-z0-9_-]+/?", path) else None
+
+
+def preloads_for(html: str, kind: str | None) -> str:
+    """``html`` keeping, of the preloads marked for one kind of page, only ``kind``'s: a
+    table's first load does not fetch the lobby's modules, nor the lobby's the table's.
+
+    >>> page = '<link rel="modulepreload" href="/a.js" data-page="table">\\n<p>\\n'
+    >>> preloads_for(page, "table") == page, preloads_for(page, "lobby")
+    (True, '<p>\\n')
+    """
+    return _PAGE_PRELOAD.sub(lambda m: m.group(0) if m.group(1) == kind else "", html)
+
+
 async def index(request: Request) -> Response:
     """The page (the one page of the site; it reads its path itself), in the reader's
     language (``languages.localized``): a logged-in reader with no Language cookie (a new
@@ -87,7 +119,8 @@ async def index(request: Request) -> Response:
         await session_user(request)
     page = web_dir() / "index.html"
     if page.is_file():
-        html = localized(page.read_text(encoding="utf-8"), connection_language(request))
+        html = preloads_for(page.read_text(encoding="utf-8"), page_kind(request.url.path))
+        html = localized(html, connection_language(request))
         return HTMLResponse(html, headers={"vary": PAGE_VARY})
     return HTMLResponse(_MISSING_CLIENT)
 
@@ -116,8 +149,8 @@ router.add_api_route("/", index, methods=["GET", "HEAD"], include_in_schema=Fals
 for _path in ROOT_FILES:
     router.add_api_route(_path, root_file, methods=["GET", "HEAD"], include_in_schema=False)
 router.add_api_route("/t/{table_id}", index, methods=["GET", "HEAD"], include_in_schema=False)
-for _path in ("/tournaments", "/tournaments/{tournament_id}", "/challenges/{challenge_id}", "/mod", "/watch", "/puzzles",
-              "/puzzles/{puzzle_id}"):
+for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}", "/tournaments", "/tournaments/{tournament_id}",
+              "/challenges/{challenge_id}", "/mod", "/watch", "/puzzles", "/puzzles/{puzzle_id}"):
     router.add_api_route(_path, index, methods=["GET", "HEAD"], include_in_schema=False)
 
 

@@ -73,12 +73,12 @@ WAIT = 10.0
 KEEP = timedelta(days=1)
 
 #: The computer level whose search budget an evaluation has (simulations, and a time cap).
-EVAL_LEVEL = 4
+EVAL_LEVEL = 11
 #: Evaluations of one owner waiting for a worker or searching at once (past it: ``busy``).
 PER_OWNER = 2
 #: Positions whose evaluation a process keeps (the least recently asked go first).
 CACHE_SIZE = 4096
-#: Seconds an evaluation may take in its worker (twice level 4's cap and a start).
+#: Seconds an evaluation may take in its worker (twice the cap of ``EVAL_LEVEL`` and a start).
 DEADLINE = 10.0
 
 #: Simulations and seconds of one evaluation's search.

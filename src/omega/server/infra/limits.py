@@ -16,7 +16,7 @@ from starlette.requests import HTTPConnection, Request
 from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
-__all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address", "address_key", "owner_key"]
+__all__ = ["Limits", "TokenBucket", "Buckets", "read_body", "client_address", "address_key", "owner_key", "account_owner"]
 
 
 @dataclass(frozen=True)
@@ -226,4 +226,13 @@ def owner_key(conn: HTTPConnection, user_id: int | None) -> str:
 
     An account's key never looks like an address: ``user:<id>``.
     """
-    return f"user:{user_id}" if user_id is not None else client_address(conn)
+    return account_owner(user_id) if user_id is not None else client_address(conn)
+
+
+def account_owner(user_id: int) -> str:
+    """The owner key of an account (:func:`owner_key`), where there is no request to ask.
+
+    >>> account_owner(7)
+    'user:7'
+    """
+    return f"user:{user_id}"

@@ -24,6 +24,13 @@ players' pages are told on the lobby socket (``matched``); other processes hear 
 ``NOTIFY`` (``server:match:<table id>``).  A waiting entry older than :data:`MAX_WAIT`
 seconds is dropped (a player who closed the page is not matched into a table nobody opens).
 
+**A computer opponent** (opt-in, ``computer``): a player who asked for one and is still
+unmatched after :data:`COMPUTER_AFTER` seconds gets a table against the computer instead,
+every other seat at the level whose rating is nearest theirs
+(``omega.ai.levels.nearest_level``).  That table is casual (a rated table has no computer
+seat) and keeps the clock they chose; its computer turns count to the player
+(``account_owner``), as at a table they opened.
+
 >>> now = datetime(2027, 1, 1, tzinfo=UTC)
 >>> q = [Waiting(1, 1000, now), Waiting(2, 1400, now), Waiting(3, 1050, now)]
 >>> choose(q, 2, now)
@@ -40,10 +47,24 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, delete, func, insert, select, text, update
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    delete,
+    false,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
 
+from omega.ai.levels import nearest_level
 from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
@@ -51,6 +72,7 @@ from omega.server.clock import stamp
 from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.db import Base
+from omega.server.infra.limits import account_owner
 from omega.server.lobby.service import MATCH_TOPIC, Lobby
 from omega.server.ratings.models import RatingRow
 from omega.server.ratings.service import MODEL, RATED_PLAYERS, RatingStore, display
@@ -62,7 +84,7 @@ from omega.server.tables.store import Writer
 from omega.server.tables.timecontrol import QUICKPLAY_DEFAULT, REALTIME_PRESETS, TimeControl, require_clock
 
 __all__ = ["QuickPlay", "QueueRow", "Waiting", "choose", "WINDOW", "WINDOW_GROWTH", "MAX_WAIT", "MATCH_SHOWN",
-           "Apart"]
+           "COMPUTER_AFTER", "Apart"]
 
 log = logging.getLogger("omega.server")
 
@@ -74,6 +96,8 @@ WINDOW_GROWTH = 10
 MAX_WAIT = 600.0
 #: Seconds a match is still reported to its players' pages (``GET /api/quickplay``).
 MATCH_SHOWN = 120.0
+#: Seconds a player who asked for a computer opponent waits for people first.
+COMPUTER_AFTER = 60.0
 #: The advisory lock of the queue's transactions (PostgreSQL).
 _QUEUE_LOCK = 4242005
 #: The pairs of the given accounts that must never be matched (one blocked the other),
@@ -96,6 +120,8 @@ class QueueRow(Base):
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: Whether the player would rather play the computer than wait past ``COMPUTER_AFTER``.
+    computer: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 @dataclass(frozen=True)
@@ -170,9 +196,11 @@ class QuickPlay:
 
     # -- the routes' side -----------------------------------------------------------------------
 
-    async def join(self, user: User, players: int, size: int, time_control: str = QUICKPLAY_DEFAULT) -> dict[str, Any]:
+    async def join(self, user: User, players: int, size: int, time_control: str = QUICKPLAY_DEFAULT,
+                   computer: bool = False) -> dict[str, Any]:
         """Wait for a table of ``players`` on a board of side ``size`` with the real-time
-        clock ``time_control`` (a new choice replaces the last); matched at once if others wait."""
+        clock ``time_control`` (a new choice replaces the last); matched at once if others wait;
+        ``computer``: against the computer if nobody comes within :data:`COMPUTER_AFTER`."""
         if players not in RATED_PLAYERS or size not in TABLE_SIZES:
             raise ApiError("bad_request", _("bad request: players or size out of range"))
         if time_control not in REALTIME_PRESETS:
@@ -184,7 +212,7 @@ class QuickPlay:
             rating = display(*_skill(conn, user.id, players))
             conn.execute(delete(QueueRow).where(QueueRow.user_id == user.id))
             conn.execute(insert(QueueRow).values(user_id=user.id, players=players, size=size, rating=rating,
-                                                 time_control=time_control, joined_at=now))
+                                                 time_control=time_control, joined_at=now, computer=computer))
             return self._match(conn, now)
 
         await self._announce(await self.core.db(self._locked, run))
@@ -233,7 +261,7 @@ class QuickPlay:
         if (now - since).total_seconds() > MAX_WAIT:
             return {"status": "idle"}
         return {"status": "waiting", "players": row.players, "size": row.size, "time_control": row.time_control,
-                "rating": row.rating,
+                "rating": row.rating, "computer": bool(row.computer),
                 "since": stamp(since), "others_waiting": int(others)}
 
     async def match_all(self) -> int:
@@ -301,27 +329,43 @@ class QuickPlay:
         for (players, size, control), waiting in sorted(groups.items()):
             for users in choose(waiting, players, now, apart):
                 made.append(self._make_table(conn, users, players, size, TimeControl.parse(control), now))
+        matched = {u for _table, seats in made for u in seats}
+        for r in rows:  # those who would rather play the computer than wait longer
+            if (r.computer and int(r.user_id) not in matched
+                    and (now - _utc(r.joined_at)).total_seconds() >= COMPUTER_AFTER):
+                made.append(self._make_table(conn, [int(r.user_id)], r.players, r.size, TimeControl.parse(r.time_control),
+                                             now, computer=nearest_level(r.rating)))
         return made
 
     def _make_table(self, conn: Connection, users: list[int], players: int, size: int, control: TimeControl,
-                    now: datetime) -> tuple[str, dict[int, int]]:
+                    now: datetime, computer: int | None = None) -> tuple[str, dict[int, int]]:
+        """A table for ``users``, rated; or, with a ``computer`` level, casual for the one
+        user and computers of that level in the other seats."""
         order = list(users)
-        secrets.SystemRandom().shuffle(order)  # who plays White is luck, not who came first
+        seats = [SeatConfig("human") for _ in order]
+        if computer is not None:
+            seats += [SeatConfig("computer", computer) for _ in range(players - len(order))]
+        random = secrets.SystemRandom()
+        random.shuffle(order)  # who plays White is luck, not who came first
+        random.shuffle(seats)
         names = dict(conn.execute(select(UserRow.id, UserRow.username).where(UserRow.id.in_(order))).all())
         require_clock(True, control)  # the queue holds presets only: a rated game always has a clock
-        config = TableConfig(new_table_id(), players, size, players == 2, stamp(now),
-                             tuple(SeatConfig("human") for _ in order), control, rated=True)
+        config = TableConfig(new_table_id(), players, size, players == 2, stamp(now), tuple(seats), control,
+                             rated=computer is None)
         # Every player asked for this game, so each has joined it by being matched: the
         # first clock starts now, and a player who never opens the table loses the game on
         # time (aborted: no first move) instead of holding it unstarted.
         postgres = self.core.repo.is_postgres
-        table = seat_accounts(conn, config, order, [names[u] for u in order], "quickplay", now, postgres=postgres)
-        seat_of = {u: i for i, u in enumerate(order)}
+        owner = "quickplay" if computer is None else account_owner(order[0])
+        table = seat_accounts(conn, config, order, [names[u] for u in order], owner, now, postgres=postgres)
+        humans = [i for i, seat in enumerate(seats) if seat.kind == "human"]
+        seat_of = dict(zip(order, humans, strict=True))
         for u, i in seat_of.items():
             conn.execute(update(QueueRow).where(QueueRow.user_id == u).values(table_id=config.id, seat=i,
                                                                              joined_at=now))
         Writer(conn, config.id, table.version, postgres).notify(f"{self.core.server_id}:{MATCH_TOPIC}:{config.id}")
-        log.info("quick play: table %s for %d players", config.id, players)
+        log.info("quick play: table %s for %d players%s", config.id, players,
+                 "" if computer is None else f", against the computer at level {computer}")
         return config.id, seat_of
 
     async def _announce(self, made: list[tuple[str, dict[int, int]]]) -> None:

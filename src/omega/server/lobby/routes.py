@@ -18,11 +18,9 @@ omega.server.errors.ApiError: bad request: rated: Input should be a valid boolea
 import json
 import logging
 from dataclasses import dataclass, replace
-from importlib.resources import files
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Request, WebSocket
-from fastapi.responses import HTMLResponse
 from pydantic import Field, StringConstraints, TypeAdapter
 
 from omega.i18n import translatable as _
@@ -70,6 +68,8 @@ class QuickPlayBody(Strict):
     size: Annotated[int, Field(ge=TABLE_SIZES.start, le=TABLE_SIZES.stop - 1)]
     #: One of the real-time presets (``QuickPlay.join`` checks which); absent: the default.
     time_control: Annotated[str, StringConstraints(max_length=16)] = QUICKPLAY_DEFAULT
+    #: Against the computer rather than wait longer than ``quickplay.COMPUTER_AFTER``.
+    computer: bool = False
 
 
 _take = TypeAdapter(TakeBody)
@@ -124,11 +124,6 @@ class LobbyParts:
         await self.lobby.feed.stop()
 
 
-def _index() -> HTMLResponse:
-    page = files("omega") / "web" / "index.html"
-    return HTMLResponse(page.read_text(encoding="utf-8") if page.is_file() else "<!doctype html><title>Omega</title>")
-
-
 def setup(app: FastAPI, core: TableCore, ratings: RatingStore, scheduler: Scheduler, limits: Limits) -> LobbyParts:
     """The lobby of the app (``app.state.lobby``), and quick play's matching as recurring
     work (games are rated as they end by the action path itself: ``TableCore.on_end``)."""
@@ -146,10 +141,6 @@ Service = Annotated[LobbyParts, from_app("lobby")]
 
 #: The lobby's routes and socket.
 router = APIRouter()
-
-# -- pages -----------------------------------------------------------------------------------------
-for _path in ("/leaderboard", "/leaderboard/{players}", "/u/{username}"):
-    router.add_api_route(_path, _index, methods=["GET", "HEAD"], include_in_schema=False)
 
 # -- open tables -----------------------------------------------------------------------------------
 
@@ -197,7 +188,7 @@ async def quick_status(request: Request, parts: Service) -> dict[str, Any]:
 @router.post("/api/quickplay", dependencies=[USER_CHARGED])
 async def quick_join(user: LoggedIn, raw: Body, parts: Service) -> dict[str, Any]:
     req: QuickPlayBody = parse(_quick, raw or b"{}")
-    return await parts.quickplay.join(user, req.players, req.size, req.time_control)
+    return await parts.quickplay.join(user, req.players, req.size, req.time_control, req.computer)
 
 
 @router.post("/api/quickplay/leave", dependencies=[USER_CHARGED])

@@ -48,6 +48,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import aliased
 
+from omega.ai.levels import level_rating
 from omega.server.accounts.models import SessionRow, UserRow
 from omega.server.accounts.store import game_results, seat_color
 from omega.server.ratings.models import (
@@ -523,6 +524,7 @@ class RatingStore:
                 "result": result_text(place, r.players, reason),
                 # Who else sat there: an account's username (None: a guest's or a computer's seat).
                 "opponents": [{"index": s.idx, "kind": s.kind, "level": s.level, "username": s.username,
+                               "rating": level_rating(s.level) if s.kind == "computer" else None,
                                "place": _place(s.idx, result)} for s in seats[r.id] if s.idx != r.idx],
                 "rating": None if r.mu is None else {"before": display(r.mu_before, r.sigma_before),
                                                      "after": display(r.mu, r.sigma)},

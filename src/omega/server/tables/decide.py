@@ -245,7 +245,7 @@ def decide_claim(state: TableState, seat: int | None, now: datetime, *, request_
     whose player is gone (no socket open: ``state.connected()``) and has not moved since
     ``state.claim_from()``: that seat is resigned on its behalf (its ``resign`` event names
     the claimant in ``claimed_by``; the claimant's own seat and request id are the event's).
-    As after any resignation it ranks last and the computer plays on for it at level 1, and
+    As after any resignation it ranks last and the computer plays on for it (``RESIGNED_LEVEL``), and
     the game ends if fewer than two players are left.  Refused: ``forbidden`` at a timed or
     rated table (its clock settles an absence) or for a seat out of play; ``conflict`` when
     nobody keeps the claimant waiting (their own turn, or a computer's); ``opponent_present``

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from omega.i18n import translatable as _
 from omega.server.clock import Clock
-from omega.server.config import computer_load
+from omega.server.config import LEVEL_RANGE, computer_load, is_quick_level
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Buckets, Limits, client_address, owner_key
 from omega.server.infra.scheduler import Scheduler
@@ -153,8 +153,9 @@ async def computers_allowed(core: TableCore, limits: Limits, owner: str, new: Ne
         return  # quick levels only: they take no one's share
     going = computer_load(await core.db(core.repo.computer_seats_of, owner))
     if going + computer_load(seats) > limits.computer_load:
+        quick = max(n for n in LEVEL_RANGE if is_quick_level(n))
         raise ApiError("too_many_computer_games",
-                       _("you have enough games against strong computer players going; finish or resign one first, or choose levels 1 to 3"))
+                       _("you have enough games against strong computer players going; finish or resign one first, or choose a level up to {quick}", quick=quick))
 
 
 @router.get("/api/tables/{table_id}")

@@ -48,7 +48,7 @@ class HumanSeat(Strict):
 
 
 class ComputerSeat(Strict):
-    """A seat the computer plays at ``level`` 1 (quick) to 5 (strongest)."""
+    """A seat the computer plays at ``level`` 1 (a beginner) to 12 (strongest): ``omega.ai.levels``."""
 
     kind: Literal["computer"]
     level: Annotated[int, Field(ge=LEVEL_RANGE.start, le=LEVEL_RANGE.stop - 1)]

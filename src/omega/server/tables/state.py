@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from omega.ai.levels import STAND_IN_LEVEL, level_rating
 from omega.game import Game
 from omega.i18n import message_json
 from omega.server.tables.events import (
@@ -54,7 +55,7 @@ __all__ = ["COMPUTER_TURN", "TIMEOUT", "FLAG_NEAR", "DUE_KINDS", "RESIGNED_LEVEL
            "TableConfig", "TableState", "ended_by_resignations"]
 
 #: Level of the computer that plays on for a resigned seat.
-RESIGNED_LEVEL = 1
+RESIGNED_LEVEL = STAND_IN_LEVEL
 
 #: Turns each person at a rated table makes (a turn or the swap, chosen by the player, not
 #: the computer) before the game counts: a resignation or a flag before then aborts it,
@@ -519,6 +520,7 @@ class TableState:
             "status": self.status,
             "seats": [
                 {"index": i, "color": self.game.color_of(i).label, "kind": s.kind, "level": s.level,
+                 "rating": level_rating(s.level) if s.kind == "computer" else None,
                  "name": self.names[i], "name_text": message_json(self.names[i]), "resigned": i in self.resigned and i not in self.timed_out,
                  "timed_out": i in self.timed_out, "claimed": i in self.claimed,
                  "connected": connected[i], "paused": self.paused[i][0] if i in self.paused else None,

@@ -1,6 +1,6 @@
 """Computer seats: their bots think in worker processes, never on the event loop.
 
-When a computer (a computer seat, or the level-1 stand-in for a resigned player) is to
+When a computer (a computer seat, or the stand-in for a resigned player) is to
 move, the action path stores a ``computer`` row of due work in the same commit.  The
 scheduler of one server process claims it and calls :meth:`ComputerPlayers.play`, which
 asks the table for the position (:class:`Tables`, a narrow interface: the job, then the
@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +31,7 @@ from typing import Any, Protocol, TypeVar
 from pebble import ProcessPool
 
 from omega.ai import bot_for_level, make_bot
+from omega.ai.levels import LEVELS, STAND_IN_LEVEL
 from omega.game import SWAP, Action
 from omega.server.config import is_quick_level
 from omega.server.infra.due import Due
@@ -51,7 +52,7 @@ DEFAULT_WORKERS = 4
 #: Seconds a bot may think about one turn (the slowest level caps its search at 5 s).
 DEFAULT_DEADLINE = 15.0
 #: Level tried when a bot misses its deadline.
-FALLBACK_LEVEL = 1
+FALLBACK_LEVEL = STAND_IN_LEVEL
 #: Turns whose waiting and thinking times ``status()`` summarises.
 RECENT_TURNS = 500
 #: A turn that waits longer than this for a worker is logged as a warning.
@@ -61,6 +62,8 @@ SUMMARY_EVERY = 60.0
 #: Seconds between looks, while a bot thinks, at whether its game moved on (then its search
 #: is cancelled).
 MOVED_ON_CHECK = 0.5
+#: Seconds between looks at the clock while a quick level's reply waits out its ``think``.
+PAUSE_CHECK = 0.05
 
 class Tables(Protocol):
     """What the computer players need of the tables: the position to think about, and a way
@@ -100,7 +103,7 @@ class FairSlots:
       at least one), so another owner's turn finds a worker as soon as one is free.
     - **Quick work never waits behind slow work**: slow work (a strong level's search, a
       hint, a review) leaves ``reserve`` slots (one, from three slots up) to quick work (a
-      turn of levels 1 to 3, tens of milliseconds).
+      turn of a quick level, ``config.is_quick_level``: milliseconds).
 
     So one owner with many tables delays another owner's quick turn by nothing while any
     quick turn of the others waits, and another owner's slow turn by at most one search.
@@ -194,21 +197,31 @@ class ComputerPlayers:
     turns (:class:`FairSlots`).  The time a turn waits for a worker and the time it thinks
     are measured apart (``status()``, and the log).  Each turn has
     a wall-clock ``deadline`` (seconds in the worker, waiting for a worker not included): a
-    bot still thinking then has its worker killed, and the turn is tried again at level 1;
+    bot still thinking then has its worker killed, and the turn is tried again at the stand-in level (``STAND_IN_LEVEL``);
     if that misses the deadline too, a random legal turn is played, so a table never waits
     longer than about two deadlines for a computer once a worker has it.
+
+    ``paced`` (by default: with the real bots) keeps each reply back until its level's
+    ``think`` seconds (``omega.ai.levels``) have passed on ``clock`` since the turn came
+    here, so a beginner that answers in a millisecond is seen to think; the wait holds no
+    worker, and looks at the clock every :data:`PAUSE_CHECK` seconds (``sleep``), so a test
+    moves it on with a fake clock.
     """
 
     def __init__(self, tables: Tables, workers: int = DEFAULT_WORKERS, bot_factory: BotForLevel = bot_for_level,
                  deadline: float = DEFAULT_DEADLINE, warm: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic, metrics: Metrics | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, metrics: Metrics | None = None,
+                 paced: bool | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.tables = tables
         self.workers = workers
         self.bot_factory = bot_factory
         self.deadline = deadline
         #: Load the search kernels in each new worker before its first turn (the real bots).
         self.warm = bot_factory is bot_for_level if warm is None else warm
+        #: Wait out each level's ``think`` before playing its reply (the real bots).
+        self.paced = bot_factory is bot_for_level if paced is None else paced
         self.clock = clock
+        self._sleep = sleep
         self._pool: ProcessPool | None = None
         self._slots = FairSlots(workers)
         #: Most turns of one owner thinking at once here (the scheduler claims no more).
@@ -216,7 +229,7 @@ class ComputerPlayers:
         self.turns_played = 0
         #: Turns not played because their game moved on while they waited or thought.
         self.turns_cancelled = 0
-        #: Turns whose bot missed the deadline (played at level 1 or at random instead).
+        #: Turns whose bot missed the deadline (played at the stand-in level or at random instead).
         self.deadline_misses = 0
         #: Seconds recent turns waited for a worker, and thought once they had one.
         self.waits: deque[float] = deque(maxlen=RECENT_TURNS)
@@ -272,6 +285,8 @@ class ComputerPlayers:
             log.info("computer turn at table %s (version %d) dropped: the game moved on", job.table_id, job.version)
             return None
         self._measured(job, started - queued, self.clock() - started)
+        if self.paced:
+            await self._pause(job.level, queued)
         table_action: TableAction = SwapAction() if action == SWAP else TurnAction(cells=tuple(action))
         if await self.tables.act(due.table_id, COMPUTER, table_action, version=job.version) is not None:
             self.turns_played += 1
@@ -333,6 +348,12 @@ class ComputerPlayers:
                 raise TimeoutError(f"{getattr(fn, '__name__', 'work')} took more than its deadline") from None
         finally:
             self._slots.release(slot, self.clock() - started)
+
+    async def _pause(self, level: int, since: float) -> None:
+        """Wait until ``level``'s ``think`` seconds have passed since ``since`` (``clock``)."""
+        think = next((lv.think for lv in LEVELS if lv.number == level), 0.0)
+        while (left := since + think - self.clock()) > 0:
+            await self._sleep(min(left, PAUSE_CHECK))
 
     def _measured(self, job: ComputerJob, waited: float, thought: float) -> None:
         self.waits.append(waited)

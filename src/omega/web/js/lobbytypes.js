@@ -48,7 +48,7 @@ export {};
 /**
  * @typedef {{status: "idle"} | {status: "matched", table_id: string, seat: number}
  *   | {status: "waiting", players: number, size: number, time_control: string, rating: number, since: string,
- *     others_waiting: number}} QuickPlayState
+ *     others_waiting: number, computer?: boolean}} QuickPlayState
  */
 
 /**
@@ -83,6 +83,7 @@ export {};
  * @property {number} index
  * @property {string} kind "human" or "computer"
  * @property {number | null} level
+ * @property {number | null} [rating] a computer's level's display rating
  * @property {string | null} username null: a guest's or a computer's seat
  * @property {number | null} place
  */

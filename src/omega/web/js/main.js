@@ -4,14 +4,12 @@
 // /challenges/{id} = a challenge's link, /mod = the moderators' console, /watch = the live list,
 // /analysis and /analysis/{id} = the analysis board, /puzzles and /puzzles/{id} = the puzzles);
 // any other path the server hands this page gets a "not found" page, never the lobby.
-// The lobby and the table, where nearly every visit starts, load with the page (index.html
-// preloads their modules); the other pages load their modules when opened, so
-// that a table's first load does not carry them.
+// Every page loads its modules when opened, so that a table's first load carries neither the
+// lobby's nor the other pages'; the server has the browser fetch the modules of the lobby and
+// of the table, where nearly every visit starts, with the page itself (index.html's preloads).
 
 import { applyTheme, fill, h } from "./dom.js";
-import { startLobby } from "./lobby.js";
 import * as store from "./store.js";
-import { startTable } from "./table.js";
 import { openMailedLink } from "./views/email.js";
 import { t } from "./i18n.js";
 
@@ -24,13 +22,15 @@ const tournament = /^\/tournaments(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pat
 const challenge = /^\/challenges\/([A-Za-z0-9_-]+)\/?$/.exec(location.pathname);
 const analysis = /^\/analysis(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
 const puzzle = /^\/puzzles(?:\/([A-Za-z0-9_-]+))?\/?$/.exec(location.pathname);
-if (match) startTable(root, match[1]);
+if (match) opened(import("./table.js").then((m) => m.startTable(root, match[1])));
 else if (location.pathname === "/") {
-  startLobby(root);
-  // A link from a mail (docs/server-api.md, Email and password reset), also when it opens in
-  // a tab that already shows the lobby (only the fragment changes then).
-  openMailedLink(location.hash);
-  addEventListener("hashchange", () => openMailedLink(location.hash));
+  opened(import("./lobby.js").then((m) => {
+    m.startLobby(root);
+    // A link from a mail (docs/server-api.md, Email and password reset), also when it opens
+    // in a tab that already shows the lobby (only the fragment changes then).
+    openMailedLink(location.hash);
+    addEventListener("hashchange", () => openMailedLink(location.hash));
+  }));
 }
 else if (board) {
   opened(import("./views/leaderboard.js").then((m) => m.startLeaderboard(root, Number(board[1] || 2))));

@@ -30,17 +30,30 @@ export function sizeOption(size) {
 }
 
 /**
- * A computer level as the form lists it: its number and name, its description as the title.
- * @example levelOption({level: 3, name: "Club", description: "Plays well"}) // {value: "3", text: "level 3 · Club", title: "Plays well"}
+ * A computer level as the form lists it: its number, name and rating, its description as the title.
+ * @example levelOption({level: 3, name: "Club", description: "Plays well", rating: 1000}) // {value: "3", text: "level 3 · Club · rating 1000", title: "Plays well"}
  * @param {LevelInfo} info
  * @returns {{value: string, text: string, title: string | null}}
  */
 export function levelOption(info) {
+  const text = info.name ? t("level {level} · {name}", { level: info.level, name: info.name }) : t("level {level}", { level: info.level });
   return {
     value: String(info.level),
-    text: info.name ? t("level {level} · {name}", { level: info.level, name: info.name }) : t("level {level}", { level: info.level }),
+    text: info.rating ? t("{level} · rating {rating}", { level: text, rating: info.rating }) : text,
     title: info.description || null,
   };
+}
+
+/**
+ * A computer opponent in words: its level, and its level's rating where the server gave one.
+ * @example computerText(3, 1000) // "computer level 3 (rating 1000)"
+ * @example computerText(3) // "computer level 3"
+ * @param {number | null} level
+ * @param {number | null} [rating]
+ * @returns {string}
+ */
+export function computerText(level, rating) {
+  return rating ? t("computer level {level} (rating {rating})", { level, rating }) : t("computer level {level}", { level });
 }
 
 /**

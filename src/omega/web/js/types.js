@@ -13,6 +13,7 @@
  * @property {Color} color
  * @property {"human" | "computer"} kind
  * @property {number | null} level
+ * @property {number | null} [rating] a computer seat's level's display rating (docs/ai.md, Levels)
  * @property {string} name in English where it is the seat's default name ("Player 2", "Computer (Easy)")
  * @property {import("./i18n.js").MessageText | null} [name_text] the default name as a message (null: a name its player wrote)
  * @property {boolean} resigned
@@ -182,6 +183,9 @@
  * @property {number} level
  * @property {string} [name]
  * @property {string} [description]
+ * @property {number} [rating] its display rating, measured by the levels' ladder
+ * @property {number} [rating_low] the low end of the rating's 95% interval
+ * @property {number} [rating_high] the high end of the rating's 95% interval
  */
 
 /**

@@ -65,7 +65,7 @@ function drawPanel(el, f) {
   const seat = f.seat;
   const tags = [];
   if (seat && f.mine) tags.push(h("span", { class: "tag you" }, t("you")));
-  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, t("computer · level {level}", { level: seat.level })));
+  if (seat && seat.kind === "computer") tags.push(h("span", { class: "tag bot" }, seat.rating ? t("computer · level {level} · rating {rating}", { level: seat.level, rating: seat.rating }) : t("computer · level {level}", { level: seat.level })));
   // A claimed seat did not give up: its player left and kept the others waiting.
   if (f.resigned) tags.push(h("span", { class: "tag resigned" }, seat && seat.claimed ? "left" : "resigned"));
   if (seat && seat.timed_out) tags.push(h("span", { class: "tag resigned" }, t("out of time")));

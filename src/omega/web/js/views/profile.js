@@ -11,6 +11,7 @@ import { describe } from "../errors.js";
 import { changeText, chartGeometry, ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
 import { RelationBar } from "./relationbar.js";
+import { computerText } from "../siteconfig.js";
 import { reportForm } from "./report.js";
 import { t } from "../i18n.js";
 
@@ -64,7 +65,7 @@ function chart(history, players) {
  */
 function opponent(o) {
   if (o.username && o.kind === "human") return h("a", { href: `/u/${encodeURIComponent(o.username)}`, class: "opponent" }, o.username);
-  return h("span", { class: "opponent" }, o.kind === "computer" ? t("computer level {level}", { level: o.level }) : "guest");
+  return h("span", { class: "opponent" }, o.kind === "computer" ? computerText(o.level, o.rating) : "guest");
 }
 
 /**

@@ -4,8 +4,9 @@
 // matched with players who chose the same; the match moves this page to the new table
 // (told by the lobby's socket), once: a match this device followed, or whose game is over
 // (the server says idle then), leaves the lobby as it is. A guest sees the form with Play
-// off and why. Also the account's ratings, with the last change, and the
-// links to the leaderboards.
+// off and why. A player may ask for the computer at their level (the level whose rating is
+// nearest theirs) if nobody comes soon: that game is casual. Also the account's ratings,
+// with the last change, and the links to the leaderboards.
 
 import * as account from "../account.js";
 import { api } from "../api.js";
@@ -31,6 +32,7 @@ export class QuickPlayView {
     // Hidden until the server says which clocks quick play takes.
     this.clock = h("select", { "aria-label": t("Quick play: clock"), class: "quick-clock", hidden: true });
     this.clock.addEventListener("change", () => store.setQuickClock(this.clock.value));
+    this.computer = h("input", { type: "checkbox", class: "quick-computer" });
     this.play = h("button", { type: "submit", class: "btn confirm" }, t("Play"));
     this.leave = h("button", { type: "button", class: "btn ghost", hidden: true }, t("Leave the queue"));
     this.status = h("div", { class: "quick-status", role: "status" });
@@ -41,10 +43,12 @@ export class QuickPlayView {
       /** @param {Event} e */
       onsubmit: (e) => {
         e.preventDefault();
-        const body = { players: Number(this.players.value), size: Number(this.size.value) };
+        const body = { players: Number(this.players.value), size: Number(this.size.value), computer: this.computer.checked };
         this.call("/api/quickplay", this.clock.hidden ? body : { ...body, time_control: this.clock.value });
       },
-    }, this.players, this.size, this.clock, this.play, this.leave);
+    }, this.players, this.size, this.clock,
+    h("label", { class: "small" }, this.computer, " ", t("or the computer at my level (casual), if nobody comes soon")),
+    this.play, this.leave);
     this.el = h("section", { class: "card quick-play", id: "quick-play" },
       h("h2", {}, t("Quick play")),
       h("p", { class: "muted small" }, t("A rated game with whoever waits for the same players, board and clock, the closest ratings first.")),
@@ -84,11 +88,12 @@ export class QuickPlayView {
     this.leave.hidden = !waiting;
     this.play.disabled = waiting || !account.known();
     // While waiting the choice stands (leave the queue to change it).
-    for (const field of [this.players, this.size, this.clock]) field.disabled = waiting;
+    for (const field of [this.players, this.size, this.clock, this.computer]) field.disabled = waiting;
     if (!account.known()) fill(this.status, h("span", { class: "muted" }, t("Log in to play rated games.")));
     else if (state && state.status === "waiting") {
       fill(this.status, (state.players > 2 ? t("Waiting for {others} other players · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control }) : t("Waiting for {others} other player · side {size} · {time_control} · ", { others: state.players - 1, size: state.size, time_control: state.time_control })) +
-        t("your rating {rating} · {others_waiting} waiting with you", { rating: state.rating, others_waiting: state.others_waiting }));
+        t("your rating {rating} · {others_waiting} waiting with you", { rating: state.rating, others_waiting: state.others_waiting }) +
+        (state.computer ? t(" · then the computer") : ""));
     } else if (state && state.status === "matched" && store.followedMatches().includes(state.table_id)) {
       // Followed once already: the lobby stays, with a way back.
       fill(this.status, t("Your quick-play game: "), h("a", { href: `/t/${state.table_id}` }, t("Table {table_id}", { table_id: state.table_id })));
