@@ -57,6 +57,8 @@ FORWARDS: dict[tuple[str, str], str] = {
     ("omega.cli", "omega.analysis"): "start-up: `omega analyze` only",
     ("omega.cli", "omega.engine"): "start-up: `omega engine` only",
     ("omega.cli", "omega.puzzles.command"): "start-up: `omega puzzles` only",
+    ("omega.cli", "omega.ai.selfplay"): "start-up: `omega train selfplay` only",
+    ("omega.cli", "omega.ai.fit"): "start-up: `omega train fit` only",
     # The server: a worker process loads the review search only when it runs a review or a
     # hint; the web process reads the review defaults without loading the search.
     ("omega.server.work.thinking", "omega.ai.review"): "a worker loads the review search when it runs one",

@@ -195,6 +195,28 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--sample", type=_positive_int, default=None, help="check this many, drawn by --seed")
     check.add_argument("--seed", type=int, default=7)
     check.add_argument("--keep", metavar="OUT", default=None, help="write the puzzles that hold by the confirming margin to OUT")
+    train = sub.add_parser("train", help="make self-play data and train the learnt evaluation (docs/ai.md)")
+    train_actions = train.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    selfplay = train_actions.add_parser("selfplay", help="games of the search against itself, written to an .npz")
+    selfplay.add_argument("-o", "--output", required=True, metavar="FILE", help="the .npz file to write")
+    selfplay.add_argument("--games", type=_positive_int, default=100)
+    selfplay.add_argument("--size", type=_size, default=5)
+    selfplay.add_argument("--players", type=_players, default=2)
+    selfplay.add_argument("--bot", default="mcts:iterations=1000",
+                          help="the searcher (a bot spec; each seat gets its own seed) (default mcts:iterations=1000)")
+    selfplay.add_argument("--opening", type=_ranged(0, 100, "opening"), default=1,
+                          help="random turns at the start of each game (default 1)")
+    selfplay.add_argument("--seed", type=int, default=0)
+    selfplay.add_argument("--jobs", type=_positive_int, default=1, help="games played at once (default 1)")
+    fit = train_actions.add_parser("fit", help="train the network on self-play files (needs the train extra)")
+    fit.add_argument("data", nargs="+", metavar="DATA", help="self-play .npz files")
+    fit.add_argument("-o", "--output", required=True, metavar="FILE", help="the weights (.npz) to write")
+    fit.add_argument("--epochs", type=_positive_int, default=10)
+    fit.add_argument("--width", type=_positive_int, default=32, help="channels per cell (default 32)")
+    fit.add_argument("--layers", type=_ranged(0, 32, "layers"), default=3, help="residual layers (default 3)")
+    fit.add_argument("--batch", type=_positive_int, default=256)
+    fit.add_argument("--lr", type=_positive_float, default=2e-3, help="learning rate (default 0.002)")
+    fit.add_argument("--seed", type=int, default=0)
     ratings = sub.add_parser("ratings", help="the site's player ratings")
     ratings.add_argument("--recompute", action="store_true",
                          help="rebuild every rating from the event log (same values as the live ones)")
@@ -269,6 +291,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from omega.puzzles.command import puzzles_main
 
         return puzzles_main(args)
+    if args.command == "train":
+        if args.action == "selfplay":
+            from omega.ai.selfplay import selfplay_main
+
+            return selfplay_main(args)
+        from omega.ai.fit import fit_main
+
+        return fit_main(args)
     if args.command == "ratings":
         if not args.recompute:
             raise UsageError("omega ratings: nothing to do; pass --recompute")

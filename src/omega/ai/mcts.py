@@ -83,6 +83,7 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.base import float_option, int_option, no_more_options, register
 from omega.ai.greedy import greedy_cells
+from omega.ai.net import load_net, trained_players
 from omega.ai.tree import (
     MARGIN_WEIGHT,
     RECYCLE_AT,
@@ -128,6 +129,16 @@ KEEP = 0.3
 PRIOR_VISITS = 20.0
 PRIOR_SCALE = 0.1
 
+#: The learnt network's prior (``net=1``; :func:`omega.ai.tree.add_net_prior`): the visit
+#: at which a node asks it, the virtual AMAF simulations a stone gets, their value per unit
+#: of log-probability, the share of the network's value in their level, and the
+#: simulations its value counts for on the edge into the node.
+NET_AT = 32
+NET_VISITS = 50.0
+NET_SCALE = 0.2
+NET_MIX = 0.5
+NET_VALUE = 0.0
+
 #: An iteration budget smaller than this is searched on one tree whatever ``threads``
 #: says: split in two, a small budget loses more strength than the time it saves.
 MIN_SPLIT = 100_000
@@ -160,6 +171,10 @@ class SearchResult:
     #: Most edges in use in the pools at once, and how many times they were recycled.
     edges: int = 0
     recycled: int = 0
+    #: Each searched stone of the chosen turn, in the order the tree places them: the
+    #: cells it could go on and their visits (what self-play learns from; the stones the
+    #: search did not reach, or a pie-rule opening's, are left out).
+    plies: list[tuple[list[int], list[float]]] = field(default_factory=list)
 
 
 def stage_weights(turns: int, weight: float = STAGE_WEIGHT, peak: float = STAGE_PEAK) -> list[float]:
@@ -209,7 +224,10 @@ class MctsBot:
     ``paranoid`` (how far the other players are taken to play against this one rather than
     for themselves, 0 to 1) are for tuning (``docs/measured/2026-12-06-multiplayer-search.md``).
     ``first_version`` searches with the first version's arithmetic and loops, and no
-    prior (``mcts-v1``: the same games at the same speed).
+    prior (``mcts-v1``: the same games at the same speed).  ``net`` asks the learnt network
+    of :mod:`omega.ai.net` at each node's visit ``net_at`` instead of the pattern prior (in
+    games of the player counts it was trained on), with ``net_visits``, ``net_scale``,
+    ``net_mix`` and ``net_value`` as :class:`omega.ai.tree.Prior` describes.
 
     >>> bot = MctsBot(iterations=MIN_SPLIT, seed=1)
     >>> bot.threads, bot.parallel, MctsBot(iterations=600).threads
@@ -237,6 +255,12 @@ class MctsBot:
     paranoid: float = 0.0
     margin: float | None = None
     blunder: float | None = None
+    net: bool = False
+    net_at: int = NET_AT
+    net_visits: float = NET_VISITS
+    net_scale: float = NET_SCALE
+    net_mix: float = NET_MIX
+    net_value: float = NET_VALUE
 
     def __post_init__(self) -> None:
         # The settings as given are the fields; what follows derives the ones that depend
@@ -431,7 +455,10 @@ class MctsBot:
         step = max(16, per_thread // 64) if budget is not None else 0
         chunk = step if seconds is None else 32  # no time cap: there is a budget, so a step
 
-        prior = Prior.of(state.size, self.prior, self.prior_scale)
+        # The network replaces the pattern prior, in the games it was trained for.
+        net = self.net and state.players in trained_players()
+        prior = Prior.of(state.size, 0.0 if net else self.prior, self.prior_scale, load_net() if net else None, self.net_at,
+                         self.net_visits, self.net_scale, self.net_mix, self.net_value)
         # The first version's reward is its own, whatever the player count.
         margin = MARGIN_WEIGHT if self.first_version else \
             margin_weight(state.players) if self.margin is None else self.margin
@@ -490,13 +517,13 @@ class MctsBot:
             # budget's time is a cap, not an allowance.
             self._bank += seconds - elapsed
         self._cancel.clear()
-        cells, value, turn_value = self._pick(state, trees, balanced)
+        cells, value, turn_value, plies = self._pick(state, trees, balanced)
         total = done * threads
         values = [float(sum(w[c] for w in root_w)) / total if total else 1.0 / state.players
                   for c in range(state.players)]
         self.last = SearchResult(cells=cells, value=value, iterations=total, seconds=elapsed,
                                  turn_value=turn_value, values=values, reused=reused,
-                                 edges=edges, recycled=recycled)
+                                 edges=edges, recycled=recycled, plies=plies)
         return self.last
 
     def _trees_for(self, n_empty: int, per_thread: int | None) -> list[Tree]:
@@ -514,8 +541,8 @@ class MctsBot:
         self._trees = trees
         return trees
 
-    def _pick(self, state: KernelState, trees: Sequence[Tree], balanced: bool) -> tuple[list[int], float,
-                                                                                       float | None]:
+    def _pick(self, state: KernelState, trees: Sequence[Tree], balanced: bool
+              ) -> tuple[list[int], float, float | None, list[tuple[list[int], list[float]]]]:
         players = state.players
         order = state.turn_colors()
         cells = [-1] * players
@@ -526,12 +553,15 @@ class MctsBot:
         value = root_w / root_n if root_n > 0 else 0.5
         j = 0
         turn_value = None
+        plies: list[tuple[list[int], list[float]]] = []
         if balanced:
             nodes, j, turn_value = _balanced_first(trees, cells, order)
         while j < players and sum(float(t.node_n[v]) for t, v in zip(trees, nodes, strict=True) if v >= 0) >= 8:
             ply = _Ply(trees, nodes)
             best = int(np.lexsort((-ply.q, -ply.n))[0])  # most visits, then best mean
             cells[order[j]] = int(ply.cells[best])
+            if not balanced:
+                plies.append((ply.cells.tolist(), ply.n.tolist()))
             turn_value = float(ply.w[best] / max(1.0, float(ply.n[best])))
             nodes = ply.children(best)
             j += 1
@@ -546,7 +576,7 @@ class MctsBot:
                          int(self._rng.integers(0, 2**62)), out)
             for color in order[j:]:
                 cells[color] = int(out[color])
-        return cells, value, turn_value
+        return cells, value, turn_value, plies
 
 
 class _Ply:
@@ -639,6 +669,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     reuse, manage, recycle = ((False, False, False) if v1 else
                               (int_option(options, key, 1, 0, 1) == 1 for key in ("reuse", "manage", "recycle")))
     keep = 1.0 if v1 else float_option(options, "keep", KEEP, 0.0, 1.0)
+    net = _net_options(name, options)
     prior = 0.0 if v1 else float_option(options, "prior", PRIOR_VISITS, 0.0, 10_000.0)
     prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
     paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
@@ -651,10 +682,11 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     assert keep is not None and prior is not None and prior_scale is not None
     assert c is not None and rave is not None and expand is not None and threads is not None
     if not v1:
-        return MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
-                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
-                       prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
-                       blunder=blunder)
+        bot = MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
+                      threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
+                      prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
+                      blunder=blunder, name=name)
+        return _with_net(bot, net)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
         seconds = V1_LEVELS[level][1] if seconds is None else seconds
@@ -663,6 +695,29 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     if level is not None:
         bot.level = level
         bot.name = f"{name}:level={level}" + (f",seed={seed}" if seed is not None else "")
+    return bot
+
+
+def _net_options(name: str, options: dict[str, str]) -> dict[str, object]:
+    """The learnt network's settings from the options of ``mcts`` (none for ``mcts-v1``
+    and ``mcts-v2``): ``net=1`` turns it on (and the pattern prior off, in the games
+    the network was trained for)."""
+    if name != "mcts":
+        return {}
+    net = int_option(options, "net", 0, 0, 1) == 1
+    values: dict[str, object] = {"net": net, "net_at": int_option(options, "net_at", NET_AT, 1, 10**6)}
+    for key, default, high in (("net_visits", NET_VISITS, 10_000.0), ("net_scale", NET_SCALE, 10.0),
+                               ("net_mix", NET_MIX, 1.0), ("net_value", NET_VALUE, 10_000.0)):
+        values[key] = float_option(options, key, default, 0.0, high)
+    return values
+
+
+def _with_net(bot: MctsBot, settings: dict[str, object]) -> MctsBot:
+    # Set after the constructor, which names the bot from the budget; ``net=1`` joins it.
+    for key, value in settings.items():
+        setattr(bot, key, value)
+    if bot.net:
+        bot.name += (",net=1" if ":" in bot.name else ":net=1")
     return bot
 
 
@@ -677,4 +732,11 @@ def _make_mcts_v1(options: dict[str, str]) -> MctsBot:
     a new tree every turn, the same budget every turn, and a tree that stops growing when
     its pool is full."""
     return _options("mcts-v1", options)
+
+
+@register("mcts-v2")
+def _make_mcts_v2(options: dict[str, str]) -> MctsBot:
+    """The bot ``mcts`` as it was before the learnt network, kept to measure the
+    network's versions against (the same as ``mcts`` without ``net=1``)."""
+    return _options("mcts-v2", options)
 

@@ -23,6 +23,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 from numba import njit
 
+from omega.ai.net import FEATURES, Net, encode, forward, no_net
 from omega.ai.patterns import pattern_class, pattern_weights, ring_neighbours
 from omega.kernel import (
     MAX_COLORS,
@@ -32,6 +33,7 @@ from omega.kernel import (
     Int32Array,
     Int64Array,
     UInt64Array,
+    board_arrays,
     fill_sequence,
     next_stone,
     random_fill,
@@ -41,8 +43,9 @@ from omega.kernel import (
     xorshift,
 )
 
-__all__ = ["MARGIN_WEIGHT", "MARGIN_WEIGHT_THREE", "margin_weight", "PRIOR_AT", "RECYCLE_AT", "RECYCLE_TO", "Prior", "Stat", "Tree", "add_prior", "compact",
-           "nearly_full", "new_node", "rave_value", "recycle", "run_iterations", "shuffle_edges"]
+__all__ = ["MARGIN_WEIGHT", "MARGIN_WEIGHT_THREE", "NET_CLIP", "PRIOR_AT", "RECYCLE_AT", "RECYCLE_TO", "Prior", "Stat",
+           "Tree", "add_net_prior", "add_prior", "compact", "margin_weight", "nearly_full", "new_node", "rave_value",
+           "recycle", "run_iterations", "shuffle_edges"]
 
 #: Share of the reward given by the score margin (the rest is win = 1 / loss = 0).
 MARGIN_WEIGHT = 0.05
@@ -217,19 +220,36 @@ class Prior(NamedTuple):
     virtual AMAF simulations each, valued ``scale`` per unit of weight above or below the
     node's average (see :func:`add_prior`).  ``visits == 0``: no prior.
 
+    And the learnt network of :mod:`omega.ai.net` (``net``; :func:`omega.ai.net.no_net`:
+    none), evaluated at a node's visit number ``net_at``: its policy gives the node's
+    stones ``net_visits`` virtual AMAF simulations each, valued ``net_scale`` per unit of
+    log-probability above uniform, around the node's mean blended with the network's value
+    by ``net_mix``; its value also counts as ``net_value`` simulations of the edge that
+    leads to the node (see :func:`add_net_prior`).  ``nbr`` holds the board's neighbours.
+
     >>> from omega.ai.patterns import CLASS_COUNT
-    >>> p = Prior.of(5, 20.0, 0.1); p.ring.shape, p.weights.shape == (CLASS_COUNT,)
-    ((61, 6), True)
+    >>> p = Prior.of(5, 20.0, 0.1); p.ring.shape, p.weights.shape == (CLASS_COUNT,), p.net.present
+    ((61, 6), True, False)
     """
 
     ring: Int32Array
     weights: Float32Array
     visits: float
     scale: float
+    net: Net
+    nbr: Int32Array
+    net_at: float
+    net_visits: float
+    net_scale: float
+    net_mix: float
+    net_value: float
 
     @classmethod
-    def of(cls, size: int, visits: float, scale: float) -> Prior:
-        return cls(ring_neighbours(size), pattern_weights(), float(visits), float(scale))
+    def of(cls, size: int, visits: float, scale: float, net: Net | None = None, net_at: float = 0.0,
+           net_visits: float = 0.0, net_scale: float = 0.0, net_mix: float = 0.0, net_value: float = 0.0) -> Prior:
+        return cls(ring_neighbours(size), pattern_weights(), float(visits), float(scale),
+                   no_net() if net is None else net, board_arrays(size).nbr, float(net_at) if net is not None else -1.0,
+                   float(net_visits), float(net_scale), float(net_mix), float(net_value))
 
 
 #: An edge statistic: float64 in Python and the shared tree, float32 in a tree of one's own.
@@ -320,6 +340,61 @@ def add_prior(tree: Tree, node: int, board: Int8Array, prior: Prior, colour: int
         tree.e_aw[f] += prior.visits * value
 
 
+#: The network's log-probabilities above uniform count at most this much either way in
+#: :func:`add_net_prior` (a cell a hundred times less likely than the average is not worse
+#: than one twenty times less).
+NET_CLIP = 3.0
+
+
+@njit(cache=True, nogil=True)
+def add_net_prior(tree: Tree, node: int, board: Int8Array, prior: Prior, colour: int, turn: int, players: int,
+                  x: Float32Array) -> Float32Array:
+    """Evaluate the network at ``node`` (its position ``board``, where colour ``turn``'s
+    player places a stone of ``colour``) and give each of its stones ``prior.net_visits``
+    virtual AMAF simulations valued ``base + prior.net_scale * z``, clipped to [0, 1]:
+    ``base`` is the node's mean reward blended with the network's value for the mover by
+    ``prior.net_mix``, ``z`` the stone's log-probability (among the node's stones) above
+    the uniform one's, within :data:`NET_CLIP`.  Returns the seats' values (mover first);
+    ``x`` is scratch space for the input.
+
+    >>> from omega.ai.net import load_net
+    >>> from omega.kernel import KernelState
+    >>> state = KernelState(players=2, size=3); tree = Tree.allocate(1_000); tree.start(state.empties())
+    >>> tree.e_n[:19], tree.e_w[:19] = 1.0, 0.5
+    >>> prior = Prior.of(3, 0.0, 0.0, load_net(), 8, 20.0, 0.2, 0.5)
+    >>> x = np.empty((19, FEATURES), dtype=np.float32)
+    >>> value = add_net_prior(tree, tree.root, state.board, prior, 0, 0, 2, x)
+    >>> tree.e_an[:19].tolist() == [20.0] * 19, round(float(value[:2].sum()), 5)
+    (True, 1.0)
+    """
+    encode(board, turn, colour, players, prior.nbr, x)
+    logits, value = forward(prior.net, x, prior.nbr, players)
+    first = tree.node_first[node]
+    count = tree.node_count[node]
+    w_sum = 0.0
+    n_sum = 0.0
+    top = -1e30
+    for i in range(count):
+        f = first + i
+        w_sum += tree.e_w[f]
+        n_sum += tree.e_n[f]
+        top = max(top, logits[tree.e_cell[f]])
+    if n_sum <= 0.0:
+        return value
+    total = 0.0
+    for i in range(count):
+        total += math.exp(logits[tree.e_cell[first + i]] - top)
+    base = (1.0 - prior.net_mix) * (w_sum / n_sum) + prior.net_mix * value[0]
+    for i in range(count):
+        f = first + i
+        # log(p * count): 0 for a stone as likely as the average one
+        z = logits[tree.e_cell[f]] - top - math.log(total) + math.log(count)
+        z = min(NET_CLIP, max(-NET_CLIP, z))
+        tree.e_an[f] += prior.net_visits
+        tree.e_aw[f] += prior.net_visits * min(1.0, max(0.0, base + prior.net_scale * z))
+    return value
+
+
 @njit(cache=True, nogil=True)
 def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: Int8Array, empties0: Int32Array,
             n_empty0: int, root_turn: int, players: int, back: Int32Array, logt: Float64Array, rng: UInt64Array,
@@ -337,7 +412,9 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     child to one edge at once only waste one of the two nodes.
 
     A node's stones get the pattern ``prior`` at its visit number :data:`PRIOR_AT`
-    (:func:`add_prior`; none if ``prior.visits`` is 0, nor in the game's last round).  On
+    (:func:`add_prior`; none if ``prior.visits`` is 0, nor in the game's last round), and
+    the network's at its visit number ``prior.net_at`` (:func:`add_net_prior`; none
+    without a network, nor in the game's last round).  On
     a shared tree the count includes the other threads' virtual losses, so a node may get
     its prior twice or not at all: a little more or less guidance, never a wrong tree.
 
@@ -385,6 +462,8 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     # pattern's guess about groups still to grow would only blur the margins between wins.
     last_round = 2 * players * players
     weight_of = np.empty(ncell, dtype=np.float64)
+    use_net = prior.net_at >= 0.0
+    x = np.empty((ncell if use_net else 0, FEATURES), dtype=np.float32)
     for _ in range(iterations):
         board[:] = board0
         ncur = n_empty0
@@ -400,6 +479,13 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
             best = first
             if use_prior and node_n[node] == PRIOR_AT and ncur >= last_round:
                 add_prior(tree, node, board, prior, k, k == turn, weight_of)
+            if use_net and node_n[node] == prior.net_at and ncur >= last_round:
+                value = add_net_prior(tree, node, board, prior, k, turn, players, x)
+                if depth > 0 and prior.net_value > 0.0:
+                    # The value as simulations of the edge into this node, for its mover.
+                    into = path_edge[depth - 1]
+                    e_n[into] += prior.net_value
+                    e_w[into] += prior.net_value * value[(path_mover[depth - 1] - turn) % players]
             if own_tree_rave:
                 if node_n[node] == 0.0:
                     shuffle_edges(e_cell, first, last, rng)
