@@ -133,6 +133,14 @@ def test_the_network_changes_the_search_and_mcts_v2_is_todays_bot() -> None:
     assert chosen["mcts+net"] != chosen["mcts"]
     with pytest.raises(ValueError, match="net"):
         make_bot("mcts-v2:net=1")
+    # With three players mcts-v2 keeps the margin's old share (mcts now gives it 0.2).
+    three = Game(players=3, size=4)
+    plies = {}
+    for spec in ("mcts-v2:iterations=800,seed=4", "mcts:iterations=800,seed=4,margin=0.05"):
+        bot = make_bot(spec)
+        bot.choose(three)
+        plies[spec] = bot.last.plies  # type: ignore[attr-defined]
+    assert plies["mcts-v2:iterations=800,seed=4"] == plies["mcts:iterations=800,seed=4,margin=0.05"]
 
 
 def test_the_network_is_asked_only_in_games_of_the_player_counts_it_learnt() -> None:

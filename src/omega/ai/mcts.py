@@ -673,7 +673,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     prior = 0.0 if v1 else float_option(options, "prior", PRIOR_VISITS, 0.0, 10_000.0)
     prior_scale = 0.0 if v1 else float_option(options, "prior_scale", PRIOR_SCALE, 0.0, 10.0)
     paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
-    margin = None if v1 else float_option(options, "margin", None, 0.0, 1.0)
+    # mcts-v2 keeps the margin's share it had with every player count (MARGIN_WEIGHT).
+    margin = None if v1 else float_option(options, "margin", MARGIN_WEIGHT if name == "mcts-v2" else None, 0.0, 1.0)
     blunder = None if v1 else float_option(options, "blunder", None, 0.0, 1.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
@@ -736,7 +737,9 @@ def _make_mcts_v1(options: dict[str, str]) -> MctsBot:
 
 @register("mcts-v2")
 def _make_mcts_v2(options: dict[str, str]) -> MctsBot:
-    """The bot ``mcts`` as it was before the learnt network, kept to measure the
-    network's versions against (the same as ``mcts`` without ``net=1``)."""
+    """The bot ``mcts`` as it was before the learnt network and the three-player margin
+    (:func:`omega.ai.tree.margin_weight`), kept to measure the new versions against: the
+    same as ``mcts`` without ``net=1`` with two or four players, and ``margin=0.05`` with
+    three."""
     return _options("mcts-v2", options)
 
