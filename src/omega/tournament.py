@@ -143,7 +143,7 @@ def computer(level: int, seed: int, seconds: float | None) -> Bot:
     """The computer player of ``level``; with ``seconds``, its time a turn capped to that.
 
     >>> computer(3, 1, 0.05).time, computer(1, 1, 5.0).time   # never above the level's own
-    (0.05, 0.5)
+    (0.05, 1.0)
     """
     if seconds is None:
         return bot_for_level(level, seed)

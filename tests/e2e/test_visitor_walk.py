@@ -29,6 +29,7 @@ from test_accounts import PASSWORD, account_form
 from omega.ai.levels import computer_name
 from omega.names import USERNAME_RULE
 from omega.server.accounts.passwords import PASSWORD_RULE
+from omega.server.config import DEFAULT_LEVEL
 
 TABLE_URL = re.compile(r"/t/([A-Za-z0-9_-]+)$")
 
@@ -247,15 +248,15 @@ def test_the_registration_form_says_the_rules_and_page_and_server_agree(server: 
     expect(create_form.get_by_label("Anyone (an open table in the lobby)")).to_be_enabled()
     expect(create_form.locator(".guest-note")).to_be_hidden()
     expect(quick.get_by_role("button", name="Play")).to_be_enabled()
-    # A table against the computer: its name in words at the table and in My tables.
+    # A table against the computer (the default level): its name in words at the table and in My tables.
     now.get_by_role("button", name="Play the computer").click()
     create = page.get_by_role("button", name="Create table")
     create.click()
     expect(page).to_have_url(re.compile(r"/t/[A-Za-z0-9_-]+#seat="))
     table = TablePage(page)
-    expect(table.panel("Black")).to_contain_text(computer_name(2))
+    expect(table.panel("Black")).to_contain_text(computer_name(DEFAULT_LEVEL))
     table_id = table.table_id
     page.goto(server.base + "/")
     expect(page.locator(f'.account-row[data-account-table="{table_id}"]')).to_contain_text(
-        f"White with {computer_name(2)}")
+        f"White with {computer_name(DEFAULT_LEVEL)}")
     shot(page, "visitor-lobby-logged-in")

@@ -20,7 +20,7 @@ from omega.server.errors import ApiError
 from omega.server.tables.actions import ResignAction, SwapAction, TurnAction
 from omega.server.tables.decide import decide, decide_timeout
 from omega.server.tables.events import Event, Joined, payload_from
-from omega.server.tables.state import TIMEOUT, SeatConfig, TableConfig, TableState
+from omega.server.tables.state import RESIGNED_LEVEL, TIMEOUT, SeatConfig, TableConfig, TableState
 from omega.server.tables.timecontrol import TimeControl, time_control_config
 
 from .clock_server import advance
@@ -194,7 +194,7 @@ def test_with_three_players_the_seat_out_of_time_ranks_last_and_the_computer_pla
     events = decide_timeout(t, clock.now()).events
     assert [e.kind for e in events] == ["timeout"]  # two players are still in: the game goes on
     _store(t, events)
-    assert not t.over and t.computer_to_move() and t.computer_level() == 1
+    assert not t.over and t.computer_to_move() and t.computer_level() == RESIGNED_LEVEL
     assert t.due_work() == {"computer": t.play_version}
     _move(t, clock, 1, seat=None)          # the computer plays White's turn
     assert t.clock_seat() == 1

@@ -4,7 +4,7 @@
 >>> c.to, c.players, c.size, c.pie, c.rated, c.clock.text, c.level
 ('Bob', 2, 6, True, False, '5+5', None)
 >>> parse_new(b'{"to": null, "players": 3}').level   # the computer seat's level, by default
-2
+3
 >>> parse_new(b'{"to": "Bob", "rated": true}')
 Traceback (most recent call last):
 ...

@@ -47,7 +47,7 @@ def default_name(index: int, seat: SeatLike, seats: Sequence[SeatLike] = ()) -> 
 
     >>> two = (Seat("human", None), Seat("computer", 3), Seat("computer", 3))
     >>> default_name(1, two[1]), default_name(1, two[1], two), default_name(2, two[2], two)
-    ('Computer (Medium)', 'Computer 2 (Medium)', 'Computer 3 (Medium)')
+    ('Computer (Learner)', 'Computer 2 (Learner)', 'Computer 3 (Learner)')
     >>> default_name(0, Seat("human", None))
     'Player 1'
     """
