@@ -21,6 +21,7 @@ from typing import Any
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from omega import Color, Game
+from omega.ai.levels import LEVELS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
 from server.server_helpers import ServeProcess
@@ -39,6 +40,9 @@ COLORS = ["White", "Black", "Red", "Blue"]
 # search is instant; the server holds its reply for the level's think, omega.ai.levels),
 # but the first one may wait for the worker to start.
 BOT_WAIT_MS = 60_000
+#: The computer of the tests that do not look at its level: the weakest that answers at
+#: once (no think pause: the pauses of levels 1-6 added about 100 s to the suite).
+QUICK = next(lv.number for lv in LEVELS if lv.think == 0)
 # One process for computer players: a test's tables take turns, and each worker that starts
 # loads the search kernels (a second of CPU), which four workers per module would repeat.
 SERVE_ARGS = ("--ai-workers", "1")
@@ -159,7 +163,7 @@ def choose(where: Page | Locator, name: str, value: str | int) -> None:
 def create_table(page: Page, base: str, players: int = 2, seats: list[str | int] | None = None,
                  pie: bool = False, size: int = 5, name: str = "Ann", me: int = 0) -> TablePage:
     """Create a table through the lobby form. ``seats``: "human" or a computer level per seat."""
-    seats = seats or ["human"] + [1] * (players - 1)
+    seats = seats or ["human"] + [QUICK] * (players - 1)
     page.goto(base + "/")
     page.get_by_label("Your name").fill(name)
     choose(page, "players", players)

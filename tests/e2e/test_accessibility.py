@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 import pytest
-from omega_page import ROOT, Contexts, Server, create_table
+from omega_page import QUICK, ROOT, Contexts, Server, create_table
 from playwright.sync_api import Page, expect
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -42,7 +42,7 @@ def test_no_serious_violation_on_the_lobby_a_live_table_and_the_end(
     expect(page.get_by_role("button", name="Create table")).to_be_enabled()
     assert severe_violations(page) == []
 
-    table = create_table(page, server.base, players=3, seats=["human", 1, "human"])
+    table = create_table(page, server.base, players=3, seats=["human", QUICK, "human"])
     expect(page.locator(".invite-card")).to_be_visible()
     assert severe_violations(page) == []
     table.start_now()
@@ -51,7 +51,7 @@ def test_no_serious_violation_on_the_lobby_a_live_table_and_the_end(
     assert severe_violations(page) == []
 
     # A finished game: the only person at a table with a computer resigns, which ends it.
-    create_table(page, server.base, players=2, seats=["human", 1])
+    create_table(page, server.base, players=2, seats=["human", QUICK])
     page.get_by_role("button", name="Resign…").click()
     page.get_by_role("button", name="Yes, resign").click()
     expect(page.locator(".gameover")).to_be_visible(timeout=30_000)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from omega_page import BOT_WAIT_MS, Contexts, Server, TablePage, choose, create_table
+from omega_page import BOT_WAIT_MS, QUICK, Contexts, Server, TablePage, choose, create_table
 from playwright.sync_api import Page, expect
 
 
@@ -62,7 +62,7 @@ def test_a_hint_is_staged_and_can_be_changed(server: Server, contexts: Contexts)
 
 def test_no_hint_button_without_hints(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table.wait_my_turn("White")
     expect(page.locator("button.hint")).to_have_count(1)
     expect(page.locator("button.hint")).to_be_hidden()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from omega_page import COLORS, Contexts, Server, TablePage, create_table, engine_order, factors, shot
+from omega_page import COLORS, QUICK, Contexts, Server, TablePage, create_table, engine_order, factors, shot
 from playwright.sync_api import expect
 
 from omega import Color
@@ -108,12 +108,12 @@ def check_game_over(server: Server, tables: list[TablePage]) -> None:
 @pytest.mark.slow
 def test_three_players_two_humans_and_a_computer(server: Server, contexts: Contexts) -> None:
     rng = random.Random(3)
-    ann = create_table(contexts.page(), server.base, players=3, seats=["human", 1, "human"], name="Ann")
+    ann = create_table(contexts.page(), server.base, players=3, seats=["human", QUICK, "human"], name="Ann")
     [invite] = ann.invite_links()
     cy = TablePage(contexts.page())
     cy.page.goto(invite)
     expect(cy.panel("Red")).to_have_class("panel mine")
-    expect(cy.panel("Black")).to_contain_text("computer · level 1")
+    expect(cy.panel("Black")).to_contain_text(f"computer · level {QUICK}")
     expect(cy.page.locator(".panel")).to_have_count(3)
     # Red's turn in 3 players stages Red, then White, then Black.
     play_to_the_end(server, {0: ann, 2: cy}, 3, 3, rng)
@@ -138,7 +138,7 @@ def test_three_players_two_humans_and_a_computer(server: Server, contexts: Conte
 @pytest.mark.slow
 def test_four_players_two_humans_and_two_computers(server: Server, contexts: Contexts) -> None:
     rng = random.Random(4)
-    ann = create_table(contexts.page(), server.base, players=4, seats=["human", 1, 1, "human"], name="Ann")
+    ann = create_table(contexts.page(), server.base, players=4, seats=["human", QUICK, QUICK, "human"], name="Ann")
     [invite] = ann.invite_links()
     di = TablePage(contexts.page())
     di.page.goto(invite)

@@ -8,7 +8,7 @@ import random
 import re
 
 import pytest
-from omega_page import PHONE, Contexts, Server, TablePage, create_table, engine_order, shot
+from omega_page import PHONE, QUICK, Contexts, Server, TablePage, create_table, engine_order, shot
 from playwright.sync_api import Locator, Page, expect
 
 LAPTOP = {"width": 1366, "height": 800}
@@ -64,7 +64,7 @@ def test_a_table_for_friends_waits_for_them_with_the_invite_in_view(server: Serv
 def test_the_side_column_keeps_scores_and_prompt_in_view(server: Server, contexts: Contexts) -> None:
     rng = random.Random(21)
     page = contexts.page(LAPTOP)
-    table = create_table(page, server.base, players=4, seats=["human", 1, 1, 1])
+    table = create_table(page, server.base, players=4, seats=["human", QUICK, QUICK, QUICK])
     for _ in range(2):
         table.play_turn(engine_order(4, 0), rng)
     table.wait_my_turn("White")
@@ -89,7 +89,7 @@ def tap(page: Page, cell: Locator, dx: float = 0, dy: float = 0) -> None:
 def test_boards_of_side_5_8_and_10_on_a_phone_take_stones_by_taps_without_a_zoom(server: Server, contexts: Contexts) -> None:
     page = contexts.phone()
     for size in (5, 8, 10):
-        table = create_table(page, server.base, players=2, seats=["human", 1], size=size)
+        table = create_table(page, server.base, players=2, seats=["human", QUICK], size=size)
         # The header keeps the table's name and its state whole on the phone.
         head = page.locator(".topbar")
         expect(head.locator(".table-title")).to_contain_text(f"Table {table.table_id} · side {size} · 2 players")
@@ -128,7 +128,7 @@ def test_boards_of_side_5_8_and_10_on_a_phone_take_stones_by_taps_without_a_zoom
 
 def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
-    table = create_table(page, server.base, players=3, seats=["human", 1, 2])
+    table = create_table(page, server.base, players=3, seats=["human", QUICK, 2])
     table.play_turn(engine_order(3, 0), random.Random(5))
     table.wait_my_turn("White")
     page.get_by_role("button", name="Resign…").click()
@@ -145,7 +145,7 @@ def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, 
     # The seats moved one place on (alone with computers, nobody else had to accept): the
     # level-2 computer of seat 3 opens as White, I play Black, the level-1 computer Red.
     expect(rematch.panel("White")).to_contain_text("computer · level 2")
-    expect(rematch.panel("Red")).to_contain_text("computer · level 1")
+    expect(rematch.panel("Red")).to_contain_text(f"computer · level {QUICK}")
     expect(rematch.panel("Black")).to_have_class(re.compile(r"\bmine\b"))
     rematch.wait_my_turn("Black")
     page.goto(finished)
@@ -157,7 +157,7 @@ def test_the_end_says_where_i_finished_and_offers_the_next_game(server: Server, 
 def test_settings_are_kept_on_this_device(server: Server, contexts: Contexts) -> None:
     rng = random.Random(6)
     page = contexts.page()
-    table = create_table(page, server.base, players=3, seats=["human", 1, 1])
+    table = create_table(page, server.base, players=3, seats=["human", QUICK, QUICK])
     table.play_turn(engine_order(3, 0), rng)
     table.wait_my_turn("White")
     # Every turn since mine is marked with its number (the two computers' turns), mine not.
@@ -189,7 +189,7 @@ def test_settings_are_kept_on_this_device(server: Server, contexts: Contexts) ->
 
 def test_tab_and_the_arrow_keys_move_between_named_cells(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table.wait_my_turn("White")
     focused = "document.activeElement.dataset.cell || null"
     for _ in range(6):
@@ -220,7 +220,7 @@ def test_tab_and_the_arrow_keys_move_between_named_cells(server: Server, context
 
 def test_a_phone_shows_whole_names_and_no_keys(server: Server, contexts: Contexts) -> None:
     page = contexts.phone()
-    table = create_table(page, server.base, players=4, seats=["human", 1, 1, 1], name="Newcomer Longname")
+    table = create_table(page, server.base, players=4, seats=["human", QUICK, QUICK, QUICK], name="Newcomer Longname")
     name = table.panel("White").locator(".pname")
     expect(name).to_have_text("Newcomer Longname")
     assert name.evaluate("el => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight + 1")
@@ -232,7 +232,7 @@ def test_a_phone_shows_whole_names_and_no_keys(server: Server, contexts: Context
 
 def test_the_layout_does_not_jump(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table.wait_my_turn("White")
     # The replay box is there before the first move, so nothing below it moves later.
     expect(page.locator(".replay")).to_be_visible()

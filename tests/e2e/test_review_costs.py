@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from omega_page import Contexts, Server, create_table, engine_order, shot
+from omega_page import QUICK, Contexts, Server, create_table, engine_order, shot
 from playwright.sync_api import expect
 
 from omega import Color
@@ -21,7 +21,7 @@ REVIEW_WAIT_MS = 90_000  # the computer searches every position of the game
 def test_who_cost_whom_and_the_score_scale(server: Server, contexts: Contexts) -> None:
     rng = random.Random(33)
     page = contexts.page()
-    table = create_table(page, server.base, players=3, seats=["human", 1, 1], name="Ann")
+    table = create_table(page, server.base, players=3, seats=["human", QUICK, QUICK], name="Ann")
     first = table.play_turn(engine_order(3, 0), rng)
     table.wait_my_turn("White")
     # The second turn puts each colour's stone beside the first: each gains (a group of 2).

@@ -10,7 +10,7 @@ import random
 import re
 
 import pytest
-from omega_page import Contexts, Server, TablePage, create_table, engine_order, shot
+from omega_page import QUICK, Contexts, Server, TablePage, create_table, engine_order, shot
 from playwright.sync_api import expect
 from test_accessibility import severe_violations
 
@@ -21,7 +21,7 @@ REVIEW_WAIT_MS = 90_000  # the computer searches every position of the game
 def test_review_after_the_game(server: Server, contexts: Contexts) -> None:
     rng = random.Random(13)
     page = contexts.page(bypass_csp=True)  # the accessibility checker is put into the page
-    table = create_table(page, server.base, players=2, seats=["human", 1], name="Ann")
+    table = create_table(page, server.base, players=2, seats=["human", QUICK], name="Ann")
     watcher = TablePage(contexts.page())
     watcher.page.goto(f"{server.base}/t/{table.table_id}#watch={_spectator_key(table)}")
     review = page.locator("section.review")

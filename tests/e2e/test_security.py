@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from omega_page import Contexts, Server, create_table
+from omega_page import QUICK, Contexts, Server, create_table
 from playwright.sync_api import Page, expect
 
 RECORD_VIOLATIONS = """
@@ -35,7 +35,7 @@ def test_the_page_raises_no_content_security_policy_violation(server: Server, co
     assert response is not None and "script-src 'self'" in response.headers["content-security-policy"]
     expect(page.get_by_role("button", name="Create table")).to_be_visible()
     assert violations(page) == []
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table.play_turn(["White", "Black"], random.Random(3))
     table.cell("a1").hover()
     assert violations(page) == []

@@ -12,7 +12,7 @@ from contextlib import closing
 from typing import Any
 
 import pytest
-from omega_page import Contexts, Server, TablePage, create_table
+from omega_page import QUICK, Contexts, Server, TablePage, create_table
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from server.server_helpers import Socket, computer_turn
@@ -102,7 +102,7 @@ def test_turn_refused_after_a_concurrent_move_keeps_the_other_staged_stones(
 ) -> None:
     page = contexts.page()
     lag = LaggingSocket(page)
-    table = create_table(page, own_server.base, players=2, seats=["human", 1])
+    table = create_table(page, own_server.base, players=2, seats=["human", QUICK])
     table.wait_my_turn("White")
     expect(page.locator(".conn")).to_have_attribute("data-state", "live")
     lag.hold()

@@ -7,7 +7,7 @@ import random
 import re
 
 import pytest
-from omega_page import Contexts, Server, TablePage, create_table, engine_order, factors, group_digits
+from omega_page import QUICK, Contexts, Server, TablePage, create_table, engine_order, factors, group_digits
 from playwright.sync_api import expect
 
 from omega import Color, Game
@@ -23,7 +23,7 @@ def outline_edges(game: Game, cells: frozenset[str] | set[str]) -> int:
 @pytest.mark.slow
 def test_hover_outlines_a_group_and_a_players_groups(server: Server, contexts: Contexts) -> None:
     rng = random.Random(8)
-    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", QUICK])
     for _ in range(4):
         table.play_turn(["White", "Black"], rng)
     table.wait_my_turn()
@@ -65,7 +65,7 @@ def test_hover_outlines_a_group_and_a_players_groups(server: Server, contexts: C
 
 def test_spectator_sees_moves_live_but_cannot_act(server: Server, contexts: Contexts) -> None:
     rng = random.Random(9)
-    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", QUICK])
     link = table.spectator_link()
     watcher = TablePage(contexts.page())
     watcher.page.goto(link)
@@ -89,7 +89,7 @@ def test_spectator_sees_moves_live_but_cannot_act(server: Server, contexts: Cont
 
 def test_reload_mid_turn_keeps_the_game_and_the_staged_stone(server: Server, contexts: Contexts) -> None:
     rng = random.Random(10)
-    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", QUICK, QUICK])
     table.play_turn(engine_order(3, 0), rng)
     table.wait_my_turn("White")
     stones = table.stones()
@@ -169,7 +169,7 @@ def test_tie_break_is_explained(server: Server, contexts: Contexts) -> None:
 
 def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
     made = contexts.page()
-    create_table(made, server.base, players=2, seats=["human", 1])
+    create_table(made, server.base, players=2, seats=["human", QUICK])
     # A first visit: a new context, whose cache is empty (a reload would count what the
     # browser kept from the first load as nothing).
     page = contexts.page()
@@ -197,7 +197,7 @@ def test_first_load_is_small(server: Server, contexts: Contexts) -> None:
 def test_long_press_on_a_touch_screen_outlines_the_group(server: Server, contexts: Contexts) -> None:
     rng = random.Random(12)
     page = contexts.phone()
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table.cell("e5").tap()
     table.cell("i9").tap()
     expect(table.cell("i9")).to_have_attribute("data-staged", "Black")
@@ -223,7 +223,7 @@ def test_long_press_on_a_touch_screen_outlines_the_group(server: Server, context
 
 def test_resigning_ranks_the_colour_last(server: Server, contexts: Contexts) -> None:
     rng = random.Random(13)
-    table = create_table(contexts.page(), server.base, players=2, seats=["human", 1])
+    table = create_table(contexts.page(), server.base, players=2, seats=["human", QUICK])
     table.play_turn(["White", "Black"], rng)
     table.page.get_by_role("button", name="Resign…").click()
     table.page.get_by_role("button", name="Yes, resign").click()
@@ -241,7 +241,7 @@ def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts
     """Ann resigns at a table of two people and a computer: the computer plays her colour on
     at level 1 while Bo plays his, and the board fills as the rules need."""
     rng = random.Random(14)
-    table = create_table(contexts.page(), server.base, players=3, seats=["human", "human", 1])
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", "human", QUICK])
     bo = TablePage(contexts.page())
     bo.page.goto(table.invite_links()[0])
     table.play_turn(engine_order(3, 0), rng)
@@ -263,7 +263,7 @@ def test_a_resigned_colour_is_played_on_by_the_computer(server: Server, contexts
 def test_with_no_person_left_the_game_ends_at_once(server: Server, contexts: Contexts) -> None:
     """The only person resigns: the computers do not play on among themselves."""
     rng = random.Random(15)
-    table = create_table(contexts.page(), server.base, players=3, seats=["human", 1, 1])
+    table = create_table(contexts.page(), server.base, players=3, seats=["human", QUICK, QUICK])
     table.play_turn(engine_order(3, 0), rng)
     table.wait_my_turn("White")
     table.page.get_by_role("button", name="Resign…").click()
@@ -279,7 +279,7 @@ def test_with_no_person_left_the_game_ends_at_once(server: Server, contexts: Con
 
 def test_links_that_cannot_open_a_table_say_why(server: Server, contexts: Contexts) -> None:
     page = contexts.page()
-    table = create_table(page, server.base, players=2, seats=["human", 1])
+    table = create_table(page, server.base, players=2, seats=["human", QUICK])
     table_id = table.table_id
     # A bare table address on this device reopens it with the remembered link ...
     page.goto(f"{server.base}/t/{table_id}")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 import httpx
-from omega_page import Contexts, Server, TablePage, create_table, shot
+from omega_page import QUICK, Contexts, Server, TablePage, create_table, shot
 from playwright.sync_api import Page, expect
 from test_accounts import PASSWORD, account_form
 
@@ -141,9 +141,9 @@ def test_back_to_the_lobby_after_a_match_and_a_rematch_then_log_out_at_the_table
 
 def test_a_pasted_link_opens_the_table_and_the_chat_counts_what_is_left(server: Server, contexts: Contexts) -> None:
     host_page, visitor_page = contexts.page(), contexts.phone()
-    host = create_table(host_page, server.base, players=3, seats=["human", "human", 1], name="Host")
+    host = create_table(host_page, server.base, players=3, seats=["human", "human", QUICK], name="Host")
     # The computer is named by its level in words, the same as the server names it.
-    expect(host.panel("Red")).to_contain_text(computer_name(1))
+    expect(host.panel("Red")).to_contain_text(computer_name(QUICK))
     expect(host.panel("Red")).not_to_contain_text(", level")
     invite = host.invite_links()[0]
     watch = host.spectator_link()
