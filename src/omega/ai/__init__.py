@@ -44,7 +44,7 @@ def _load_optional_bots() -> None:
     # The search bots need NumPy and Numba; import them on first use only.
     import importlib
 
-    for module in ("omega.ai.greedy", "omega.ai.mcts"):
+    for module in ("omega.ai.greedy", "omega.ai.mcts_specs"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as e:

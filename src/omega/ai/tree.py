@@ -464,6 +464,7 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
     weight_of = np.empty(ncell, dtype=np.float64)
     use_net = prior.net_at >= 0.0
     x = np.empty((ncell if use_net else 0, FEATURES), dtype=np.float32)
+    me = root_turn % players  # the searching player (paranoid's reference)
     for _ in range(iterations):
         board[:] = board0
         ncur = n_empty0
@@ -555,7 +556,6 @@ def run_iterations(tree: Tree, alloc: Int64Array, root_w: Float64Array, board0: 
             for c in range(players):
                 for i in range(ncell):
                     hit_of[c, i] = board[i] == c
-        me = root_turn % players
         for d in range(depth):
             node = path_node[d]
             f = path_edge[d]
