@@ -113,7 +113,7 @@ def test_an_arena_in_waves_counts_streaks(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.parametrize(("args", "message"), [
     (["--players", "5"], "omega tournament: argument --players: players must be from 2 to 4, got 5"),
     (["--format", "knockout"], "omega tournament: unknown tournament format 'knockout'; choose one of swiss"),
-    (["--levels", "0-7", "--rounds", "3"], "omega tournament: level must be from 1 to 12, got 0"),
+    (["--levels", "0-7", "--rounds", "3"], "omega tournament: level must be from 1 to 16, got 0"),
     (["--levels", "hard", "--rounds", "3"], "omega tournament: levels must be like 1-5, 3 or 1,3,5"),
     (["--rounds", "0"], "omega tournament: argument --rounds: '0' must be at least 1"),
     ([], "omega tournament: a Swiss needs --rounds (its rounds)"),

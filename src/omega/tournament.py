@@ -83,7 +83,7 @@ def parse_levels(text: str) -> list[int]:
     >>> parse_levels("0-3")
     Traceback (most recent call last):
     ...
-    ValueError: level must be from 1 to 12, got 0
+    ValueError: level must be from 1 to 16, got 0
     """
     out: list[int] = []
     for part in text.split(","):

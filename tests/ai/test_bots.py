@@ -149,7 +149,7 @@ def test_levels_and_names() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("mcts:level=0", "level must be from 1 to 12"),
+        ("mcts:level=0", "level must be from 1 to 16"),
         ("mcts:iterations=lots", "iterations='lots' must be a whole number"),
         ("mcts:time=-1", "time must be from"),
         ("mcts:depth=3", "has no option depth"),

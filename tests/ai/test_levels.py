@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from omega.ai import LEVELS, MAX_LEVEL, MIN_LEVEL, level
-from omega.ai.levels import RENUMBERED, STAND_IN_LEVEL, Level, level_rating, nearest_level
+from omega.ai.levels import RENUMBERED, RENUMBERED_TWELVE, STAND_IN_LEVEL, Level, level_rating, nearest_level
 
 AI_DOC = Path(__file__).resolve().parents[2] / "docs" / "ai.md"
 
@@ -37,6 +37,13 @@ def test_old_level_numbers_move_to_the_level_of_the_same_budget() -> None:
     assert {old: level(new).iterations for old, new in RENUMBERED.items()} == old_budgets
     assert all(level(new).blunder == 0 for new in RENUMBERED.values())
     assert level(STAND_IN_LEVEL).iterations == old_budgets[1]  # the old level 1 stands in
+
+
+def test_the_twelve_levels_move_to_the_level_of_the_same_budget() -> None:
+    twelve = [1, 2, 8, 10, 30, 100, 300, 600, 1_500, 4_000, 25_000, 300_000]  # 2026-12-06-ten-levels.md
+    assert [level(RENUMBERED_TWELVE[old]).iterations for old in range(1, 13)] == twelve
+    # The beginners keep their numbers, and with them their blunders.
+    assert all(RENUMBERED_TWELVE[old] == old and level(old).blunder > 0 for old in (1, 2, 3))
 
 
 def test_the_nearest_level_to_a_rating() -> None:

@@ -72,7 +72,7 @@ def test_seats_default_names_are_shown_in_the_readers_language(server: Server, c
     page = contexts.page(locale="de-DE")
     made = page.request.post(server.base + "/api/tables", headers={"origin": server.base},
                              data={"players": 3, "seats": [{"kind": "human"}, {"kind": "human"},
-                                                           {"kind": "computer", "level": 5}]}).json()
+                                                           {"kind": "computer", "level": 6}]}).json()
     page.goto(f"{server.base}/t/{made['id']}#seat={made['token']}")
     names = page.locator(".panels .pname")
     expect(names).to_have_text(["Spieler 1", "Spieler 2", "Computer (Leicht)"])

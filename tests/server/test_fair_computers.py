@@ -9,6 +9,8 @@ import time
 
 import pytest
 
+from omega.ai.levels import MAX_LEVEL
+from omega.server.config import LEVEL_RANGE, is_quick_level
 from omega.server.work.computers import FairSlots
 
 from .server_helpers import Api, error_code, first_steps, make_server
@@ -18,12 +20,12 @@ def test_strong_computer_games_of_one_owner_are_capped_at_creation(sqlite_url: s
     live = make_server(sqlite_url)
     api = Api(live.url)
     try:
-        strong = [{"kind": "human"}] + [{"kind": "computer", "level": 12}] * 3
+        strong = [{"kind": "human"}] + [{"kind": "computer", "level": MAX_LEVEL}] * 3
         t = api.create(players=4, size=10, seats=strong)  # 15 of the 20 worker-seconds a round
         refused = api.http.post("/api/tables", json={"players": 4, "size": 10, "seats": strong})
         assert refused.status_code == 429 and error_code(refused) == "too_many_computer_games"
         # Quick levels take nobody's share.
-        api.create(players=2, size=10, seats=[{"kind": "human"}, {"kind": "computer", "level": 10}])
+        api.create(players=2, size=10, seats=[{"kind": "human"}, {"kind": "computer", "level": max(n for n in LEVEL_RANGE if is_quick_level(n))}])
         r = api.act(t["id"], t["token"], {"type": "resign"})
         assert r.status_code == 200, r.text
         api.create(players=4, size=10, seats=strong)  # the finished game no longer counts

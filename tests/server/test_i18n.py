@@ -90,7 +90,7 @@ def test_a_refusal_keeps_its_code_and_speaks_the_readers_language(server: LiveSe
     assert (error_code(r), r.json()["error"]["message"]) == ("illegal_move", "das Feld e5 ist von Weiß besetzt")
     # A seat's default name is sent as a message too, for the page to show in its language;
     # a name the player writes replaces it.
-    seats = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 5}])["state"]["seats"]
+    seats = api.create(players=2, seats=[{"kind": "human"}, {"kind": "computer", "level": 6}])["state"]["seats"]
     assert [(s["name"], s["name_text"]) for s in seats] == [
         ("Player 1", {"id": "Player {number}", "params": {"number": 1}}),
         ("Computer (Easy)", {"id": "Computer ({level})", "params": {"level": {"id": "Easy", "params": {}}}})]

@@ -212,7 +212,7 @@ def next_rematch(sock: Socket) -> dict[str, Any]:
 
 def test_a_rematch_proposed_and_accepted_moves_every_page_to_the_new_table(site: LiveServer, client: Api) -> None:
     t = finished(client, players=3, name="Ann", seats=[{"kind": "human"}, {"kind": "human"},
-                                                       {"kind": "computer", "level": 5}])
+                                                       {"kind": "computer", "level": 6}])
     client.http.post(f"/api/tables/{t['id']}/name", json={"name": "Bob"},
                      headers={"authorization": f"Bearer {t['invites']['1']}"})
     ann = opened(site, t["id"], t["token"])
@@ -237,7 +237,7 @@ def test_a_rematch_proposed_and_accepted_moves_every_page_to_the_new_table(site:
     assert client.state(new_id, t["spectator_key"])["you"] == {"seat": None}
     assert (new["players"], new["size"], new["pie_rule"], new["status"]) == (3, 5, False, "playing")
     assert [(s["kind"], s["level"], s["name"]) for s in new["seats"]] == [
-        ("computer", 5, "Computer (Easy)"), ("human", None, "Ann"), ("human", None, "Bob")]
+        ("computer", 6, "Computer (Easy)"), ("human", None, "Ann"), ("human", None, "Bob")]
     # The old table stays as it was, and says where its rematch went to pages that come later.
     late = Socket(site.ws_url, t["id"], t["invites"]["1"])
     assert late.until(lambda m: m["type"] == "rematch")["rematch"]["table"] == {"id": new_id, "seat": 2}

@@ -160,7 +160,7 @@ def test_restart_rebuilds_every_table(db_url: str) -> None:
 def test_computer_seats_have_distinct_stable_names(sqlite_url: str) -> None:
     """Two computers of one level at a table are told apart, and keep their names on restart."""
     seats = [{"kind": "human"}, {"kind": "computer", "level": 1}, {"kind": "computer", "level": 1},
-             {"kind": "computer", "level": 10}]
+             {"kind": "computer", "level": 13}]
     names = []
     for _ in range(2):  # the second server is a restart on the same database
         live = make_server(sqlite_url, bot=None)

@@ -54,7 +54,7 @@ def named_as_today(info: dict[str, Any]) -> dict[str, Any]:
     """A fixture table with its computers named as seats name them now (by their level in
     words, ``computer_name``; before, "Computer 2, level 1"): names are derived from the
     table's settings, not stored, so an old table shows today's; and its computers at the
-    levels of the same budget today (migration 0026, ``RENUMBERED``); nothing else changes."""
+    levels of the same budget today (migrations 0026 and 0027, ``RENUMBERED``); nothing else changes."""
     levels = Counter(level for _seat, level in set(OLD_COMPUTER.findall(info["record_txt"])))
 
     def today(m: re.Match[str]) -> str:

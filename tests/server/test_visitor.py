@@ -90,16 +90,16 @@ def test_computers_are_named_by_their_level_everywhere(site: LiveServer, people:
     # A table of Ann's with two computers of one level and one of another.
     r = ann.post("/api/tables", {"players": 4, "size": 5, "seats": [
         {"kind": "human"}, {"kind": "computer", "level": 1}, {"kind": "computer", "level": 1},
-        {"kind": "computer", "level": 5}], "name": "Ann"})
+        {"kind": "computer", "level": 6}], "name": "Ann"})
     assert r.status_code == 201, r.text
     table_id = r.json()["id"]
     named = [s["name"] for s in state_of(ann, table_id)["seats"]]
     assert named == ["Ann", "Computer 2 (Beginner)", "Computer 3 (Beginner)", "Computer (Easy)"]
-    assert computer_name(5) == f"Computer ({level(5).name})"
+    assert computer_name(6) == f"Computer ({level(6).name})"
     # The account's list names them the same (people by their usernames).
     mine = next(t for t in ann.get("/api/account/tables").json()["tables"] if t["id"] == table_id)
     assert [s["name"] for s in mine["seats"]] == [None, *named[1:]]
     # An open table of the lobby with a computer lists it by the same name.
-    listed = open_table(ann, players=3, seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "computer", "level": 7}])
+    listed = open_table(ann, players=3, seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "computer", "level": 10}])
     row = next(t for t in ann.get("/api/lobby").json()["tables"] if t["id"] == listed["id"])
     assert [s.get("name") for s in row["seats"]] == [None, None, "Computer (Medium)"]

@@ -12,15 +12,16 @@ it think.
 
 Each level was measured against the one below it, and each has a ``rating`` on the site's
 display scale (docs/ratings.md) with its 95% interval ``rating_low`` to ``rating_high``:
-``docs/measured/2026-12-06-ten-levels.md``.  The numbers changed meaning on 2026-12-06 (five
-levels became twelve); migration 0026 moved every stored computer seat (finished tables'
-too, so their records still name the computer played) to the level of the same budget
-(:data:`RENUMBERED`).
+``docs/measured/2026-12-06-sixteen-levels.md``.  The numbers changed meaning twice on 2026-12-06
+(five levels became twelve, then sixteen to split the steepest steps); migrations 0026 and
+0027 moved every stored computer seat (finished tables' too, so their records still name the
+computer played) to the level of the same budget (:data:`RENUMBERED`,
+:data:`RENUMBERED_TWELVE`).
 
 This module is plain data (no NumPy, no Numba), so the server can import it cheaply.
 
->>> level(10).iterations, level(10).seconds, MIN_LEVEL, MAX_LEVEL
-(4000, 2.0, 1, 12)
+>>> level(13).iterations, level(13).seconds, MIN_LEVEL, MAX_LEVEL
+(4000, 2.0, 1, 16)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from omega.i18n import N_, Message
 from omega.i18n import translatable as _
 
-__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "RENUMBERED", "STAND_IN_LEVEL", "Level", "level", "computer_name",
+__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "RENUMBERED", "RENUMBERED_TWELVE", "STAND_IN_LEVEL", "Level", "level", "computer_name",
            "level_rating", "nearest_level"]
 
 
@@ -61,33 +62,44 @@ class Level:
 #: Every level, weakest first, numbered from 1 without gaps.
 LEVELS: tuple[Level, ...] = (
     Level(1, 1, 1.0, N_("Beginner"), N_("knows the rules, and often puts stones down without a plan"), blunder=0.7,
-          think=0.8, rating=701, rating_low=620, rating_high=782),
+          think=0.8, rating=702, rating_low=621, rating_high=783),
     Level(2, 2, 1.0, N_("Novice"), N_("grows its groups, with some careless stones"), blunder=0.3, think=0.8,
-          rating=910, rating_low=852, rating_high=968),
+          rating=912, rating_low=854, rating_high=971),
     Level(3, 8, 1.0, N_("Learner"), N_("looks at a few turns, and still slips"), blunder=0.3, think=0.8,
           rating=1000, rating_low=1000, rating_high=1000),
     Level(4, 10, 1.0, N_("Casual"), N_("plays what looks best right now"), think=0.4,
-          rating=1176, rating_low=1111, rating_high=1241),
-    Level(5, 30, 1.0, N_("Easy"), N_("looks a little ahead; still easy to outplay"), think=0.4,
-          rating=1516, rating_low=1409, rating_high=1622),
-    Level(6, 100, 1.0, N_("Steady"), N_("reads a few turns ahead and rarely gives a group away"), think=0.4,
-          rating=1980, rating_low=1817, rating_high=2144),
-    Level(7, 300, 1.0, N_("Medium"), N_("a fair test for a regular player"),
-          rating=2318, rating_low=2135, rating_high=2502),
-    Level(8, 600, 1.0, N_("Skilled"), N_("plans its groups and blocks yours"),
-          rating=2440, rating_low=2250, rating_high=2630),
-    Level(9, 1_500, 1.5, N_("Advanced"), N_("a fair test for an experienced player"),
-          rating=2647, rating_low=2449, rating_high=2845),
-    Level(10, 4_000, 2.0, N_("Hard"), N_("searches deeply and punishes loose play"),
-          rating=2816, rating_low=2611, rating_high=3022),
-    Level(11, 25_000, 3.0, N_("Expert"), N_("searches deeper still, and rarely lets a chance go"),
-          rating=3114, rating_low=2894, rating_high=3333),
-    Level(12, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns"),
-          rating=3393, rating_low=3159, rating_high=3626),
+          rating=1187, rating_low=1127, rating_high=1247),
+    Level(5, 18, 1.0, N_("Friendly"), N_("looks one turn ahead, and forgives a mistake or two"), think=0.4,
+          rating=1323, rating_low=1250, rating_high=1396),
+    Level(6, 30, 1.0, N_("Easy"), N_("looks a little ahead; still easy to outplay"), think=0.4,
+          rating=1497, rating_low=1419, rating_high=1574),
+    Level(7, 55, 1.0, N_("Keen"), N_("starts to read your groups as well as its own"), think=0.4,
+          rating=1783, rating_low=1683, rating_high=1883),
+    Level(8, 100, 1.0, N_("Steady"), N_("reads a few turns ahead and rarely gives a group away"), think=0.4,
+          rating=1910, rating_low=1808, rating_high=2012),
+    Level(9, 170, 1.0, N_("Solid"), N_("builds sound groups and seldom leaves one open"),
+          rating=2077, rating_low=1965, rating_high=2190),
+    Level(10, 300, 1.0, N_("Medium"), N_("a fair test for a regular player"),
+          rating=2239, rating_low=2123, rating_high=2354),
+    Level(11, 600, 1.0, N_("Skilled"), N_("plans its groups and blocks yours"),
+          rating=2364, rating_low=2240, rating_high=2489),
+    Level(12, 1_500, 1.5, N_("Advanced"), N_("a fair test for an experienced player"),
+          rating=2578, rating_low=2441, rating_high=2714),
+    Level(13, 4_000, 2.0, N_("Hard"), N_("searches deeply and punishes loose play"),
+          rating=2706, rating_low=2561, rating_high=2851),
+    Level(14, 10_000, 2.5, N_("Strong"), N_("searches long, and few players beat it"),
+          rating=2847, rating_low=2695, rating_high=2999),
+    Level(15, 25_000, 3.0, N_("Expert"), N_("searches deeper still, and rarely lets a chance go"),
+          rating=3024, rating_low=2868, rating_high=3179),
+    Level(16, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns"),
+          rating=3301, rating_low=3125, rating_high=3477),
 )
 
-#: The five levels before 2026-12-06, as the levels of the same budget now (old: new).
-RENUMBERED: dict[int, int] = {1: 4, 2: 8, 3: 10, 4: 11, 5: 12}
+#: Earlier numberings, each level as the level of the same budget now (old: new): the five
+#: levels before 2026-12-06 (migrations 0026 and 0027 together) and the twelve of
+#: 2026-12-06 (migration 0027), whose steepest steps the four new levels split.
+RENUMBERED: dict[int, int] = {1: 4, 2: 11, 3: 13, 4: 15, 5: 16}
+RENUMBERED_TWELVE: dict[int, int] = {1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 7: 10, 8: 11, 9: 12, 10: 13, 11: 15, 12: 16}
 
 #: The level the computer plays a resigned player's seat at (3 and 4 players), and the level
 #: tried when a stronger one misses its deadline: answers at once, and plays sensibly.
@@ -100,12 +112,12 @@ MAX_LEVEL = LEVELS[-1].number
 def level(number: int) -> Level:
     """The level numbered ``number``; ValueError if there is none.
 
-    >>> level(12).name
+    >>> level(16).name
     'Strongest'
-    >>> level(13)
+    >>> level(17)
     Traceback (most recent call last):
     ...
-    ValueError: level must be from 1 to 12, got 13
+    ValueError: level must be from 1 to 16, got 17
     """
     for found in LEVELS:
         if found.number == number:
@@ -119,8 +131,8 @@ def computer_name(number: int, seat: int | None = None) -> Message:
     name in words.  ``seat`` (its seat's number, from 1) tells apart two computers of one
     level at a table; a level no longer known reads as its number.
 
-    >>> computer_name(1), computer_name(5, seat=3), computer_name(13)
-    ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 13)')
+    >>> computer_name(1), computer_name(6, seat=3), computer_name(17)
+    ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 17)')
     """
     known = next((Message(lv.name) for lv in LEVELS if lv.number == number), None)
     word = known if known is not None else _("level {number}", number=number)
@@ -140,6 +152,6 @@ def nearest_level(rating: float) -> int:
     """The level whose rating is nearest ``rating`` (the weaker of two as near).
 
     >>> nearest_level(0), nearest_level(10_000)
-    (1, 12)
+    (1, 16)
     """
     return min(LEVELS, key=lambda lv: (abs(lv.rating - rating), lv.number)).number

@@ -31,8 +31,8 @@ DEFAULT_SIZE = 5
 DEFAULT_LEVEL = 3
 
 #: A level searching at most this many iterations a turn is *quick*: it answers in tens of
-#: milliseconds on any board (levels 1 to 10; level 11 takes about a second on side 10 and
-#: level 12 two), so its turns have a worker of their own (``work.computers.FairSlots``)
+#: milliseconds on any board (levels 1 to 13; level 15 takes about a second on side 10 and
+#: level 16 two), so its turns have a worker of their own (``work.computers.FairSlots``)
 #: and do not count towards an owner's computer load.
 QUICK_ITERATIONS = 4_000
 
@@ -42,7 +42,7 @@ def is_quick_level(number: int) -> bool:
     :data:`QUICK_ITERATIONS`).
 
     >>> [n for n in LEVEL_RANGE if is_quick_level(n)]
-    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
     """
     return level(number).iterations <= QUICK_ITERATIONS
 
@@ -50,13 +50,13 @@ def is_quick_level(number: int) -> bool:
 def computer_load(seats: list[tuple[int, int]]) -> float:
     """Seconds of a worker's time the computer seats ``(size, level)`` may take in one round
     of turns at most: each slow level's time cap, times the board's side over the largest
-    side (a smaller board ends its search sooner: level 12 took 0.8 s a turn on side 5
+    side (a smaller board ends its search sooner: level 16 took 0.8 s a turn on side 5
     against 2.0 s on side 10).  Quick levels count nothing.  What one owner may have going
     at once is capped (``Limits.computer_load``).
 
-    >>> computer_load([(10, 12), (10, 12), (10, 12)])   # three level-12 players on side 10
+    >>> computer_load([(10, 16), (10, 16), (10, 16)])   # three level-16 players on side 10
     15.0
-    >>> computer_load([(5, 12), (10, 11), (10, 1)])
+    >>> computer_load([(5, 16), (10, 15), (10, 1)])
     5.5
     """
     return sum(level(n).seconds * size / TABLE_SIZES[-1] for size, n in seats if not is_quick_level(n))

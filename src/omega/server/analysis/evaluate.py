@@ -73,7 +73,7 @@ WAIT = 10.0
 KEEP = timedelta(days=1)
 
 #: The computer level whose search budget an evaluation has (simulations, and a time cap).
-EVAL_LEVEL = 11
+EVAL_LEVEL = 15
 #: Evaluations of one owner waiting for a worker or searching at once (past it: ``busy``).
 PER_OWNER = 2
 #: Positions whose evaluation a process keeps (the least recently asked go first).
