@@ -86,13 +86,13 @@ LEVELS: tuple[Level, ...] = (
     Level(12, 1_500, 1.5, N_("Advanced"), N_("a fair test for an experienced player"),
           rating=2578, rating_low=2441, rating_high=2714),
     Level(13, 4_000, 2.0, N_("Hard"), N_("searches deeply and punishes loose play"),
-          rating=2706, rating_low=2561, rating_high=2851),
+          rating=2706, rating_low=2561, rating_high=2850),
     Level(14, 10_000, 2.5, N_("Strong"), N_("searches long, and few players beat it"),
-          rating=2847, rating_low=2695, rating_high=2999),
+          rating=2852, rating_low=2700, rating_high=3003),
     Level(15, 25_000, 3.0, N_("Expert"), N_("searches deeper still, and rarely lets a chance go"),
-          rating=3024, rating_low=2868, rating_high=3179),
+          rating=3017, rating_low=2862, rating_high=3172),
     Level(16, 300_000, 5.0, N_("Strongest"), N_("thinks longest, on two cores, and remembers its analysis between turns"),
-          rating=3301, rating_low=3125, rating_high=3477),
+          rating=3271, rating_low=3102, rating_high=3441),
 )
 
 #: Earlier numberings, each level as the level of the same budget now (old: new): the five
