@@ -19,7 +19,6 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
-    ValidationError,
     field_validator,
 )
 
@@ -27,7 +26,7 @@ from omega.i18n import translatable as _
 from omega.names import check_name
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, bad_request
+from omega.server.infra.bodies import Strict, parse
 from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, TurnAction
 from omega.server.tables.timecontrol import TimeControl
 
@@ -174,10 +173,7 @@ _client = TypeAdapter(ClientMessage)
 
 def parse_create(body: bytes) -> CreateTable:
     """The create-table request, checked as a whole (seats, creator seat, pie rule)."""
-    try:
-        req = _create.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    req = parse(_create, body)
     if req.pie_rule and req.players != 2:
         raise ApiError("bad_request", _("bad request: the pie rule is a 2-player option"))
     seats: list[HumanSeat | ComputerSeat] = (
@@ -199,18 +195,12 @@ def parse_create(body: bytes) -> CreateTable:
 
 def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody | _ClaimBody:
     """``POST /api/tables/{id}/actions``."""
-    try:
-        return _action.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_action, body)
 
 
 def parse_name(body: bytes) -> str:
     """``POST /api/tables/{id}/name``: the new display name."""
-    try:
-        return _name_body.validate_json(body).name
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_name_body, body).name
 
 
 def parse_links(body: bytes) -> LinksBody:
@@ -219,10 +209,7 @@ def parse_links(body: bytes) -> LinksBody:
     >>> parse_links(b'{"spectator": true}')
     LinksBody(invites=False, spectator=True)
     """
-    try:
-        req = _links_body.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    req = parse(_links_body, body)
     if not (req.invites or req.spectator):
         raise ApiError("bad_request", _("bad request: ask for new invites, a new spectator link, or both"))
     return req
@@ -230,10 +217,7 @@ def parse_links(body: bytes) -> LinksBody:
 
 def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage | RematchMessage:
     """A message a WebSocket client sent."""
-    try:
-        return _client.validate_json(text)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_client, text)
 
 
 def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInner | _SwapInner | _ResignInner
