@@ -36,6 +36,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import (
+    ColumnElement,
     delete,
     func,
     insert,
@@ -535,27 +536,22 @@ class RatingStore:
     def flags(self, limit: int, before: int | None = None) -> list[dict[str, Any]]:
         """The newest fair-play flags (before flag id ``before``), for a moderator: which
         accounts, at which table, why, when."""
-        other = aliased(UserRow)
-        query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
-                        UserRow.username, other.username.label("other"))
-                 .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
-                 .order_by(FairPlayFlagRow.id.desc()).limit(limit))
-        if before is not None:
-            query = query.where(FairPlayFlagRow.id < before)
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
-            conn.rollback()
-        return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
-                 "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+        return self._flags(limit, None if before is None else FairPlayFlagRow.id < before)
 
     def flags_of(self, user_id: int, limit: int) -> list[dict[str, Any]]:
         """The newest fair-play flags that name ``user_id`` (either side), as :meth:`flags`."""
+        return self._flags(limit, or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))
+
+    def _flags(self, limit: int, where: ColumnElement[bool] | None) -> list[dict[str, Any]]:
+        # The one query and form of a flag list (those ``where`` picks): both accounts' names,
+        # newest first.
         other = aliased(UserRow)
         query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
                         UserRow.username, other.username.label("other"))
                  .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
-                 .where(or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))
                  .order_by(FairPlayFlagRow.id.desc()).limit(limit))
+        if where is not None:
+            query = query.where(where)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
             conn.rollback()
