@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from omega.server.infra.groups import leave
 from omega.server.infra.patch import diff
 
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "Publisher", "pack", "entries",
@@ -151,11 +152,7 @@ class Hub:
 
     def remove(self, sub: Subscriber) -> None:
         """Forget a closed socket."""
-        subs = self._subs.get(sub.table_id)
-        if subs is not None:
-            subs.discard(sub)
-            if not subs:
-                del self._subs[sub.table_id]
+        leave(self._subs, sub.table_id, sub)
 
     def has(self, table_id: str) -> bool:
         """Whether any socket of this process watches ``table_id``."""
