@@ -25,7 +25,6 @@ too far behind
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -35,6 +34,7 @@ from typing import Any
 
 from omega.server.infra.groups import leave
 from omega.server.infra.patch import diff
+from omega.server.infra.tasks import stop_task
 
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "Publisher", "pack", "entries",
            "CHANNEL", "WORK_TAG", "PUBLISH_WINDOW"]
@@ -344,10 +344,7 @@ class PgListener:
 
     async def stop(self) -> None:
         """Stop listening."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def _run(self) -> None:
         import psycopg

@@ -31,7 +31,6 @@ content always comes from the database and a lost notification costs only latenc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
@@ -49,6 +48,7 @@ from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
 from omega.server.infra.limits import Limits
+from omega.server.infra.tasks import stop_task
 from omega.server.lobby.models import OpeningRow
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import TableCore
@@ -266,10 +266,7 @@ class LobbyFeed:
 
     async def stop(self) -> None:
         """Stop the task (at shutdown)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def _pump(self) -> None:
         # One reader at a time: a summary read after a change is never overtaken by one
