@@ -38,6 +38,8 @@ __all__ = [
 
 RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Cell = Annotated[str, StringConstraints(min_length=1, max_length=4)]
+#: The version of the table the client saw when it asked (a move made since: ``stale_version``).
+Version = Annotated[int, Field(ge=0)]
 
 
 class HumanSeat(Strict):
@@ -79,28 +81,21 @@ class _TurnBody(Strict):
     type: Literal["turn"]
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
     request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+    version: Version | None = None
 
 
-class _SwapBody(Strict):
-    type: Literal["swap"]
+class _BareBody(Strict):
+    # The actions that take nothing but their type.
+    type: Literal["swap", "resign", "claim"]
     request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+    version: Version | None = None
 
 
-class _ResignBody(Strict):
-    type: Literal["resign"]
-    request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+ActionBody = Annotated[_TurnBody | _BareBody, Field(discriminator="type")]
 
-
-class _ClaimBody(Strict):
-    type: Literal["claim"]
-    request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
-
-
-ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody | _ClaimBody, Field(discriminator="type")]
+#: The action each bare body's type asks for.
+_BARE_ACTIONS: dict[str, type[SwapAction | ResignAction | ClaimAction]] = {
+    "swap": SwapAction, "resign": ResignAction, "claim": ClaimAction}
 
 
 class NameBody(Strict):
@@ -122,23 +117,15 @@ class _TurnInner(Strict):
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
 
 
-class _SwapInner(Strict):
-    type: Literal["swap"]
-
-
-class _ResignInner(Strict):
-    type: Literal["resign"]
-
-
-class _ClaimInner(Strict):
-    type: Literal["claim"]
+class _BareInner(Strict):
+    type: Literal["swap", "resign", "claim"]
 
 
 class _WsAction(Strict):
     type: Literal["action"]
     request_id: RequestId
-    action: Annotated[_TurnInner | _SwapInner | _ResignInner | _ClaimInner, Field(discriminator="type")]
-    version: Annotated[int, Field(ge=0)] | None = None
+    action: Annotated[_TurnInner | _BareInner, Field(discriminator="type")]
+    version: Version | None = None
 
 
 class _WsPing(Strict):
@@ -193,7 +180,7 @@ def parse_create(body: bytes) -> CreateTable:
     return req
 
 
-def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody | _ClaimBody:
+def parse_action_body(body: bytes) -> _TurnBody | _BareBody:
     """``POST /api/tables/{id}/actions``."""
     return parse(_action, body)
 
@@ -220,8 +207,7 @@ def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage
     return parse(_client, text)
 
 
-def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInner | _SwapInner | _ResignInner
-              | _ClaimInner) -> Action:
+def to_action(body: _TurnBody | _BareBody | _TurnInner | _BareInner) -> Action:
     """The table action a validated body asks for.
 
     >>> to_action(parse_action_body(b'{"type": "claim", "request_id": "c1"}'))
@@ -229,8 +215,4 @@ def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInne
     """
     if isinstance(body, (_TurnBody, _TurnInner)):
         return TurnAction(cells=tuple(body.cells))
-    if isinstance(body, (_SwapBody, _SwapInner)):
-        return SwapAction()
-    if isinstance(body, (_ClaimBody, _ClaimInner)):
-        return ClaimAction()
-    return ResignAction()
+    return _BARE_ACTIONS[body.type]()
