@@ -34,7 +34,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, insert, select, update
@@ -47,6 +47,7 @@ from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.db import iso
 from omega.server.infra.limits import Limits
 from omega.server.infra.tasks import stop_task
 from omega.server.lobby.models import OpeningRow
@@ -184,10 +185,6 @@ class LobbyQuery:
             return True
         kind = TimeControl.parse(text).kind if text is not None else "untimed"
         return kind == wanted if wanted in CLOCK_KINDS else text == wanted
-
-
-def _iso(moment: datetime) -> str:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat().replace("+00:00", "Z")
 
 
 class LobbySubscriber:
@@ -514,7 +511,7 @@ class Lobby:
             out[r.id] = {
                 "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule, "rated": bool(r.rated),
                 "time_control": r.time_control,  # None: untimed
-                "created_at": _iso(r.created_at),
+                "created_at": iso(r.created_at),
                 "host": r.creator_seat,
                 "free": sum(1 for s in by_table[r.id] if s.kind == "human" and s.user_id is None),
                 "seats": listed,
