@@ -35,7 +35,7 @@ from omega.pairing.model import (
     check_round,
     check_waiting,
 )
-from omega.pairing.points import rank_standings, tally
+from omega.pairing.points import standings_of, tally
 from omega.pairing.seats import seat_history, seat_order
 
 __all__ = ["Arena"]
@@ -69,10 +69,7 @@ class Arena:
         ...                                                              History(games=wins))]
         [(1, 4.0, True), (2, 0.0, False)]
         """
-        by_id = check_entrants(entrants)
-        check_history(history, self.players, known=by_id)
-        tallies = tally(history, self.players, 0.0, streaks=True, entrants=list(by_id))
-        return rank_standings(entrants, tallies, self.tiebreak_names)
+        return standings_of(entrants, history, self.players, 0.0, self.tiebreak_names, streaks=True)
 
     def pair(self, entrants: Sequence[Entrant], history: History, round: int,
              waiting: Collection[int] | None = None) -> Round:

@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from omega.pairing.model import Entrant, History, Standing
+from omega.pairing.model import Entrant, History, Standing, check_entrants, check_history
 
 __all__ = [
     "Meeting", "Tally", "game_points", "tally", "buchholz", "sonneborn_berger", "performance", "wins",
-    "TIEBREAKS", "rank_standings", "PERFORMANCE_SPAN",
+    "TIEBREAKS", "rank_standings", "standings_of", "PERFORMANCE_SPAN",
 ]
 
 #: Rating points a game's share beaten moves the performance by: a win is worth +400 and a
@@ -230,3 +230,20 @@ def rank_standings(entrants: Sequence[Entrant], tallies: Mapping[int, Tally],
                             wins=t.wins, byes=t.byes, seats=tuple(t.seats), places=tuple(t.places),
                             streak=t.streak, fire=t.fire))
     return out
+
+
+def standings_of(entrants: Sequence[Entrant], history: History, players: int, bye_points: float,
+                 tiebreak_names: Sequence[str], streaks: bool = False) -> list[Standing]:
+    """A format's standings: ``entrants`` and ``history`` checked (every game's players among
+    the entrants), tallied with the format's bye points and streaks, then ranked by its
+    tie-breaks (every format's ``standings``).
+
+    >>> from omega.pairing.model import Played
+    >>> h = History(games=(Played(1, (1, 2), (0, 1)),))
+    >>> [(s.entrant, s.points) for s in standings_of([Entrant(1, 0.0), Entrant(2, 0.0)], h, 2, 1.0, ("wins",))]
+    [(1, 1.0), (2, 0.0)]
+    """
+    by_id = check_entrants(entrants)
+    check_history(history, players, known=by_id)
+    tallies = tally(history, players, bye_points, streaks=streaks, entrants=list(by_id))
+    return rank_standings(entrants, tallies, tiebreak_names)

@@ -44,7 +44,7 @@ from omega.pairing.model import (
     check_players,
     check_round,
 )
-from omega.pairing.points import rank_standings, tally
+from omega.pairing.points import standings_of
 
 __all__ = ["RoundRobin", "MAX_FIELD", "berger_round", "schedule", "seat_schedule"]
 
@@ -92,10 +92,7 @@ class RoundRobin:
         >>> [(s.entrant, s.points) for s in RoundRobin(3).standings([Entrant(i, 0.0) for i in (1, 2, 3)], h)]
         [(2, 3.0), (1, 2.0), (3, 1.0)]
         """
-        by_id = check_entrants(entrants)
-        check_history(history, self.players, known=by_id)
-        tallies = tally(history, self.players, 0.0, entrants=list(by_id))
-        return rank_standings(entrants, tallies, self.tiebreak_names)
+        return standings_of(entrants, history, self.players, 0.0, self.tiebreak_names)
 
     def pair(self, entrants: Sequence[Entrant], history: History, round: int,
              waiting: Collection[int] | None = None) -> Round:

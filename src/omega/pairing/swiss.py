@@ -47,7 +47,7 @@ from omega.pairing.model import (
     check_players,
     check_round,
 )
-from omega.pairing.points import Tally, rank_standings, tally
+from omega.pairing.points import Tally, rank_standings, standings_of, tally
 from omega.pairing.seats import SeatCost, best_seats, seat_history, seat_order
 
 __all__ = ["Swiss", "WINDOW", "COLOUR_REACH", "SWAP_REACH"]
@@ -124,10 +124,7 @@ class Swiss:
         >>> [(s.entrant, s.points, s.tiebreaks) for s in Swiss(2, 2).standings(field, h)]
         [(3, 2.0, (1.0, 1.0)), (1, 1.0, (3.0, 1.0)), (2, 1.0, (1.0, 0.0)), (4, 0.0, (3.0, 0.0))]
         """
-        by_id = check_entrants(entrants)
-        check_history(history, self.players, known=by_id)
-        tallies = tally(history, self.players, self.bye_points, entrants=list(by_id))
-        return rank_standings(entrants, tallies, self.tiebreak_names)
+        return standings_of(entrants, history, self.players, self.bye_points, self.tiebreak_names)
 
     def pair(self, entrants: Sequence[Entrant], history: History, round: int,
              waiting: Collection[int] | None = None) -> Round:

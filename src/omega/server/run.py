@@ -13,8 +13,9 @@ import gc
 import logging
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from omega.server.infra.db import default_url
 from omega.server.infra.logs import install_redaction
@@ -121,10 +122,26 @@ def _mail_settings(args: argparse.Namespace, url: str, command: str) -> MailSett
     return settings
 
 
+T = TypeVar("T")
+
+
+def _built(command: str, url: str, build: Callable[[], T]) -> T | None:
+    """What ``build`` makes on the database ``url``; None after one line on standard error
+    when the URL is bad or its driver is missing."""
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return build()
+    except (ArgumentError, ValueError) as e:
+        print(f"omega {command}: bad database URL {url!r}: {e}", file=sys.stderr)
+    except ModuleNotFoundError as e:
+        print(f"omega {command}: missing driver for {url!r}: {e}", file=sys.stderr)
+    return None
+
+
 def serve_main(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit status 2 for a bad database URL or bad options."""
     import uvicorn
-    from sqlalchemy.exc import ArgumentError
 
     from omega.ai import bot_for_level
     from omega.server.app import create_app
@@ -146,15 +163,11 @@ def serve_main(args: argparse.Namespace) -> int:
     mail = _mail_settings(args, url, "serve")
     if mail is None:
         return 2
-    try:
-        # --no-workers: no computer players here, the site's `omega worker` processes play.
-        app = create_app(url, ai_workers=args.ai_workers, bot_factory=None if no_workers else bot_for_level,
-                         metrics_from=metrics_from, mail=mail)
-    except (ArgumentError, ValueError) as e:
-        print(f"omega serve: bad database URL {url!r}: {e}", file=sys.stderr)
-        return 2
-    except ModuleNotFoundError as e:
-        print(f"omega serve: missing driver for {url!r}: {e}", file=sys.stderr)
+    # --no-workers: no computer players here, the site's `omega worker` processes play.
+    app = _built("serve", url, lambda: create_app(url, ai_workers=args.ai_workers,
+                                                  bot_factory=None if no_workers else bot_for_level,
+                                                  metrics_from=metrics_from, mail=mail))
+    if app is None:
         return 2
     # Log the database without its password.
     log = logging.getLogger("omega.server")
@@ -177,8 +190,6 @@ def serve_main(args: argparse.Namespace) -> int:
 def worker_main(args: argparse.Namespace) -> int:
     """Play computer turns until SIGTERM or SIGINT; exit status 2 for a bad database URL
     (or SQLite), 3 if the database cannot be reached at start."""
-    from sqlalchemy.exc import ArgumentError
-
     from omega.server.analysis.routes import install_worker as install_analysis
     from omega.server.infra.limits import Limits
     from omega.server.work.worker import NEEDS_POSTGRES, Worker
@@ -191,15 +202,15 @@ def worker_main(args: argparse.Namespace) -> int:
     mail = _mail_settings(args, url, "worker")
     if mail is None:
         return 2
-    try:
-        worker = Worker(url, ai_workers=args.ai_workers, mail=mail)
+
+    def build() -> Worker:
+        made = Worker(url, ai_workers=args.ai_workers, mail=mail)
         # The analysis boards' positions asked at servers without computer players.
-        install_analysis(worker.core, worker.scheduler, worker.computers, Limits().computer_queue)
-    except (ArgumentError, ValueError) as e:
-        print(f"omega worker: bad database URL {url!r}: {e}", file=sys.stderr)
-        return 2
-    except ModuleNotFoundError as e:
-        print(f"omega worker: missing driver for {url!r}: {e}", file=sys.stderr)
+        install_analysis(made.core, made.scheduler, made.computers, Limits().computer_queue)
+        return made
+
+    worker = _built("worker", url, build)
+    if worker is None:
         return 2
 
     async def run() -> int:

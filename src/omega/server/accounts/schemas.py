@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import Field, StringConstraints, TypeAdapter
 
 from omega.server.accounts.models import EMAIL_MAX
 from omega.server.accounts.passwords import PASSWORD_MAX
-from omega.server.infra.bodies import Strict, bad_request, parse
+from omega.server.infra.bodies import Strict, parse
 
 __all__ = ["LoginBody", "PasswordChange", "SeatLink", "Claim", "EmailChange", "PasswordOnly", "TokenBody", "Forgot",
            "Reset", "LanguageBody", "parse_login", "parse_password_change", "parse_claim", "parse_email_change", "parse_password_only",
@@ -107,26 +107,17 @@ def parse_login(body: bytes) -> LoginBody:
     >>> parse_login(b'{"username": "Ann", "password": "correct horse"}').username
     'Ann'
     """
-    try:
-        return _login.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_login, body)
 
 
 def parse_password_change(body: bytes) -> PasswordChange:
     """The current password and the new one."""
-    try:
-        return _password_change.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_password_change, body)
 
 
 def parse_claim(body: bytes) -> Claim:
     """The seat links a browser remembers, to bind to the account."""
-    try:
-        return _claim.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_claim, body)
 
 
 _email_change = TypeAdapter(EmailChange)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import and_, delete, func, insert, literal, or_, select, tuple_, update
@@ -35,6 +35,7 @@ from omega.game import Color
 from omega.i18n import message_json
 from omega.names import username_skeleton
 from omega.server.accounts.models import PasswordResetRow, SessionRow, UserRow
+from omega.server.infra.db import iso, utc
 from omega.server.infra.due import DueRow
 from omega.server.tables.models import EventRow, SeatRow, TableRow
 from omega.server.tables.seatnames import default_name
@@ -85,14 +86,6 @@ def origin_digest(address: str | None) -> str | None:
     if address is None or address == "?":  # "?": the connection did not say (limits.client_address)
         return None
     return hashlib.sha256(f"omega origin\0{address}".encode()).hexdigest()[:32]
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _iso(moment: datetime) -> str:
-    return _utc(moment).isoformat().replace("+00:00", "Z")
 
 
 class AccountStore:
@@ -171,7 +164,7 @@ class AccountStore:
             row = conn.execute(select(UserRow.id, UserRow.username, UserRow.created_at)
                                .where(UserRow.username_key == key)).one_or_none()
             conn.rollback()
-        return None if row is None else (User(int(row.id), row.username), _utc(row.created_at))
+        return None if row is None else (User(int(row.id), row.username), utc(row.created_at))
 
     # -- sessions -------------------------------------------------------------------------
 
@@ -285,7 +278,7 @@ class AccountStore:
             conn.rollback()
         if row is None:
             return None
-        return User(int(row.id), row.username) if _utc(row.expires_at) > now else "expired"
+        return User(int(row.id), row.username) if utc(row.expires_at) > now else "expired"
 
     def use_reset(self, digest: str, now: datetime, password_hash: str) -> User | None:
         """Use a reset once: the account's new password hash, every session of the account
@@ -364,10 +357,10 @@ class AccountStore:
             conn.rollback()
         return [{
             "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule,
-            "created_at": _iso(r.created_at), "updated_at": _iso(r.updated_at or r.created_at),
+            "created_at": iso(r.created_at), "updated_at": iso(r.updated_at or r.created_at),
             "seat": r.idx, "your_turn": r.to_move_seat == r.idx, "seats": seated[r.id],
             "time_control": {"text": (tc := TimeControl.parse(r.time_control)).text, "kind": tc.kind},
-            "flag_at": stamp_ms(_utc(r.flag_at)) if r.flag_at is not None else None,
+            "flag_at": stamp_ms(utc(r.flag_at)) if r.flag_at is not None else None,
         } for r in rows]
 
     def history(self, user_id: int, before: HistoryCursor | None, limit: int) -> tuple[list[dict[str, Any]],
@@ -394,12 +387,12 @@ class AccountStore:
             place = ranking.index(color) + 1 if color in ranking else None
             games.append({
                 "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule,
-                "created_at": _iso(r.created_at), "finished_at": _iso(r.updated_at or r.created_at),
+                "created_at": iso(r.created_at), "finished_at": iso(r.updated_at or r.created_at),
                 "seat": r.idx, "color": color, "reason": reason, "ranking": ranking, "place": place,
                 "won": place == 1, "seats": seated[r.id],
             })
         last = page[-1] if page else None
-        after = (_utc(last.updated_at or last.created_at), last.id) if len(rows) > limit and last is not None else None
+        after = (utc(last.updated_at or last.created_at), last.id) if len(rows) > limit and last is not None else None
         return games, after
 
     def record_of(self, user_id: int) -> tuple[int, int]:

@@ -54,6 +54,7 @@ from omega.server.analysis.store import (
 )
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
+from omega.server.infra.groups import Waiters
 from omega.server.infra.pubsub import WORK_TAG
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
@@ -141,7 +142,7 @@ class Evaluations:
         #: Whether a position this process cannot search is asked of another (PostgreSQL:
         #: every process listens for the others' notes).
         self.elsewhere = computers is None and core.repo.is_postgres
-        self._elsewhere: dict[str, list[asyncio.Future[None]]] = {}
+        self._elsewhere: Waiters[str, None] = Waiters()
         self._remote_streams: dict[tuple[str, str], tuple[str, asyncio.Future[None]]] = {}
         #: Computer work waiting here past which an evaluation is refused (``busy``).
         self.queue = queue
@@ -235,9 +236,8 @@ class Evaluations:
             raise ApiError("busy", _("you have {count} positions being evaluated already; wait for them", count=PER_OWNER))
         if await core.db(core.repo.due_count, EVALUATE) >= self.queue:
             raise ApiError("busy", _("the computer players are busy; try again in a minute"))
-        noted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         # Listening before the row exists: the note cannot come before anyone waits for it.
-        self._elsewhere.setdefault(digest, []).append(noted)
+        noted = self._elsewhere.expect(digest)
         self._remote_streams[(owner, stream)] = (digest, noted)
         try:
             position = Asked(game.players, game.size, game.pie_rule, json.dumps(list(game.history)), owner, None)
@@ -249,11 +249,7 @@ class Evaluations:
                     raise ApiError("superseded", _("a newer position of this board is being evaluated instead"))
                 found = await core.db(answer_of_digest, core.repo, digest)
         finally:
-            waiting = self._elsewhere.get(digest, [])
-            if noted in waiting:
-                waiting.remove(noted)
-            if not waiting:
-                self._elsewhere.pop(digest, None)
+            self._elsewhere.leave(digest, noted)
             if self._remote_streams.get((owner, stream), (None, None))[1] is noted:
                 del self._remote_streams[(owner, stream)]
         if found is None:
@@ -291,9 +287,7 @@ class Evaluations:
         waiting for it here and say True."""
         if tag != EVAL_TAG:
             return False
-        for noted in self._elsewhere.pop(table_id, []):
-            if not noted.done():
-                noted.set_result(None)
+        self._elsewhere.answer(table_id, None)
         return True
 
     async def purge(self) -> None:

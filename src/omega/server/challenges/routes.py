@@ -19,6 +19,7 @@ from omega.server.challenges.schemas import parse_new
 from omega.server.challenges.service import Challenges, Tell, Told
 from omega.server.challenges.store import KIND, TOPIC
 from omega.server.errors import ApiError
+from omega.server.infra.bodies import plausible_id
 from omega.server.infra.limits import Buckets, owner_key
 from omega.server.infra.scheduler import Scheduler
 from omega.server.infra.state import from_app
@@ -69,8 +70,7 @@ Service = Annotated[ChallengeParts, from_app("challenges")]
 
 
 def _checked_id(challenge_id: str) -> str:
-    if not (0 < len(challenge_id) <= 16 and challenge_id.isascii()
-            and all(c.isalnum() or c in "-_" for c in challenge_id)):
+    if not plausible_id(challenge_id):
         raise ApiError("not_found", _("no such challenge (or not one of yours)"))
     return challenge_id
 

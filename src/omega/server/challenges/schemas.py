@@ -17,10 +17,9 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints, TypeAdapter
 
-from omega.i18n import message_of
 from omega.server.config import DEFAULT_LEVEL, DEFAULT_SIZE, LEVEL_RANGE, TABLE_SIZES
 from omega.server.infra.bodies import Strict, bad_body, parse
-from omega.server.tables.timecontrol import UNTIMED, TimeControl, require_clock
+from omega.server.tables.timecontrol import TimeControl, body_clock, require_clock
 
 __all__ = ["NewChallenge", "parse_new", "PLAYERS"]
 
@@ -43,8 +42,8 @@ class NewChallenge(Strict):
 
     @property
     def clock(self) -> TimeControl:
-        """The table's time control (checked by :func:`parse_new`)."""
-        return TimeControl.parse(self.time_control) if self.time_control is not None else UNTIMED
+        """The table's time control (none: untimed); ``bad_request`` if it is not one."""
+        return body_clock(self.time_control)
 
 
 _new = TypeAdapter(NewChallenge)
@@ -53,10 +52,7 @@ _new = TypeAdapter(NewChallenge)
 def parse_new(raw: bytes) -> NewChallenge:
     """A challenge's settings, checked as a whole, its time control as a table's."""
     c = parse(_new, raw)
-    try:
-        clock = c.clock
-    except ValueError as e:
-        raise bad_body(message_of(e)) from None
+    clock = c.clock
     c.time_control = clock.text if clock.timed else None
     if c.pie and c.players != 2:
         raise bad_body("pie: the pie rule is a 2-player option")

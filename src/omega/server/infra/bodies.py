@@ -1,5 +1,5 @@
 """What every strict request body shares: its base model (unknown fields and loose types
-refused) and the one ``bad_request`` message a validation error becomes.
+refused), the one ``bad_request`` message a validation error becomes, and the ids a path may name.
 
 >>> from pydantic import TypeAdapter
 >>> class Body(Strict):
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 
-__all__ = ["Strict", "bad_body", "bad_request", "parse", "utc_time"]
+__all__ = ["Strict", "bad_body", "bad_request", "parse", "utc_time", "plausible_id"]
 
 T = TypeVar("T")
 
@@ -55,6 +55,17 @@ def parse(adapter: TypeAdapter[T], raw: bytes | str) -> T:
         raise bad_request(e) from None
 
 
+
+
+def plausible_id(text: str) -> bool:
+    """Whether a path's ``text`` could be an id the site made with ``secrets.token_urlsafe``
+    (a tournament's, a challenge's): 1 to 16 letters, digits, ``-`` or ``_``.  Anything else
+    is answered not found without asking the database.
+
+    >>> plausible_id("Xb3_-k9q"), plausible_id(""), plausible_id("a/b"), plausible_id("é")
+    (True, False, False, False)
+    """
+    return 0 < len(text) <= 16 and text.isascii() and all(c.isalnum() or c in "-_" for c in text)
 
 
 def utc_time(value: str, field: str) -> str:

@@ -23,14 +23,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["Base", "Database", "make_engine", "default_url", "SQLITE_SYNCHRONOUS", "utc", "alembic_config",
+__all__ = ["Base", "Database", "make_engine", "default_url", "SQLITE_SYNCHRONOUS", "utc", "iso", "alembic_config",
            "schema_head"]
 
 
@@ -109,6 +109,22 @@ def utc(moment: datetime) -> datetime:
     datetime.timezone.utc
     """
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@overload
+def iso(moment: datetime) -> str: ...
+@overload
+def iso(moment: None) -> None: ...
+@overload
+def iso(moment: datetime | None) -> str | None: ...
+def iso(moment: datetime | None) -> str | None:
+    """A time read back from the database as the API writes it (UTC, ``Z``, its microseconds
+    if any); None stays None.
+
+    >>> iso(datetime(2027, 1, 2, 3, 4, 5)), iso(datetime(2027, 1, 2, 3, 4, 5, 6, tzinfo=UTC)), iso(None)
+    ('2027-01-02T03:04:05Z', '2027-01-02T03:04:05.000006Z', None)
+    """
+    return None if moment is None else utc(moment).isoformat().replace("+00:00", "Z")
 
 
 class Database:

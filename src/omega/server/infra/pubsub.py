@@ -25,7 +25,6 @@ too far behind
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -33,7 +32,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from omega.server.infra.groups import leave
 from omega.server.infra.patch import diff
+from omega.server.infra.tasks import stop_task
 
 __all__ = ["Delivery", "PresenceNote", "Notice", "Subscriber", "Hub", "PgListener", "Publisher", "pack", "entries",
            "CHANNEL", "WORK_TAG", "PUBLISH_WINDOW"]
@@ -151,11 +152,7 @@ class Hub:
 
     def remove(self, sub: Subscriber) -> None:
         """Forget a closed socket."""
-        subs = self._subs.get(sub.table_id)
-        if subs is not None:
-            subs.discard(sub)
-            if not subs:
-                del self._subs[sub.table_id]
+        leave(self._subs, sub.table_id, sub)
 
     def has(self, table_id: str) -> bool:
         """Whether any socket of this process watches ``table_id``."""
@@ -347,10 +344,7 @@ class PgListener:
 
     async def stop(self) -> None:
         """Stop listening."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def _run(self) -> None:
         import psycopg

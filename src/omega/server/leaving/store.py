@@ -21,7 +21,7 @@ keep more of an account adds it here, to the download and to the removal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -29,6 +29,7 @@ from sqlalchemy.engine import Connection
 
 from omega.server.accounts.models import PasswordResetRow, RoleRow, SessionRow, UserRow
 from omega.server.analysis.models import BoardRow
+from omega.server.infra.db import iso, utc
 from omega.server.infra.due import drop_due_row
 from omega.server.leaving.models import ClosureRow
 from omega.server.notify.models import DeliveryRow, DigestRow, SettingsRow
@@ -44,17 +45,6 @@ from omega.server.watch.models import WatchSettingRow
 
 __all__ = ["Closure", "closure_of", "add_closure", "drop_closure", "mark_removed", "end_sessions", "seats_of",
            "personal_data", "remove_personal_data"]
-
-
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def _iso(moment: datetime | None) -> str | None:
-    found = _utc(moment)
-    return None if found is None else found.isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -74,9 +64,8 @@ def closure_of(conn: Connection, user_id: int, *, lock: bool = False) -> Closure
     row = conn.execute(query.with_for_update() if lock and conn.dialect.name == "postgresql" else query).one_or_none()
     if row is None:
         return None
-    closed_at, remove_at = _utc(row.closed_at), _utc(row.remove_at)
-    assert closed_at is not None and remove_at is not None
-    return Closure(int(row.user_id), closed_at, remove_at, row.by, _utc(row.removed_at))
+    return Closure(int(row.user_id), utc(row.closed_at), utc(row.remove_at), row.by,
+                   None if row.removed_at is None else utc(row.removed_at))
 
 
 def add_closure(conn: Connection, user_id: int, now: datetime, remove_at: datetime, by: str) -> None:
@@ -117,7 +106,7 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
     vacation = conn.execute(select(VacationRow).where(VacationRow.user_id == user_id)).one_or_none()
     listed = conn.execute(select(WatchSettingRow.listed).where(WatchSettingRow.user_id == user_id)).scalar_one_or_none()
     return {
-        "account": {"id": user.id, "username": user.username, "created_at": _iso(user.created_at),
+        "account": {"id": user.id, "username": user.username, "created_at": iso(user.created_at),
                     "email": user.email, "email_pending": user.email_pending, "language": user.language,
                     "roles": sorted(conn.execute(select(RoleRow.role).where(RoleRow.user_id == user_id)).scalars())},
         "preferences": {
@@ -125,40 +114,40 @@ def personal_data(conn: Connection, user_id: int) -> dict[str, Any]:
             "watch": {"listed": True if listed is None else bool(listed)},
             "vacation": None if vacation is None else {
                 "automatic": bool(vacation.automatic), "year": vacation.year, "used_hours": vacation.used_hours,
-                "since": _iso(vacation.since), "until": _iso(vacation.until)},
+                "since": iso(vacation.since), "until": iso(vacation.until)},
         },
-        "sessions": [{"created_at": _iso(r.created_at), "expires_at": _iso(r.expires_at)} for r in conn.execute(
+        "sessions": [{"created_at": iso(r.created_at), "expires_at": iso(r.expires_at)} for r in conn.execute(
             select(SessionRow.created_at, SessionRow.expires_at).where(SessionRow.user_id == user_id)
             .order_by(SessionRow.created_at))],
-        "push_devices": [{"endpoint": r.endpoint, "created_at": _iso(r.created_at)} for r in conn.execute(
+        "push_devices": [{"endpoint": r.endpoint, "created_at": iso(r.created_at)} for r in conn.execute(
             select(SubscriptionRow.endpoint, SubscriptionRow.created_at).where(SubscriptionRow.user_id == user_id)
             .order_by(SubscriptionRow.id))],
         # Chat lines keep their writer's username (social.models.ChatRow), not the account's id.
-        "chat": [{"table_id": r.table_id, "created_at": _iso(r.created_at), "seat": r.seat, "name": r.name,
+        "chat": [{"table_id": r.table_id, "created_at": iso(r.created_at), "seat": r.seat, "name": r.name,
                   "text": r.text} for r in conn.execute(
             select(ChatRow.table_id, ChatRow.created_at, ChatRow.seat, ChatRow.name, ChatRow.text)
             .where(ChatRow.username == user.username).order_by(ChatRow.id))],
         "notifications": [{"channel": r.channel, "kind": r.kind, "subject": r.subject, "text": r.text, "path": r.path,
-                           "created_at": _iso(r.created_at), "delivered_at": _iso(r.delivered_at)}
+                           "created_at": iso(r.created_at), "delivered_at": iso(r.delivered_at)}
                           for r in conn.execute(select(DeliveryRow).where(DeliveryRow.user_id == user_id)
                                                 .order_by(DeliveryRow.id))],
         "notifications_waiting": [{"subject": r.subject, "text": r.text, "path": r.path,
-                                   "created_at": _iso(r.created_at)}
+                                   "created_at": iso(r.created_at)}
                                   for r in conn.execute(select(DigestRow).where(DigestRow.user_id == user_id)
                                                         .order_by(DigestRow.id))],
         "analysis_boards": [{"id": r.id, "players": r.players, "size": r.size, "nodes": r.nodes,
-                             "created_at": _iso(r.created_at)} for r in conn.execute(
+                             "created_at": iso(r.created_at)} for r in conn.execute(
             select(BoardRow).where(BoardRow.user_id == user_id).order_by(BoardRow.created_at, BoardRow.id))],
         "puzzles": {
             "rating": next(({"rating": r.rating, "deviation": r.deviation, "attempts": r.attempts, "solved": r.solved}
                             for r in conn.execute(select(PuzzleRatingRow).where(PuzzleRatingRow.user_id == user_id))),
                            None),
-            "attempts": [{"puzzle": r.puzzle_id, "turn": r.turn, "solved": bool(r.solved), "created_at": _iso(r.created_at),
+            "attempts": [{"puzzle": r.puzzle_id, "turn": r.turn, "solved": bool(r.solved), "created_at": iso(r.created_at),
                           "rating_before": r.rating_before, "rating_after": r.rating_after}
                          for r in conn.execute(select(PuzzleAttemptRow).where(PuzzleAttemptRow.user_id == user_id)
                                                .order_by(PuzzleAttemptRow.id))],
         },
-        "tournaments": [{"id": r.id, "name": r.name, "joined_at": _iso(r.joined_at), "withdrawn": bool(r.withdrawn)}
+        "tournaments": [{"id": r.id, "name": r.name, "joined_at": iso(r.joined_at), "withdrawn": bool(r.withdrawn)}
                         for r in conn.execute(select(TournamentRow.id, TournamentRow.name, EntryRow.joined_at,
                                                      EntryRow.withdrawn)
                                               .join(EntryRow, EntryRow.tournament_id == TournamentRow.id)

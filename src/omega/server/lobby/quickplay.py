@@ -31,6 +31,7 @@ every other seat at the level whose rating is nearest theirs
 seat) and keeps the clock they chose; its computer turns count to the player
 (``account_owner``), as at a table they opened.
 
+>>> from datetime import UTC
 >>> now = datetime(2027, 1, 1, tzinfo=UTC)
 >>> q = [Waiting(1, 1000, now), Waiting(2, 1400, now), Waiting(3, 1050, now)]
 >>> choose(q, 2, now)
@@ -44,7 +45,7 @@ import logging
 import secrets
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -71,7 +72,7 @@ from omega.server.accounts.store import User
 from omega.server.clock import stamp
 from omega.server.config import TABLE_SIZES
 from omega.server.errors import ApiError
-from omega.server.infra.db import Base
+from omega.server.infra.db import Base, utc
 from omega.server.infra.limits import account_owner
 from omega.server.lobby.service import MATCH_TOPIC, Lobby
 from omega.server.ratings.models import RatingRow
@@ -143,6 +144,7 @@ def choose(waiting: list[Waiting], players: int, now: datetime,
     list of user ids, anchor first (see the module's note); no two players of a pair in
     ``apart`` (one blocked the other) are ever at one table.
 
+    >>> from datetime import UTC
     >>> now = datetime(2027, 1, 1, tzinfo=UTC)
     >>> q = [Waiting(1, 1000, now - timedelta(seconds=30)), Waiting(2, 1390, now)]
     >>> choose(q, 2, now)   # 30 s of waiting widened player 1's window to 400
@@ -172,10 +174,6 @@ def choose(waiting: list[Waiting], players: int, now: datetime,
         used.update(w.user_id for w in group)
         matches.append([w.user_id for w in group])
     return matches
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _skill(conn: Connection, user_id: int, players: int) -> tuple[float, float]:
@@ -251,7 +249,7 @@ class QuickPlay:
         row, others, over = await self.core.db(read)
         if row is None:
             return {"status": "idle"}
-        since = _utc(row.joined_at)
+        since = utc(row.joined_at)
         if row.table_id is not None:
             # A match is news while its game is on: once it is over (or gone) the lobby is
             # the lobby again, never a way back to the finished table.
@@ -323,7 +321,7 @@ class QuickPlay:
         groups: dict[tuple[int, int, str], list[Waiting]] = {}
         for r in rows:
             groups.setdefault((r.players, r.size, r.time_control), []).append(
-                Waiting(int(r.user_id), int(r.rating), _utc(r.joined_at)))
+                Waiting(int(r.user_id), int(r.rating), utc(r.joined_at)))
         apart = self.apart(conn, [int(r.user_id) for r in rows]) if self.apart is not None else set()
         made = []
         for (players, size, control), waiting in sorted(groups.items()):
@@ -332,7 +330,7 @@ class QuickPlay:
         matched = {u for _table, seats in made for u in seats}
         for r in rows:  # those who would rather play the computer than wait longer
             if (r.computer and int(r.user_id) not in matched
-                    and (now - _utc(r.joined_at)).total_seconds() >= COMPUTER_AFTER):
+                    and (now - utc(r.joined_at)).total_seconds() >= COMPUTER_AFTER):
                 made.append(self._make_table(conn, [int(r.user_id)], r.players, r.size, TimeControl.parse(r.time_control),
                                              now, computer=nearest_level(r.rating)))
         return made

@@ -31,11 +31,10 @@ content always comes from the database and a lost notification costs only latenc
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, func, insert, select, update
@@ -48,7 +47,9 @@ from omega.server.accounts.models import UserRow
 from omega.server.accounts.store import User
 from omega.server.config import TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
+from omega.server.infra.db import iso
 from omega.server.infra.limits import Limits
+from omega.server.infra.tasks import stop_task
 from omega.server.lobby.models import OpeningRow
 from omega.server.ratings.service import RatingStore
 from omega.server.tables.core import TableCore
@@ -186,10 +187,6 @@ class LobbyQuery:
         return kind == wanted if wanted in CLOCK_KINDS else text == wanted
 
 
-def _iso(moment: datetime) -> str:
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat().replace("+00:00", "Z")
-
-
 class LobbySubscriber:
     """One lobby socket's inbox: bounded; a socket that falls behind gets a fresh list
     instead of the changes it missed (``resync``)."""
@@ -266,10 +263,7 @@ class LobbyFeed:
 
     async def stop(self) -> None:
         """Stop the task (at shutdown)."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await stop_task(self._task)
 
     async def _pump(self) -> None:
         # One reader at a time: a summary read after a change is never overtaken by one
@@ -517,7 +511,7 @@ class Lobby:
             out[r.id] = {
                 "id": r.id, "players": r.players, "size": r.size, "pie_rule": r.pie_rule, "rated": bool(r.rated),
                 "time_control": r.time_control,  # None: untimed
-                "created_at": _iso(r.created_at),
+                "created_at": iso(r.created_at),
                 "host": r.creator_seat,
                 "free": sum(1 for s in by_table[r.id] if s.kind == "human" and s.user_id is None),
                 "seats": listed,

@@ -34,6 +34,7 @@ from omega.names import username_key
 from omega.server.accounts.roles import ROLES, grant, may_moderate, revoke, roles_of
 from omega.server.accounts.service import Accounts, User
 from omega.server.errors import ApiError
+from omega.server.infra.db import iso
 from omega.server.infra.limits import Limits
 from omega.server.moderation import store
 from omega.server.moderation.schemas import ACTIONS, SANCTIONS, NewAction, NewReport
@@ -149,7 +150,7 @@ class Moderation:
         mutes = [r for r in await self.read(lambda conn: store.in_force(conn, user_id, now)) if r.action == "mute"]
         if mutes:
             until = mutes[-1].until
-            raise ApiError("muted", _("you are muted {until} (a moderator's decision: your account page says why)", until=describe_until(until)), until=store.iso(until))
+            raise ApiError("muted", _("you are muted {until} (a moderator's decision: your account page says why)", until=describe_until(until)), until=iso(until))
 
     # -- reports ----------------------------------------------------------------------------------
 
@@ -295,7 +296,7 @@ class Moderation:
         if req.action == "close_account":
             if self.closer is None:  # a site wired without the leaving feature
                 raise ApiError("bad_request", _("bad request: accounts cannot be closed on this site"))
-            return {"reopen_until": store.iso(self.closer(conn, user.id, now, f"moderator:{moderator}"))}
+            return {"reopen_until": iso(self.closer(conn, user.id, now, f"moderator:{moderator}"))}
         if req.action == "lift":
             lifted = store.lift(conn, user.id, now)
             if not lifted:
@@ -350,7 +351,7 @@ class Moderation:
         mine = await self.read(read)
         db = self.core.db
         return {
-            "username": user.username, "created_at": store.iso(created), **mine,
+            "username": user.username, "created_at": iso(created), **mine,
             "games": await db(self.ratings.recent_games, user.id, HISTORY),
             "rating_changes": await db(self.ratings.history, user.id, HISTORY),
             "reverts": await db(self.ratings.reverts_of, user.id, HISTORY),
@@ -378,8 +379,8 @@ class Moderation:
             mutes = [r for r in force if r.action == "mute"]
             bans = [r for r in force if r.action == "rated_ban"]
             return {
-                "muted_until": store.iso(mutes[-1].until) if mutes else None,
-                "rated_ban": {"until": store.iso(bans[-1].until)} if bans else None,
+                "muted_until": iso(mutes[-1].until) if mutes else None,
+                "rated_ban": {"until": iso(bans[-1].until)} if bans else None,
                 "in_force": [store.action_json(r, moderator=False) for r in force],
                 "actions": [store.action_json(r, moderator=False) for r in store.actions_on(conn, user.id, STANDING)],
             }

@@ -1,5 +1,6 @@
 """The moderation's queries, each inside the caller's transaction (a ``Connection``):
 reports written, counted, listed and closed; actions logged, the sanctions in force read.
+Their times are written as the API writes them (:func:`omega.server.infra.db.iso`):
 
 >>> from datetime import UTC, datetime
 >>> iso(datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)), iso(None)
@@ -10,27 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
+from omega.server.infra.db import iso
 from omega.server.moderation.models import ActionRow, ReportRow
 
 __all__ = [
-    "iso", "add_report", "open_reports_by", "open_duplicate", "report_json", "reports", "report_row", "close_report",
+    "add_report", "open_reports_by", "open_duplicate", "report_json", "reports", "report_row", "close_report",
     "add_action", "set_detail", "action_json", "actions_on", "recent_actions", "in_force", "barred", "lift", "reports_on", "reports_by",
 ]
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def iso(moment: datetime | None) -> str | None:
-    """A stored time as the API writes it (UTC, ``Z``)."""
-    return None if moment is None else _utc(moment).isoformat().replace("+00:00", "Z")
 
 
 # -- reports ----------------------------------------------------------------------------------------

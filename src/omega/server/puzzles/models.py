@@ -10,10 +10,26 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from omega.server.infra.db import Base
 
-__all__ = ["PuzzleRow", "PuzzleRatingRow", "PuzzleAttemptRow"]
+__all__ = ["RatedAttempts", "PuzzleRow", "PuzzleRatingRow", "PuzzleAttemptRow"]
 
 
-class PuzzleRow(Base):
+class RatedAttempts:
+    """The columns a puzzle and an account's puzzle rating share: a Glicko-2 rating
+    (:class:`omega.puzzles.rating.Rating`, both moved by each rated attempt), how many rated
+    attempts moved it and how many of those were solved.
+
+    >>> [c.name for c in PuzzleRatingRow.__table__.columns]
+    ['user_id', 'rating', 'deviation', 'volatility', 'attempts', 'solved', 'updated_at']
+    """
+
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer)
+    solved: Mapped[int] = mapped_column(Integer)
+
+
+class PuzzleRow(RatedAttempts, Base):
     """A puzzle: its line of the puzzle file (``data``, JSON; :mod:`omega.puzzles.format`)
     and its Glicko-2 rating, moved by every rated attempt."""
 
@@ -22,25 +38,16 @@ class PuzzleRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     size: Mapped[int] = mapped_column(Integer)
     data: Mapped[str] = mapped_column(Text)
-    rating: Mapped[float] = mapped_column(Float)
-    deviation: Mapped[float] = mapped_column(Float)
-    volatility: Mapped[float] = mapped_column(Float)
-    attempts: Mapped[int] = mapped_column(Integer)
-    solved: Mapped[int] = mapped_column(Integer)
     __table_args__ = (Index("ix_puzzles_rating", "rating"),)
 
 
-class PuzzleRatingRow(Base):
+class PuzzleRatingRow(RatedAttempts, Base):
     """An account's puzzle rating (Glicko-2)."""
 
     __tablename__ = "puzzle_ratings"
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    rating: Mapped[float] = mapped_column(Float)
-    deviation: Mapped[float] = mapped_column(Float)
-    volatility: Mapped[float] = mapped_column(Float)
-    attempts: Mapped[int] = mapped_column(Integer)
-    solved: Mapped[int] = mapped_column(Integer)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # After the shared columns (a mixin's come after the class's own), as revision 0024 made it.
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), sort_order=1)
 
 
 class PuzzleAttemptRow(Base):

@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from itertools import combinations
 from typing import Any
 
 from openskill.models import PlackettLuce
 from sqlalchemy import (
+    ColumnElement,
     delete,
     func,
     insert,
@@ -51,6 +52,7 @@ from sqlalchemy.orm import aliased
 from omega.ai.levels import level_rating
 from omega.server.accounts.models import SessionRow, UserRow
 from omega.server.accounts.store import game_results, seat_color
+from omega.server.infra.db import iso, utc
 from omega.server.ratings.models import (
     FairPlayFlagRow,
     RatedGameRow,
@@ -160,10 +162,6 @@ def ranked_seats(state: TableState) -> list[int]:
     return [state.game.player_of(c) for c in final_ranking(state.game, state.resigned)]
 
 
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _lock_ratings(conn: Connection, users: list[int], players: int, now: datetime) -> dict[int, Any]:
     """The players' rating rows at ``players``, made if missing, locked (PostgreSQL) in user
     order: two games ending at once that share a player are rated one after the other."""
@@ -266,7 +264,7 @@ def shared_origins(conn: Connection, users: list[int], now: datetime) -> list[tu
     """The pairs of ``users`` (lower id first) of an obviously shared origin, with why
     (:data:`FLAG_REASONS`): made from one address within :data:`ORIGIN_WINDOW`, or each
     with a live session (at ``now``) logged in from one address."""
-    made = {int(r.id): (r.origin, _utc(r.created_at)) for r in conn.execute(
+    made = {int(r.id): (r.origin, utc(r.created_at)) for r in conn.execute(
         select(UserRow.id, UserRow.origin, UserRow.created_at).where(UserRow.id.in_(users)))}
     logged: dict[int, set[str]] = {}
     for r in conn.execute(select(SessionRow.user_id, SessionRow.origin).where(
@@ -388,7 +386,7 @@ def recompute(repo: Repository) -> int:
         if users is None:
             log.warning("table %s is no longer a rated game; left out", table_id)
             continue
-        games.append((table_id, users, ranked_seats(state), _utc(ended_at)))
+        games.append((table_id, users, ranked_seats(state), utc(ended_at)))
     with repo.writing() as conn:
         # A moderator's reverts are replayed where they were made (after the game that was
         # the latest rated then), each taking back the game's change as rated again.
@@ -413,7 +411,7 @@ def _replay_reverts(conn: Connection, reverts: list[Any]) -> None:
         if change is None:
             continue  # the game is no longer rated: nothing of it to take back
         mu_delta, sigma_delta = change.mu - change.mu_before, change.sigma - change.sigma_before
-        _apply_revert(conn, r.user_id, r.players, mu_delta, sigma_delta, _utc(r.at))
+        _apply_revert(conn, r.user_id, r.players, mu_delta, sigma_delta, utc(r.at))
         conn.execute(update(RatingRevertRow).where(RatingRevertRow.table_id == r.table_id,
                                                    RatingRevertRow.user_id == r.user_id)
                      .values(mu_delta=mu_delta, sigma_delta=sigma_delta))
@@ -486,7 +484,7 @@ class RatingStore:
             conn.rollback()
         return [{
             "table_id": r.table_id, "players": r.players, "place": r.place,
-            "at": _utc(r.at).isoformat().replace("+00:00", "Z"),
+            "at": iso(r.at),
             "before": display(r.mu_before, r.sigma_before), "after": display(r.mu, r.sigma), "games": r.games,
             "provisional": r.games < PROVISIONAL_GAMES,
         } for r in reversed(rows)]
@@ -518,7 +516,7 @@ class RatingStore:
             place = r.place if r.place is not None else _place(r.idx, result)
             games.append({
                 "id": r.id, "players": r.players, "size": r.size, "rated": bool(r.rated), "seat": r.idx,
-                "finished_at": _utc(r.updated_at).isoformat().replace("+00:00", "Z") if r.updated_at else None,
+                "finished_at": iso(r.updated_at),
                 "reason": reason,
                 "place": None if reason in NOT_RATED else place,
                 "result": result_text(place, r.players, reason),
@@ -535,32 +533,27 @@ class RatingStore:
     def flags(self, limit: int, before: int | None = None) -> list[dict[str, Any]]:
         """The newest fair-play flags (before flag id ``before``), for a moderator: which
         accounts, at which table, why, when."""
-        other = aliased(UserRow)
-        query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
-                        UserRow.username, other.username.label("other"))
-                 .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
-                 .order_by(FairPlayFlagRow.id.desc()).limit(limit))
-        if before is not None:
-            query = query.where(FairPlayFlagRow.id < before)
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).all()
-            conn.rollback()
-        return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
-                 "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+        return self._flags(limit, None if before is None else FairPlayFlagRow.id < before)
 
     def flags_of(self, user_id: int, limit: int) -> list[dict[str, Any]]:
         """The newest fair-play flags that name ``user_id`` (either side), as :meth:`flags`."""
+        return self._flags(limit, or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))
+
+    def _flags(self, limit: int, where: ColumnElement[bool] | None) -> list[dict[str, Any]]:
+        # The one query and form of a flag list (those ``where`` picks): both accounts' names,
+        # newest first.
         other = aliased(UserRow)
         query = (select(FairPlayFlagRow.id, FairPlayFlagRow.table_id, FairPlayFlagRow.reason, FairPlayFlagRow.at,
                         UserRow.username, other.username.label("other"))
                  .join(UserRow, UserRow.id == FairPlayFlagRow.user_id).join(other, other.id == FairPlayFlagRow.other_id)
-                 .where(or_(FairPlayFlagRow.user_id == user_id, FairPlayFlagRow.other_id == user_id))
                  .order_by(FairPlayFlagRow.id.desc()).limit(limit))
+        if where is not None:
+            query = query.where(where)
         with self.engine.connect() as conn:
             rows = conn.execute(query).all()
             conn.rollback()
         return [{"id": r.id, "table_id": r.table_id, "users": [r.username, r.other], "reason": r.reason,
-                 "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+                 "at": iso(r.at)} for r in rows]
 
     def reverts_of(self, user_id: int, limit: int) -> list[dict[str, Any]]:
         """The account's reverted games, newest first: which table, the skill taken back, when."""
@@ -569,7 +562,7 @@ class RatingStore:
                                 .order_by(RatingRevertRow.at.desc()).limit(limit)).all()
             conn.rollback()
         return [{"table_id": r.table_id, "players": r.players, "mu": -r.mu_delta, "sigma": -r.sigma_delta,
-                 "action_id": r.action_id, "at": _utc(r.at).isoformat().replace("+00:00", "Z")} for r in rows]
+                 "action_id": r.action_id, "at": iso(r.at)} for r in rows]
 
     def not_counted(self, table_id: str) -> str | None:
         """Why the rated table's game did not count (None: it counted, or is not over)."""

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, text, update
@@ -48,6 +48,7 @@ from omega.i18n import translatable as _
 from omega.server.accounts.models import UserRow
 from omega.server.clock import Clock, stamp
 from omega.server.errors import ApiError
+from omega.server.infra.db import utc
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.infra.pubsub import Notice
 from omega.server.social.chat_text import check_chat_text
@@ -158,12 +159,8 @@ class ChatRef:
         return {**self.line.json(), "table_id": self.table_id, "removed": self.hidden}
 
 
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def _line(row: Any) -> ChatLine:
-    return ChatLine(row.id, stamp(_utc(row.created_at)), row.seat, row.name, row.username, row.text)
+    return ChatLine(row.id, stamp(utc(row.created_at)), row.seat, row.name, row.username, row.text)
 
 
 def _ref(row: Any) -> ChatRef:

@@ -19,7 +19,6 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
-    ValidationError,
     field_validator,
 )
 
@@ -27,7 +26,7 @@ from omega.i18n import translatable as _
 from omega.names import check_name
 from omega.server.config import DEFAULT_SIZE, LEVEL_RANGE, TABLE_PLAYERS, TABLE_SIZES
 from omega.server.errors import ApiError
-from omega.server.infra.bodies import Strict, bad_request
+from omega.server.infra.bodies import Strict, parse
 from omega.server.tables.actions import Action, ClaimAction, ResignAction, SwapAction, TurnAction
 from omega.server.tables.timecontrol import TimeControl
 
@@ -39,6 +38,8 @@ __all__ = [
 
 RequestId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 Cell = Annotated[str, StringConstraints(min_length=1, max_length=4)]
+#: The version of the table the client saw when it asked (a move made since: ``stale_version``).
+Version = Annotated[int, Field(ge=0)]
 
 
 class HumanSeat(Strict):
@@ -80,28 +81,21 @@ class _TurnBody(Strict):
     type: Literal["turn"]
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
     request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+    version: Version | None = None
 
 
-class _SwapBody(Strict):
-    type: Literal["swap"]
+class _BareBody(Strict):
+    # The actions that take nothing but their type.
+    type: Literal["swap", "resign", "claim"]
     request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+    version: Version | None = None
 
 
-class _ResignBody(Strict):
-    type: Literal["resign"]
-    request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
+ActionBody = Annotated[_TurnBody | _BareBody, Field(discriminator="type")]
 
-
-class _ClaimBody(Strict):
-    type: Literal["claim"]
-    request_id: RequestId
-    version: Annotated[int, Field(ge=0)] | None = None
-
-
-ActionBody = Annotated[_TurnBody | _SwapBody | _ResignBody | _ClaimBody, Field(discriminator="type")]
+#: The action each bare body's type asks for.
+_BARE_ACTIONS: dict[str, type[SwapAction | ResignAction | ClaimAction]] = {
+    "swap": SwapAction, "resign": ResignAction, "claim": ClaimAction}
 
 
 class NameBody(Strict):
@@ -123,23 +117,15 @@ class _TurnInner(Strict):
     cells: Annotated[list[Cell], Field(min_length=1, max_length=4)]
 
 
-class _SwapInner(Strict):
-    type: Literal["swap"]
-
-
-class _ResignInner(Strict):
-    type: Literal["resign"]
-
-
-class _ClaimInner(Strict):
-    type: Literal["claim"]
+class _BareInner(Strict):
+    type: Literal["swap", "resign", "claim"]
 
 
 class _WsAction(Strict):
     type: Literal["action"]
     request_id: RequestId
-    action: Annotated[_TurnInner | _SwapInner | _ResignInner | _ClaimInner, Field(discriminator="type")]
-    version: Annotated[int, Field(ge=0)] | None = None
+    action: Annotated[_TurnInner | _BareInner, Field(discriminator="type")]
+    version: Version | None = None
 
 
 class _WsPing(Strict):
@@ -174,10 +160,7 @@ _client = TypeAdapter(ClientMessage)
 
 def parse_create(body: bytes) -> CreateTable:
     """The create-table request, checked as a whole (seats, creator seat, pie rule)."""
-    try:
-        req = _create.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    req = parse(_create, body)
     if req.pie_rule and req.players != 2:
         raise ApiError("bad_request", _("bad request: the pie rule is a 2-player option"))
     seats: list[HumanSeat | ComputerSeat] = (
@@ -197,20 +180,14 @@ def parse_create(body: bytes) -> CreateTable:
     return req
 
 
-def parse_action_body(body: bytes) -> _TurnBody | _SwapBody | _ResignBody | _ClaimBody:
+def parse_action_body(body: bytes) -> _TurnBody | _BareBody:
     """``POST /api/tables/{id}/actions``."""
-    try:
-        return _action.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_action, body)
 
 
 def parse_name(body: bytes) -> str:
     """``POST /api/tables/{id}/name``: the new display name."""
-    try:
-        return _name_body.validate_json(body).name
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_name_body, body).name
 
 
 def parse_links(body: bytes) -> LinksBody:
@@ -219,10 +196,7 @@ def parse_links(body: bytes) -> LinksBody:
     >>> parse_links(b'{"spectator": true}')
     LinksBody(invites=False, spectator=True)
     """
-    try:
-        req = _links_body.validate_json(body)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    req = parse(_links_body, body)
     if not (req.invites or req.spectator):
         raise ApiError("bad_request", _("bad request: ask for new invites, a new spectator link, or both"))
     return req
@@ -230,14 +204,10 @@ def parse_links(body: bytes) -> LinksBody:
 
 def parse_client_message(text: str | bytes) -> _WsAction | _WsPing | ChatMessage | RematchMessage:
     """A message a WebSocket client sent."""
-    try:
-        return _client.validate_json(text)
-    except ValidationError as e:
-        raise bad_request(e) from None
+    return parse(_client, text)
 
 
-def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInner | _SwapInner | _ResignInner
-              | _ClaimInner) -> Action:
+def to_action(body: _TurnBody | _BareBody | _TurnInner | _BareInner) -> Action:
     """The table action a validated body asks for.
 
     >>> to_action(parse_action_body(b'{"type": "claim", "request_id": "c1"}'))
@@ -245,8 +215,4 @@ def to_action(body: _TurnBody | _SwapBody | _ResignBody | _ClaimBody | _TurnInne
     """
     if isinstance(body, (_TurnBody, _TurnInner)):
         return TurnAction(cells=tuple(body.cells))
-    if isinstance(body, (_SwapBody, _SwapInner)):
-        return SwapAction()
-    if isinstance(body, (_ClaimBody, _ClaimInner)):
-        return ClaimAction()
-    return ResignAction()
+    return _BARE_ACTIONS[body.type]()

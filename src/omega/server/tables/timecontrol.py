@@ -39,14 +39,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from omega.i18n import Message
+from omega.i18n import Message, message_of
 from omega.i18n import translatable as _
 from omega.server.errors import ApiError
+from omega.server.infra.bodies import bad_body
 
 __all__ = [
     "TimeControl", "UNTIMED", "REALTIME_PRESETS", "PER_MOVE_CHOICES", "BASE_MINUTES", "INCREMENT_SECONDS",
     "RESERVE_DAYS", "LOW_FRACTION", "LOW_MS", "QUICKPLAY_DEFAULT", "time_control_config", "stamp_ms", "ms_between",
-    "require_clock",
+    "require_clock", "body_clock",
 ]
 
 Kind = Literal["untimed", "realtime", "turn_based"]
@@ -255,6 +256,23 @@ def require_clock(rated: bool, control: TimeControl) -> None:
     """
     if rated and not control.timed:
         raise ApiError("clock_required", _("a rated table needs a time control (real time such as {quickplay_default}, or turn-based such as 1d)", quickplay_default=QUICKPLAY_DEFAULT))
+
+
+def body_clock(text: str | None) -> TimeControl:
+    """The time control a request body names (:meth:`TimeControl.parse`), refused as that
+    body's ``bad_request`` when it is none.
+
+    >>> body_clock("5+05").text, body_clock(None).timed
+    ('5+5', False)
+    >>> body_clock("0+5")
+    Traceback (most recent call last):
+    ...
+    omega.server.errors.ApiError: bad request: time control '0+5': base minutes must be from 1 to 180
+    """
+    try:
+        return TimeControl.parse(text)
+    except ValueError as e:
+        raise bad_body(message_of(e)) from None
 
 
 def time_control_config(lang: str = "en") -> dict[str, Any]:

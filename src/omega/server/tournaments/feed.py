@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from omega.server.infra.groups import leave
+
 __all__ = ["TournamentFeed", "Watcher"]
 
 
@@ -40,11 +42,7 @@ class TournamentFeed:
 
     def remove(self, watcher: Watcher) -> None:
         """The socket closed."""
-        watchers = self._watchers.get(watcher.tournament_id)
-        if watchers is not None:
-            watchers.discard(watcher)
-            if not watchers:
-                del self._watchers[watcher.tournament_id]
+        leave(self._watchers, watcher.tournament_id, watcher)
 
     def changed(self, tournament_id: str) -> None:
         """``tournament_id`` changed (here, or in another process: its note)."""

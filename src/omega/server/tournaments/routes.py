@@ -25,6 +25,7 @@ from omega.server.accounts.routes import (
     session_user,
 )
 from omega.server.errors import ApiError
+from omega.server.infra.bodies import plausible_id
 from omega.server.infra.limits import Buckets, Limits
 from omega.server.infra.pagesocket import PageSocket
 from omega.server.infra.scheduler import Scheduler
@@ -109,8 +110,7 @@ async def pause_in_tournament(tournament_id: str, user: LoggedIn, raw: Body, par
 
 
 def _checked_id(tournament_id: str) -> str:
-    if not (0 < len(tournament_id) <= 16 and tournament_id.isascii()
-            and all(c.isalnum() or c in "-_" for c in tournament_id)):
+    if not plausible_id(tournament_id):
         raise ApiError("not_found", _("no such tournament"))
     return tournament_id
 

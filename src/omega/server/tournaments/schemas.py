@@ -18,10 +18,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, TypeAdapter, field_validator
 
-from omega.i18n import message_of
 from omega.server.config import TABLE_SIZES
 from omega.server.infra.bodies import Strict, bad_body, parse, utc_time
-from omega.server.tables.timecontrol import TimeControl, require_clock
+from omega.server.tables.timecontrol import TimeControl, body_clock, require_clock
 
 __all__ = ["NewTournament", "PauseBody", "parse_new", "parse_pause", "RANGES", "NAME_MAX", "STARTS_WITHIN_DAYS",
            "limits_config"]
@@ -97,8 +96,8 @@ class NewTournament(Strict):
 
     @property
     def clock(self) -> TimeControl:
-        """The games' time control."""
-        return TimeControl.parse(self.time_control)
+        """The games' time control; ``bad_request`` if it is not one."""
+        return body_clock(self.time_control)
 
 
 class PauseBody(Strict):
@@ -114,10 +113,7 @@ _pause = TypeAdapter(PauseBody)
 def parse_new(raw: bytes) -> NewTournament:
     """A new tournament's settings, checked as a whole."""
     t = parse(_new, raw)
-    try:
-        clock = t.clock
-    except ValueError as e:
-        raise bad_body(message_of(e)) from None
+    clock = t.clock
     t.time_control = clock.text
     if not clock.timed:
         raise bad_body("time_control: a tournament's games need a clock (real time such as 3+2, or turn-based such as 1d)")

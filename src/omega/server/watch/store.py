@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import exists, or_, select, update
@@ -24,6 +24,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from omega.names import username_key
 from omega.server.accounts.models import UserRow
+from omega.server.infra.db import iso
 from omega.server.tables.models import SeatRow, TableRow
 from omega.server.tables.store import Repository
 from omega.server.tables.timecontrol import TimeControl
@@ -35,12 +36,6 @@ __all__ = ["WatchStore", "live_candidates", "CANDIDATES"]
 
 #: Live tables read at most, the latest moved first, before they are ordered by rating.
 CANDIDATES = 300
-
-
-def _iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat().replace("+00:00", "Z")
 
 
 def live_candidates(repo: Repository, filters: Filters, table_id: str | None) -> list[dict[str, Any]]:
@@ -83,7 +78,7 @@ def live_candidates(repo: Repository, filters: Filters, table_id: str | None) ->
     return [{
         "id": r.id, "players": r.players, "size": r.size, "rated": bool(r.rated),
         "time_control": {"text": (tc := TimeControl.parse(r.time_control)).text, "kind": tc.kind},
-        "to_move_seat": r.to_move_seat, "updated_at": _iso(r.updated_at or r.created_at),
+        "to_move_seat": r.to_move_seat, "updated_at": iso(r.updated_at or r.created_at),
         "seats": seats[r.id], "path": f"/t/{r.id}",
     } for r in rows]
 

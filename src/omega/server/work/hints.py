@@ -37,6 +37,7 @@ from omega.game import SWAP, Action
 from omega.i18n import translatable as _
 from omega.server.errors import ApiError
 from omega.server.infra.due import Due
+from omega.server.infra.groups import Waiters
 from omega.server.infra.pubsub import WORK_TAG
 from omega.server.infra.scheduler import Scheduler
 from omega.server.tables.core import TableCore
@@ -96,7 +97,7 @@ class Hints:
         self.queue = queue
         #: Seconds to wait for another process's answer.
         self.wait = wait
-        self._waiting: dict[tuple[str, int], list[asyncio.Future[Answer]]] = {}
+        self._waiting: Waiters[tuple[str, int], Answer] = Waiters()
 
     def search_in(self, scheduler: Scheduler) -> None:
         """Search hints asked at other processes (this one has computer players)."""
@@ -147,9 +148,8 @@ class Hints:
         if await core.db(core.repo.due_count, HINT) >= self.queue:
             raise ApiError("busy", _("the computer players are busy; try again in a minute"))
         key = (table_id, version)
-        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         # Waiting before the row exists: the answer cannot come before anyone listens.
-        self._waiting.setdefault(key, []).append(answer)
+        answer = self._waiting.expect(key)
         try:
             # The same version keeps a row already there (a second tab asking): one search.
             await core.db(core.repo.keep_due, HINT, table_id, version, core.clock.now())
@@ -159,11 +159,7 @@ class Hints:
         except TimeoutError:
             raise ApiError("busy", _("the computer took too long to find a hint; try again")) from None
         finally:
-            waiting = self._waiting.get(key, [])
-            if answer in waiting:
-                waiting.remove(answer)
-            if not waiting:
-                self._waiting.pop(key, None)
+            self._waiting.leave(key, answer)
         if action is None:
             raise ApiError("busy", _("the computer could not find a hint in time; try again"))
         return action
@@ -194,9 +190,7 @@ class Hints:
         return True
 
     def _answer(self, table_id: str, version: int, action: Answer) -> None:
-        for waiting in self._waiting.pop((table_id, version), []):
-            if not waiting.done():
-                waiting.set_result(action)
+        self._waiting.answer((table_id, version), action)
 
 
 #: ``POST /api/tables/{id}/hint`` (docs/server-api.md).

@@ -35,7 +35,6 @@ ValueError: a worker needs PostgreSQL (with SQLite, omega serve plays the comput
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 
@@ -48,6 +47,7 @@ from omega.server.infra.db import make_engine
 from omega.server.infra.limits import Limits
 from omega.server.infra.pubsub import WORK_TAG, PgListener
 from omega.server.infra.scheduler import Scheduler
+from omega.server.infra.tasks import stop_task
 from omega.server.notify.mailer import MailSettings, mail_directory
 from omega.server.notify.notices import Notice
 from omega.server.notify.parts import build as build_notify
@@ -185,10 +185,7 @@ class Worker:
     async def stop(self) -> None:
         """Stop the bots (a turn being thought about stays due for another process), leave
         the ``servers`` table and close the database."""
-        if self._sampling is not None:
-            self._sampling.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sampling
+        await stop_task(self._sampling)
         await self.computers.stop()
         await self.scheduler.stop()
         if self._listener is not None:

@@ -88,13 +88,16 @@ export function current() {
 }
 
 /**
- * Register and log in; then the seats of the tables this browser remembers are claimed.
- * @param {string} username
- * @param {string} password
+ * Log this browser in by a request that answers the account (a registration, a log-in, a
+ * password reset): the seats it remembers are claimed before anyone is told, then this page's
+ * listeners and the other tabs learn who is logged in.
+ * @param {string} path
+ * @param {Record<string, string>} body
+ * @returns {Promise<User>}
  */
-export async function register(username, password) {
+async function logIn(path, body) {
   /** @type {{user: User}} */
-  const answer = await api("POST", "/api/account/register", { body: { username, password } });
+  const answer = await api("POST", path, { body });
   asking = Promise.resolve(answer.user);
   await claimRemembered();
   setUser(answer.user);
@@ -103,18 +106,21 @@ export async function register(username, password) {
 }
 
 /**
+ * Register and log in; then the seats of the tables this browser remembers are claimed.
+ * @param {string} username
+ * @param {string} password
+ */
+export async function register(username, password) {
+  return logIn("/api/account/register", { username, password });
+}
+
+/**
  * Log in; then the seats of the tables this browser remembers are claimed.
  * @param {string} username
  * @param {string} password
  */
 export async function login(username, password) {
-  /** @type {{user: User}} */
-  const answer = await api("POST", "/api/account/login", { body: { username, password } });
-  asking = Promise.resolve(answer.user);
-  await claimRemembered();
-  setUser(answer.user);
-  tellTabs();
-  return answer.user;
+  return logIn("/api/account/login", { username, password });
 }
 
 /**
@@ -124,29 +130,28 @@ export async function login(username, password) {
  * @param {string} password
  */
 export async function resetPassword(token, password) {
-  /** @type {{user: User}} */
-  const answer = await api("POST", "/api/account/password/reset", { body: { token, password } });
-  asking = Promise.resolve(answer.user);
-  await claimRemembered();
-  setUser(answer.user);
+  return logIn("/api/account/password/reset", { token, password });
+}
+
+/**
+ * Log this browser out by `path`'s request, then tell this page's listeners and the other tabs.
+ * @param {string} path
+ */
+async function logOut(path) {
+  await api("POST", path);
+  asking = Promise.resolve(null);
+  setUser(null);
   tellTabs();
-  return answer.user;
 }
 
 /** Log this browser out. */
 export async function logout() {
-  await api("POST", "/api/account/logout");
-  asking = Promise.resolve(null);
-  setUser(null);
-  tellTabs();
+  await logOut("/api/account/logout");
 }
 
 /** Log out on every device. */
 export async function logoutEverywhere() {
-  await api("POST", "/api/account/logout-everywhere");
-  asking = Promise.resolve(null);
-  setUser(null);
-  tellTabs();
+  await logOut("/api/account/logout-everywhere");
 }
 
 /**

@@ -119,6 +119,34 @@ export function reconnectDelay(attempt) {
   return Math.min(10_000, 500 * 2 ** (attempt - 1)) * (0.75 + Math.random() * 0.5);
 }
 
+/** How often an open socket sends a small ping: proxies drop idle sockets. */
+const PING_EVERY = 25_000;
+
+/**
+ * Keep `socket` open: a small ping every 25 s while it is open (stop it with `clearInterval`
+ * when the socket closes).
+ * @param {WebSocket} socket
+ * @returns {ReturnType<typeof setInterval>}
+ */
+export function keepAlive(socket) {
+  return setInterval(() => socket.readyState === 1 && socket.send(JSON.stringify({ type: "ping" })), PING_EVERY);
+}
+
+/**
+ * The message a socket received, or undefined when it is not JSON (it is then dropped).
+ * @example socketMessage(new MessageEvent("message", { data: '{"type": "pong"}' })) // {type: "pong"}
+ * @template T
+ * @param {MessageEvent} e
+ * @returns {T | undefined}
+ */
+export function socketMessage(e) {
+  try {
+    return JSON.parse(e.data);
+  } catch {
+    return undefined;
+  }
+}
+
 const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
 
 /**
@@ -196,19 +224,14 @@ export class LiveFeed {
       this.attempt = 0;
       this.onStatus("live");
       clearInterval(this.pinger);
-      // Proxies drop idle sockets; a small ping keeps this one open.
-      this.pinger = setInterval(() => this.send({ type: "ping" }), 25_000);
+      this.pinger = keepAlive(ws);
       this.pingAt = Date.now();
       this.send({ type: "ping" });
     };
     ws.onmessage = (e) => {
-      /** @type {ServerMessage} */
-      let msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch {
-        return;
-      }
+      /** @type {ServerMessage | undefined} */
+      const msg = socketMessage(e);
+      if (msg === undefined) return;
       if (msg.type === "sync" || msg.type === "pong") {
         const at = Date.now();
         const roundTrip = msg.type === "pong" && this.pingAt !== null;

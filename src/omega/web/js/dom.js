@@ -47,6 +47,26 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /**
+ * The site's bar atop a page: the brand (the way home), then `items` (links, a title, the
+ * account's area).
+ * @example siteBar(navLink("/watch", watchLabel, true), accountArea.el)
+ * @param {...Child} items
+ */
+export function siteBar(...items) {
+  return h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), ...items);
+}
+
+/**
+ * A link of the site's bar; `current`: the page it leads to is the one shown.
+ * @param {string} href
+ * @param {string} label
+ * @param {boolean} [current]
+ */
+export function navLink(href, label, current = false) {
+  return h("a", { href, class: "nav-link", "aria-current": current ? "page" : null }, label);
+}
+
+/**
  * Replace an element's children.
  * @template {Element} E
  * @param {E} el

@@ -7,7 +7,7 @@
 import * as account from "./account.js";
 import { api, siteConfig } from "./api.js";
 import { codeOf } from "./errors.js";
-import { copyButton, fill, h, keyed, swatch } from "./dom.js";
+import { copyButton, fill, h, keyed, navLink, siteBar, swatch } from "./dom.js";
 import { COLORS } from "./geometry.js";
 import { levelOption, playerCounts, sizeOption } from "./siteconfig.js";
 import * as store from "./store.js";
@@ -427,11 +427,11 @@ export function startLobby(root) {
       h("div", { class: "row" }, h("button", { type: "button", class: "btn confirm", onclick: startWith("computer") }, t("Play the computer"))),
       h("p", { class: "muted small" }, t("Levels from a quick beginner to the strongest; no account needed."))));
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), h("span", { class: "muted tagline" }, t("place every colour, multiply your groups")),
-      h("a", { href: "/watch", class: "nav-link" }, t("Watch")),
-      h("a", { href: "/puzzles", class: "nav-link" }, t("Puzzles")),
-      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")),
-      h("a", { href: "/analysis", class: "nav-link" }, t("Analysis board")), languageSelect(), accountArea.el),
+    siteBar(h("span", { class: "muted tagline" }, t("place every colour, multiply your groups")),
+      navLink("/watch", t("Watch")),
+      navLink("/puzzles", t("Puzzles")),
+      navLink("/tournaments", t("Tournaments")),
+      navLink("/analysis", t("Analysis board")), languageSelect(), accountArea.el),
     // A player's own lists first, then the ways to play now, before the long form.
     h("main", { class: "lobby-grid" },
       accountLists.el,

@@ -15,7 +15,7 @@
  */
 
 import * as account from "./account.js";
-import { reconnectDelay, socketUrl } from "./api.js";
+import { keepAlive, reconnectDelay, socketMessage, socketUrl } from "./api.js";
 
 /** @type {Set<(msg: LobbyMessage) => void>} */
 const listeners = new Set();
@@ -66,16 +66,12 @@ function connect() {
   socket.onopen = () => {
     attempt = 0;
     clearInterval(pinger);
-    pinger = setInterval(() => socket.readyState === 1 && socket.send(JSON.stringify({ type: "ping" })), 25_000);
+    pinger = keepAlive(socket);
   };
   socket.onmessage = (e) => {
-    /** @type {LobbyMessage} */
-    let msg;
-    try {
-      msg = JSON.parse(e.data);
-    } catch {
-      return;
-    }
+    /** @type {LobbyMessage | undefined} */
+    const msg = socketMessage(e);
+    if (msg === undefined) return;
     for (const listener of listeners) listener(msg);
   };
   socket.onclose = () => {

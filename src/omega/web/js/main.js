@@ -8,7 +8,7 @@
 // lobby's nor the other pages'; the server has the browser fetch the modules of the lobby and
 // of the table, where nearly every visit starts, with the page itself (index.html's preloads).
 
-import { applyTheme, fill, h } from "./dom.js";
+import { applyTheme, fill, h, siteBar } from "./dom.js";
 import * as store from "./store.js";
 import { openMailedLink } from "./views/email.js";
 import { t } from "./i18n.js";
@@ -80,7 +80,7 @@ function opened(loading) {
  */
 function problem(code, title, text) {
   fill(root, h("div", { class: "problem-page" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
+    siteBar(),
     h("main", { class: "problem card", "data-problem": code },
       h("h1", {}, title),
       h("p", {}, text),

@@ -58,6 +58,18 @@ function read(key, fallback) {
 }
 
 /**
+ * A list of strings kept at `key`: what is not a string is dropped, anything but a list
+ * (nothing kept, or written by another version) reads as none.
+ * @param {string} key
+ * @returns {string[]}
+ */
+function readStrings(key) {
+  /** @type {unknown} */
+  const list = read(key, null);
+  return Array.isArray(list) ? list.filter((item) => typeof item === "string") : [];
+}
+
+/**
  * @param {string} key
  * @param {unknown} value
  */
@@ -150,9 +162,7 @@ export function setName(value) {
  * @returns {string[]}
  */
 export function muted() {
-  /** @type {unknown} */
-  const list = read(MUTED, null);
-  return Array.isArray(list) ? list.filter((k) => typeof k === "string") : [];
+  return readStrings(MUTED);
 }
 
 /** @param {string[]} keys */
@@ -180,9 +190,7 @@ export function setQuickClock(text) {
  * @returns {string[]}
  */
 export function followedMatches() {
-  /** @type {unknown} */
-  const saved = read(FOLLOWED, null);
-  return Array.isArray(saved) ? saved.filter((id) => typeof id === "string") : [];
+  return readStrings(FOLLOWED);
 }
 
 /** @param {string} tableId a quick-play match's table, just followed */

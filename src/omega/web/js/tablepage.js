@@ -2,7 +2,7 @@
 // The table page's DOM: the views laid out, and `render` drawing a model on them (each view
 // redraws only what changed); also the page for a link that opens no table. Decides nothing.
 
-import { fill, h } from "./dom.js";
+import { fill, h, siteBar } from "./dom.js";
 import { problemText } from "./errors.js";
 import { replayPosition } from "./replay.js";
 import { boardScene } from "./scene.js";
@@ -153,7 +153,7 @@ export function showProblem(root, code, role, tableId, detail) {
   const { title, text } = problemText(code, role, tableId, detail);
   document.title = t("{title} · Omega", { title });
   fill(root, h("div", { class: "problem-page" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega")),
+    siteBar(),
     h("main", { class: "problem card", "data-problem": code || "no_link" },
       h("h1", {}, title),
       h("p", {}, text),

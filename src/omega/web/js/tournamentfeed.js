@@ -6,7 +6,7 @@
 // with, so a log-in or log-out opens it again.
 
 import * as account from "./account.js";
-import { reconnectDelay, socketUrl } from "./api.js";
+import { keepAlive, reconnectDelay, socketMessage, socketUrl } from "./api.js";
 
 /** @typedef {import("./tournamenttypes.js").TournamentView} TournamentView */
 /** @typedef {import("./tournamenttypes.js").TournamentMessage} TournamentMessage */
@@ -73,17 +73,12 @@ export class TournamentFeed {
       this.attempt = 0;
       this.on.onStatus("live");
       clearInterval(this.pinger);
-      // Proxies drop idle sockets; a small ping keeps this one open.
-      this.pinger = setInterval(() => socket.readyState === 1 && socket.send(JSON.stringify({ type: "ping" })), 25_000);
+      this.pinger = keepAlive(socket);
     };
     socket.onmessage = (e) => {
-      /** @type {TournamentMessage} */
-      let msg;
-      try {
-        msg = JSON.parse(e.data);
-      } catch {
-        return;
-      }
+      /** @type {TournamentMessage | undefined} */
+      const msg = socketMessage(e);
+      if (msg === undefined) return;
       if (msg.type === "tournament") this.on.onView(msg.tournament);
       else if (msg.type === "error") this.refusal = msg.error.message;
     };

@@ -8,7 +8,7 @@
 
 import * as A from "../analysistree.js";
 import { api } from "../api.js";
-import { copyButton, fill, h, swatch } from "../dom.js";
+import { copyButton, fill, h, siteBar, swatch } from "../dom.js";
 import { describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import { t } from "../i18n.js";
@@ -87,7 +87,7 @@ export async function startAnalysis(root, boardId) {
   document.title = t("Analysis board · Omega");
   const note = h("p", { class: "muted", role: "status" }, t("Loading…"));
   fill(root, h("div", { class: "table-page analysis-page" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
+    siteBar(
       h("span", { class: "table-title" }, t("Analysis board")), new AccountArea().el),
     h("main", { class: "layout" }, note)));
   try {

@@ -6,7 +6,7 @@
 
 import * as account from "../account.js";
 import { api } from "../api.js";
-import { copyButton, fill, h } from "../dom.js";
+import { copyButton, fill, h, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { RELATION_HEADS, challengeLine } from "../relations.js";
 import { AccountArea } from "./account.js";
@@ -25,7 +25,7 @@ export function startChallenge(root, id) {
   const main = h("main", { class: "card challenge-page" }, h("h1", {}, t("Challenge")), h("p", { class: "muted" }, t("Loading…")));
   const note = h("div", { class: "account-note", role: "alert" });
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el), main));
+    siteBar(new AccountArea().el), main));
 
   /** @param {Challenge} c */
   function draw(c) {

@@ -3,7 +3,7 @@
 // best display rating first, each linked to its profile.
 
 import { api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { fill, h, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
@@ -23,7 +23,7 @@ export function startLeaderboard(root, players) {
   const body = h("tbody", {});
   const note = h("p", { class: "muted" });
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el),
+    siteBar(new AccountArea().el),
     h("main", { class: "card leaderboard" },
       h("h1", {}, t("Leaderboard · {players} players", { players })),
       h("nav", { class: "row", "aria-label": t("Player counts") }, COUNTS.map((n) => n === players

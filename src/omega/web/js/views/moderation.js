@@ -7,7 +7,7 @@
 // which refuses anyone who is not a moderator.
 
 import { api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { fill, h, navLink, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { AccountArea } from "./account.js";
 import { t } from "../i18n.js";
@@ -90,8 +90,8 @@ export function startModeration(root) {
   /** @type {Record<string, string>} */
   let reasons = {};
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/mod", class: "nav-link", "aria-current": "page" }, t("Moderation")), new AccountArea().el),
+    siteBar(
+      navLink("/mod", t("Moderation"), true), new AccountArea().el),
     h("main", { class: "card moderation" },
       h("h1", {}, t("Moderation")), note,
       h("section", { class: "mod-reports" }, h("h2", {}, t("Reports")), queue),

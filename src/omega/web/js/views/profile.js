@@ -6,7 +6,7 @@
 
 import * as account from "../account.js";
 import { api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { fill, h, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { changeText, chartGeometry, ratingText } from "../ratings.js";
 import { AccountArea } from "./account.js";
@@ -102,7 +102,7 @@ export function startProfile(root, username) {
   document.title = t("{username} · Omega", { username });
   const main = h("main", { class: "card profile" }, h("h1", {}, username), h("p", { class: "muted" }, t("Loading…")));
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), new AccountArea().el), main));
+    siteBar(new AccountArea().el), main));
   const name = encodeURIComponent(username);
   /** @type {Promise<{username: string, games_played: number, games_won: number, created_at: string}>} */
   const profile = api("GET", `/api/users/${name}`);

@@ -6,7 +6,7 @@
 // both puzzle ratings; then the next puzzle, near their rating.  A guest plays unrated.
 
 import { api } from "../api.js";
-import { fill, h, swatch } from "../dom.js";
+import { fill, h, navLink, siteBar, swatch } from "../dom.js";
 import { describe } from "../errors.js";
 import { t } from "../i18n.js";
 import {
@@ -42,9 +42,9 @@ export function startPuzzles(root, id) {
   const send = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "btn confirm", "data-action": "send" }, t("Play this turn")));
   const another = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "btn", "data-action": "next" }, t("Next puzzle")));
   fill(root, h("div", { class: "lobby puzzles-page" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/puzzles", class: "nav-link", "aria-current": "page" }, t("Puzzles")),
-      h("a", { href: "/watch", class: "nav-link" }, t("Watch")), accountArea.el),
+    siteBar(
+      navLink("/puzzles", t("Puzzles"), true),
+      navLink("/watch", t("Watch")), accountArea.el),
     h("main", { class: "lobby-grid" },
       h("section", { class: "card puzzle" },
         h("h1", {}, t("Puzzles")), task, next, boardWrap, tip,

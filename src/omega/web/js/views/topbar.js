@@ -3,7 +3,7 @@
 // the banner across the page while the connection is lost, and the window title that says
 // it is your turn.
 
-import { fill, h, keyed } from "../dom.js";
+import { fill, h, keyed, siteBar } from "../dom.js";
 import { tournamentOf } from "../store.js";
 import { isLoaded, isMyTurn } from "../tablestate.js";
 import { t } from "../i18n.js";
@@ -23,7 +23,7 @@ export class TopBarView {
     const cup = tournamentOf(tableId);
     const back = cup ? h("a", { href: `/tournaments/${encodeURIComponent(cup.id)}`, class: "nav-link back-link", title: t("Back to the tournament {cup}", { cup: cup.name }) },
       `↩ ${cup.name}`) : null;
-    this.el = h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"), back, this.title, this.conn);
+    this.el = siteBar(back, this.title, this.conn);
     this.banner = h("div", { class: "banner", role: "status", hidden: true });
   }
 

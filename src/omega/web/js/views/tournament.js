@@ -10,7 +10,7 @@
 
 import * as account from "../account.js";
 import { api } from "../api.js";
-import { copyButton, fill, h, keyed, swatch } from "../dom.js";
+import { copyButton, fill, h, keyed, navLink, siteBar, swatch } from "../dom.js";
 import { codeOf, describe } from "../errors.js";
 import { COLORS } from "../geometry.js";
 import * as store from "../store.js";
@@ -115,8 +115,8 @@ export function startTournament(root, id) {
   const rounds = h("section", { class: "card tournament-rounds", hidden: true });
   const main = h("main", { class: "tournament-page" }, head, standings, playing, rounds);
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")), conn, accountArea.el),
+    siteBar(
+      navLink("/tournaments", t("Tournaments")), conn, accountArea.el),
     main));
 
   /** @type {TournamentView | null} */

@@ -7,7 +7,7 @@
 
 import * as account from "../account.js";
 import { api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { fill, h, navLink, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { TOURNAMENT_HEADS, whenText } from "../tournaments.js";
 import { AccountArea } from "./account.js";
@@ -59,8 +59,8 @@ export function startTournaments(root) {
   for (const l of lists) l.section.append(l.list);
   const form = new NewTournamentForm({ onCreated: (tour) => location.assign(`/tournaments/${encodeURIComponent(tour.id)}`) });
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/tournaments", class: "nav-link", "aria-current": "page" }, t("Tournaments")), accountArea.el),
+    siteBar(
+      navLink("/tournaments", t("Tournaments"), true), accountArea.el),
     h("main", { class: "lobby-grid tournaments" },
       h("section", { class: "card tournament-lists" },
         h("h1", {}, t("Tournaments")),

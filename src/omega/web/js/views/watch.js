@@ -4,7 +4,7 @@
 // rated or casual and the player count; each opens as a spectator without a link (/t/{id}).
 
 import { api } from "../api.js";
-import { fill, h } from "../dom.js";
+import { fill, h, navLink, siteBar } from "../dom.js";
 import { describe } from "../errors.js";
 import { liveQuery, seatText } from "../live.js";
 import { AccountArea } from "./account.js";
@@ -57,9 +57,9 @@ export function startWatch(root) {
     choice("size", t("Side"), [["", "any"], ...[5, 6, 7, 8, 9, 10].map((n) => /** @type {[string, string]} */ ([String(n), String(n)]))]),
     choice("rated", t("Rated"), [["", "any"], ["true", "rated"], ["false", "casual"]])));
   fill(root, h("div", { class: "lobby" },
-    h("header", { class: "topbar" }, h("a", { href: "/", class: "brand" }, "Omega"),
-      h("a", { href: "/watch", class: "nav-link", "aria-current": "page" }, t("Watch")),
-      h("a", { href: "/tournaments", class: "nav-link" }, t("Tournaments")), accountArea.el),
+    siteBar(
+      navLink("/watch", t("Watch"), true),
+      navLink("/tournaments", t("Tournaments")), accountArea.el),
     h("main", { class: "lobby-grid" },
       h("section", { class: "card live" },
         h("h1", {}, t("Watch")),
