@@ -110,9 +110,27 @@ def _is_sqlite(url: str) -> bool:
     return url.split(":", 1)[0].split("+", 1)[0] == "sqlite"
 
 
+def _shown(url: str) -> str:
+    """A database URL as a message may show it: its password hidden, and only its scheme
+    where it cannot be read (what follows may be a password).
+
+    >>> _shown("postgresql://ann:secret@db/omega"), _shown("postgresql://ann:secret@db:port/omega")
+    ("'postgresql://ann:***@db/omega'", "a 'postgresql' URL")
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return repr(make_url(url).render_as_string(hide_password=True))
+    except (ArgumentError, ValueError):
+        return f"a {url.split(':', 1)[0][:20]!r} URL"
+
+
 def _mail_settings(args: argparse.Namespace, url: str, command: str) -> MailSettings | None:
     """Where the process sends mail (``--smtp`` or the environment); None after saying why
     a URL is bad (the message never repeats the URL: it may hold a password)."""
+    if _built(command, url, lambda: mail_directory(url)) is None:  # the database URL, read first
+        return None
     settings = MailSettings.from_env(smtp_url=getattr(args, "smtp", None), directory=mail_directory(url))
     try:
         mailer_for(settings)
@@ -133,9 +151,9 @@ def _built(command: str, url: str, build: Callable[[], T]) -> T | None:
     try:
         return build()
     except (ArgumentError, ValueError) as e:
-        print(f"omega {command}: bad database URL {url!r}: {e}", file=sys.stderr)
+        print(f"omega {command}: bad database URL {_shown(url)}: {e}", file=sys.stderr)
     except ModuleNotFoundError as e:
-        print(f"omega {command}: missing driver for {url!r}: {e}", file=sys.stderr)
+        print(f"omega {command}: missing driver for {_shown(url)}: {e}", file=sys.stderr)
     return None
 
 
