@@ -96,8 +96,10 @@ class Passwords:
         self.max_queued = max_queued
         self._queued = 0
         # Checked against when the username is unknown, so that answer takes as long as a
-        # wrong password does; its password is random and thrown away.
-        self._dummy = self.hasher.hash(secrets.token_urlsafe(16))
+        # wrong password does; its password is random and thrown away.  Made at the first
+        # unknown name, in a hashing thread: a hash costs about 0.1 s of CPU, which every
+        # server start (and every test's server) would otherwise pay on the starting thread.
+        self._dummy: str | None = None
 
     def close(self) -> None:
         """Stop the hashing threads."""
@@ -121,9 +123,14 @@ class Passwords:
         against a dummy hash so that it costs the same and fails)."""
         return await self._run(self._verify, stored, password)
 
+    def _dummy_hash(self) -> str:
+        if self._dummy is None:  # two threads here at once each make one: either serves
+            self._dummy = self.hasher.hash(secrets.token_urlsafe(16))
+        return self._dummy
+
     def _verify(self, stored: str | None, password: str) -> Checked:
         try:
-            self.hasher.verify(stored if stored is not None else self._dummy, password)
+            self.hasher.verify(stored if stored is not None else self._dummy_hash(), password)
         except (VerificationError, InvalidHashError):
             return Checked(False)
         if stored is None:  # cannot happen with a random dummy password, but never a log-in
