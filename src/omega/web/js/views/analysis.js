@@ -297,6 +297,8 @@ class AnalysisPage {
   scheduleSave() {
     if (!this.board.editable) return;
     if (this.saveTimer) clearTimeout(this.saveTimer);
+    // An earlier "Saved." must not stand while a change waits to be saved.
+    this.status.textContent = t("Saving…");
     this.saveTimer = setTimeout(() => this.save(), SAVE_AFTER_MS);
   }
 
@@ -304,7 +306,10 @@ class AnalysisPage {
     this.saveTimer = null;
     const nodes = A.toFlat(this.study);
     const flat = JSON.stringify(nodes);
-    if (flat === this.savedFlat) return;
+    if (flat === this.savedFlat) {
+      this.status.textContent = t("Saved.");  // a move along the tree changes nothing stored
+      return;
+    }
     try {
       /** @type {{version: number}} */
       const r = await api("POST", `/api/analysis/${this.board.id}`, { token: this.key, body: { nodes, version: this.version } });
