@@ -10,10 +10,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: install system-deps kernels checks run test quick lint typecheck jscheck jstest unit e2e bench fuzz clean i18n
 
+# uv installs the same releases pip would, in about 5 s where pip took 30 s of CPU (most of it
+# compiling the bytecode of every file of every package; Python compiles what is imported).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[all,dev]'
+	$(BIN)/python -m pip install -q uv
+	$(BIN)/python -m uv pip install -q --python $(BIN)/python -e '.[all,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

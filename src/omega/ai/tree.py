@@ -8,8 +8,10 @@ the turn it plays.  This module knows positions only as the kernel's arrays.
 >>> state = KernelState(players=2, size=3); a = board_arrays(3)
 >>> tree = Tree.allocate(10_000); tree.start(state.empties())
 >>> whole = tree.stretches(1)[0]; root_w = np.zeros(4)
+>>> # Every argument given, as the search gives them: an omitted default is another signature,
+>>> # which Numba would compile anew (seconds) instead of loading the one `make kernels` cached.
 >>> run_iterations(tree, whole, root_w, state.board, state.empties(), 19, 0, 2, a.back, a.logt,
-...                seed_state(1), 500, 0.0, 0.002, 2.0, 0.0, False, Prior.of(3, 20.0, 0.1))
+...                seed_state(1), 500, 0.0, 0.002, 2.0, 0.0, False, Prior.of(3, 20.0, 0.1), 0.0, MARGIN_WEIGHT)
 >>> tree.used_to([whole]); int(tree.node_n[tree.root]), round(float(root_w[:2].sum()) / 500, 6)
 (500, 1.0)
 """
