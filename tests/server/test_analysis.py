@@ -312,6 +312,7 @@ class Core:
     def __init__(self) -> None:
         self.repo = Repository(make_engine("sqlite://"))
         self.repo.migrate()
+        self.server_id = "core1"  # whose claims it finishes
         self.clock = FakeClock()
         self.notes: list[tuple[str, str]] = []
         self.changes = Changes()  # said at each note

@@ -279,6 +279,10 @@ class Evaluations:
                 answer = None  # the waiting request answers busy
             if answer is not None:
                 await core.db(store_answer, core.repo, due.table_id, json.dumps(answer))
+        # The work's row goes before the note (the scheduler's own removal then finds nothing):
+        # the owner's next position, asked as soon as this answer arrives, must not count it
+        # among the owner's evaluations still waiting.
+        await core.db(core.repo.finish_due, due, core.server_id)
         await core.note(due.table_id, EVAL_TAG)
         return None
 
