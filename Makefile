@@ -56,9 +56,11 @@ lint: install
 # PostgreSQL cluster and temporary directories.  (Not `loadgroup`: with pytest 9 its groups
 # are lost, as pytest-xdist 3.8 renames a test where pytest no longer reads the name.)
 TEST_WORKERS ?= 4
-# PYTHONDONTWRITEBYTECODE emptied: with it set, every pytest worker rewrote the asserts of
-# every test module afresh (about 6 s of CPU each) instead of loading them from the cache
-# that `make bytecode` fills once.
+# PYTHONDONTWRITEBYTECODE emptied: with it set, pytest keeps no cache of the test modules it
+# rewrites (their asserts), and every worker of every run rewrote them all (about 5 s of CPU
+# a worker; from the cache a later run's collection takes half the time). Collecting them
+# once before the workers start cost the checks what it saved the workers, so a fresh clone's
+# first run still rewrites them in each worker.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadscope
 
 # Numba's compiled search kernels, written to its cache once before the tests' processes
@@ -66,13 +68,11 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 kernels: install
 	$(BIN)/python -c "import omega.ai; omega.ai.load_kernels()"
 
-# The project's own bytecode and the tests' (their asserts rewritten by pytest), written once:
-# where PYTHONDONTWRITEBYTECODE is set (the development machine sets it) no process writes
-# them, and each of the tests' servers, workers and commands would compile every module it
-# imports again (about 0.3 s of CPU a start), each pytest worker every test module.
+# The project's own bytecode, written once: where PYTHONDONTWRITEBYTECODE is set (the
+# development machine sets it) no process writes it, and each of the tests' servers, workers
+# and commands would compile every module it imports again (about 0.3 s of CPU a start).
 bytecode: install
 	$(BIN)/python -m compileall -q src
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null
 
 # The checks before the tests: side by side (mypy, the kernels' compilation and the page's
 # checks each keep one core busy for seconds on a fresh clone).
