@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from omega_page import CHROMIUM, CHROMIUM_ARGS, Contexts, Server
+from omega_page import CHROMIUM, CHROMIUM_ARGS, CHROMIUM_FULL, Contexts, Server
 from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
 expect.set_options(timeout=15_000)
@@ -53,8 +53,11 @@ def playwright_instance() -> Iterator[Playwright]:
 
 
 @pytest.fixture(scope="module")
-def browser(playwright_instance: Playwright) -> Iterator[Browser]:
-    b = playwright_instance.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+def browser(playwright_instance: Playwright, request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """The headless build of Chromium, or the full browser for a module that sets
+    ``FULL_BROWSER = True`` (and says why)."""
+    full = getattr(request.module, "FULL_BROWSER", False)
+    b = playwright_instance.chromium.launch(executable_path=CHROMIUM_FULL if full else CHROMIUM, args=CHROMIUM_ARGS)
     yield b
     b.close()
 

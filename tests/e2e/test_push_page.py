@@ -21,13 +21,11 @@ from __future__ import annotations
 import base64
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from omega_page import CHROMIUM_ARGS, CHROMIUM_FULL, Contexts, Server, shot
-from playwright.sync_api import Browser, Page, Playwright, expect
+from omega_page import Contexts, Server, shot
+from playwright.sync_api import Page, expect
 from test_accounts import account_form
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the server tests' helpers
@@ -35,14 +33,9 @@ from server.push_helpers import DeviceKeys
 
 ENDPOINT = "https://push.example.test/e2e/device-1"
 
-
-@pytest.fixture(scope="module")
-def browser(playwright_instance: Playwright) -> Iterator[Browser]:
-    """The full Chromium: the headless build the other browser tests use shows no
-    notification from a service worker."""
-    b = playwright_instance.chromium.launch(executable_path=CHROMIUM_FULL, args=CHROMIUM_ARGS)
-    yield b
-    b.close()
+#: The full Chromium: the headless build the other browser tests use shows no notification
+#: from a service worker.
+FULL_BROWSER = True
 
 #: Stands in for the browser's push service (see the module's note): ``subscribe`` gives a
 #: subscription of the real shape, with the key the page asked with.
