@@ -34,7 +34,7 @@ def play_to_the_end(server: Server, table_id: str, pages: dict[int, TablePage], 
         mover.play_turn(engine_order(2, seat), rng, rng.sample(empty, 2))
 
 
-#: The full Chromium: under the whole suite's load, twice in six runs on the headless build,
+#: The full Chromium: under the whole suite's load, twice in eight runs on the headless build,
 #: a page's lobby list never showed a table it had opened (the filters test, 30 s); the full
 #: browser never failed it, and neither build did when the module ran alone.
 FULL_BROWSER = True
