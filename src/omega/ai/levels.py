@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from omega.i18n import N_, Message
 from omega.i18n import translatable as _
 
-__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "RENUMBERED", "RENUMBERED_TWELVE", "STAND_IN_LEVEL", "Level", "level", "computer_name",
+__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "find_level", "RENUMBERED", "RENUMBERED_TWELVE", "STAND_IN_LEVEL", "Level", "level", "computer_name",
            "level_rating", "nearest_level"]
 
 
@@ -108,6 +108,18 @@ STAND_IN_LEVEL = 4
 MIN_LEVEL = LEVELS[0].number
 MAX_LEVEL = LEVELS[-1].number
 
+_BY_NUMBER = {lv.number: lv for lv in LEVELS}
+
+
+def find_level(number: object) -> Level | None:
+    """The level numbered ``number``, or None (no such level: one no longer known, or not a
+    number at all).
+
+    >>> find_level(1).name, find_level(17), find_level(None)
+    ('Beginner', None, None)
+    """
+    return _BY_NUMBER.get(number) if isinstance(number, int) else None
+
 
 def level(number: int) -> Level:
     """The level numbered ``number``; ValueError if there is none.
@@ -119,9 +131,9 @@ def level(number: int) -> Level:
     ...
     ValueError: level must be from 1 to 16, got 17
     """
-    for found in LEVELS:
-        if found.number == number:
-            return found
+    found = find_level(number)
+    if found is not None:
+        return found
     raise ValueError(f"level must be from {MIN_LEVEL} to {MAX_LEVEL}, got {number!r}")
 
 
@@ -134,8 +146,8 @@ def computer_name(number: int, seat: int | None = None) -> Message:
     >>> computer_name(1), computer_name(6, seat=3), computer_name(17)
     ('Computer (Beginner)', 'Computer 3 (Easy)', 'Computer (level 17)')
     """
-    known = next((Message(lv.name) for lv in LEVELS if lv.number == number), None)
-    word = known if known is not None else _("level {number}", number=number)
+    known = find_level(number)
+    word = Message(known.name) if known is not None else _("level {number}", number=number)
     return _("Computer {seat} ({level})", seat=seat, level=word) if seat is not None else _("Computer ({level})", level=word)
 
 
@@ -145,7 +157,8 @@ def level_rating(number: int | None) -> int | None:
     >>> level_rating(MAX_LEVEL) == LEVELS[-1].rating, level_rating(99)
     (True, None)
     """
-    return next((lv.rating for lv in LEVELS if lv.number == number), None)
+    known = find_level(number)
+    return known.rating if known is not None else None
 
 
 def nearest_level(rating: float) -> int:

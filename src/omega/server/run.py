@@ -129,9 +129,10 @@ def _shown(url: str) -> str:
 def _mail_settings(args: argparse.Namespace, url: str, command: str) -> MailSettings | None:
     """Where the process sends mail (``--smtp`` or the environment); None after saying why
     a URL is bad (the message never repeats the URL: it may hold a password)."""
-    if _built(command, url, lambda: mail_directory(url)) is None:  # the database URL, read first
+    directory = _built(command, url, lambda: mail_directory(url))  # the database URL, read first
+    if directory is None:
         return None
-    settings = MailSettings.from_env(smtp_url=getattr(args, "smtp", None), directory=mail_directory(url))
+    settings = MailSettings.from_env(smtp_url=getattr(args, "smtp", None), directory=directory)
     try:
         mailer_for(settings)
     except ValueError as e:

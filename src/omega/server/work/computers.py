@@ -31,7 +31,7 @@ from typing import Any, Protocol, TypeVar
 from pebble import ProcessPool
 
 from omega.ai import bot_for_level, make_bot
-from omega.ai.levels import LEVELS, STAND_IN_LEVEL
+from omega.ai.levels import STAND_IN_LEVEL, find_level
 from omega.game import SWAP, Action
 from omega.server.config import is_quick_level
 from omega.server.infra.due import Due
@@ -351,7 +351,8 @@ class ComputerPlayers:
 
     async def _pause(self, level: int, since: float) -> None:
         """Wait until ``level``'s ``think`` seconds have passed since ``since`` (``clock``)."""
-        think = next((lv.think for lv in LEVELS if lv.number == level), 0.0)
+        known = find_level(level)
+        think = known.think if known is not None else 0.0
         while (left := since + think - self.clock()) > 0:
             await self._sleep(min(left, PAUSE_CHECK))
 
