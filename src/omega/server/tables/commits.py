@@ -2,15 +2,20 @@
 same moment go to the database in one transaction.
 
 Committing costs the same whether it holds one table's events or fifty: with SQLite in
-``synchronous=FULL`` it is one fsync, and SQLite has one writer anyway.  So while one batch
-is being committed, the writes that come in wait together and go in the next batch: under
-load a commit carries many turns, alone a write goes at once (nobody waits for a batch to
-fill).  Each write keeps its own savepoint (a refused one is undone alone) and its caller is
-answered only after the batch's commit: "acknowledged means stored" holds as it did.
+``synchronous=FULL`` it is one fsync, and SQLite has one writer anyway; on PostgreSQL it is
+one flush of the log, one trip to a database thread and one connection taken from the pool.
+So while one batch is being committed, the writes that come in wait together and go in the
+next batch: under load a commit carries many turns, alone a write goes at once (nobody waits
+for a batch to fill).  Each write keeps its own savepoint (a refused one is undone alone)
+and its caller is answered only after the batch's commit: "acknowledged means stored" holds
+as it did.
 
-PostgreSQL takes row locks and commits in many threads at once, so there each write is a
-transaction of its own (a batch of one); grouping there would make processes wait on each
-other's locks.
+On PostgreSQL a batch holds its tables' rows locked until its commit, and other processes
+write too (a worker plays a computer's turn; nginx sends a table to one process, but a
+process that died hands its tables to another).  A batch takes its tables' rows in the
+order of their ids, so two batches never wait on each other in a circle over tables; a write
+that still loses a race for locks (PostgreSQL breaks a deadlock over some other row, a
+player's rating say, by failing one of them) is undone alone and tried again by itself.
 """
 
 from __future__ import annotations
@@ -20,14 +25,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from omega.server.tables.store import Repository, Write, Writer
+from omega.server.tables.store import Repository, Write, Writer, lost_a_lock_race
 
-__all__ = ["Commits", "MAX_BATCH"]
+__all__ = ["Commits", "MAX_BATCH", "TRIES"]
 
 T = TypeVar("T")
 
 #: Most writes in one transaction (bounds how long one commit holds the writer).
 MAX_BATCH = 128
+
+#: How many times a write that lost a race for row locks is tried in all (the second and
+#: third time alone, in a transaction of its own).
+TRIES = 3
 
 
 @dataclass
@@ -37,7 +46,7 @@ class _Waiting:
 
 
 class Commits:
-    """Runs the action path's writes: grouped on SQLite, one by one on PostgreSQL."""
+    """Runs the action path's writes, grouped in batches."""
 
     def __init__(self, repo: Repository, db: Callable[..., Awaitable[Any]]) -> None:
         self.repo = repo
@@ -53,10 +62,6 @@ class Commits:
         """``run`` inside a write transaction, ``then`` once it is committed; returns
         ``run``'s result (or raises its exception) after the commit."""
         write = Write(table_id, run, then)
-        if self.repo.is_postgres:
-            # A batch of one: its exception comes straight out of write_many.
-            result: T = (await self._db(self.repo.write_many, [write]))[0]
-            return result
         waiting = _Waiting(write)
         self._queue.append(waiting)
         if not self._draining:
@@ -72,18 +77,26 @@ class Commits:
         try:
             while self._queue:
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-                try:
-                    results = await self._db(self.repo.write_many, [w.write for w in batch])
-                except Exception as e:  # the commit failed (or a lone write was refused): nothing stored
-                    for w in batch:
-                        w.answer.set_exception(e)
-                    continue
-                self.batches += 1
-                self.writes += len(batch)
-                for w, result in zip(batch, results, strict=True):
-                    if isinstance(result, Exception):
-                        w.answer.set_exception(result)
-                    else:
-                        w.answer.set_result(result)
+                if self.repo.is_postgres:
+                    batch.sort(key=lambda w: w.write.table_id)  # one order of row locks for everyone
+                await self._commit(batch, TRIES)
         finally:
             self._draining = False
+
+    async def _commit(self, batch: list[_Waiting], tries: int) -> None:
+        """Commit ``batch`` and answer each of its writes; one that lost a race for locks is
+        tried again alone while ``tries`` last."""
+        try:
+            results = await self._db(self.repo.write_many, [w.write for w in batch])
+        except Exception as e:  # the commit failed (or a lone write was refused): nothing stored
+            results = [e] * len(batch)
+        else:
+            self.batches += 1
+            self.writes += len(batch)
+        for w, result in zip(batch, results, strict=True):
+            if not isinstance(result, Exception):
+                w.answer.set_result(result)
+            elif tries > 1 and lost_a_lock_race(result):
+                await self._commit([w], tries - 1)
+            else:
+                w.answer.set_exception(result)

@@ -42,7 +42,7 @@ from omega.server.tables.timecontrol import TimeControl
 
 T = TypeVar("T")
 
-__all__ = ["Write", "Repository", "Writer", "StoredTable", "insert_table"]
+__all__ = ["Write", "Repository", "Writer", "StoredTable", "insert_table", "lost_a_lock_race", "LOCK_RACE_SQLSTATES"]
 
 
 @dataclass(frozen=True)
@@ -55,16 +55,19 @@ class Write(Generic[T]):
     then: Callable[[T], None]
 
 
+#: SQLSTATEs of a write that lost a race for row locks and may simply be tried again:
+#: PostgreSQL chose it to break a deadlock (40P01), or a serialisation failure (40001).
+LOCK_RACE_SQLSTATES = ("40P01", "40001")
 
 
+def lost_a_lock_race(error: BaseException) -> bool:
+    """Whether ``error`` is a write's loss of a race for row locks (nothing of it stored; the
+    same write, tried again, can succeed).
 
-
-
-
-
-
-
-
+    >>> lost_a_lock_race(ValueError("no")), lost_a_lock_race(DBAPIError("SELECT 1", None, Exception()))
+    (False, False)
+    """
+    return getattr(getattr(error, "orig", None), "sqlstate", None) in LOCK_RACE_SQLSTATES
 
 
 def _event_from_row(row: Any) -> Event:
