@@ -177,6 +177,12 @@ def test_two_processes_on_one_postgres(pg: PgCluster) -> None:
         watch = Socket(b.ws_url, t["id"], t["spectator_key"])
         try:
             assert watch.recv()["type"] == "sync"
+            # The player's page opens on the other process: B's watcher hears who is there.
+            player = Socket(a.ws_url, t["id"], t["token"])
+            assert player.recv()["type"] == "sync"
+            assert watch.until(lambda m: m["type"] == "presence" and m["seats"][0])["seats"][0] is True
+            player.close()
+            assert watch.until(lambda m: m["type"] == "presence" and not m["seats"][0])["seats"][0] is False
             api_a.turn(t["id"], t["token"], ["e5", "a1"])
             mine = watch.until(lambda m: m["type"] == "event" and m["event"]["kind"] == "turn")
             assert mine["event"]["cells"] == ["e5", "a1"] and mine["event"]["computer"] is False

@@ -4,7 +4,8 @@ Presence is live state, not history: it is kept out of the event log and does no
 table's version.  Each process counts its own sockets in ``presence`` rows (one per table,
 seat and process); when a seat's total changes between none and some, the table's sockets
 get a ``presence`` message (``{"type": "presence", "version", "seats": [true, false]}``),
-other processes hear of it through the database (PostgreSQL NOTIFY) and tell theirs.
+other processes hear of it through the database (PostgreSQL NOTIFY, after the commit) and
+tell theirs.
 When a process stops, or is found dead by the sweep, its rows are withdrawn.
 """
 
@@ -49,3 +50,9 @@ class Presence:
         # Two counts of one table may come back in either order (PostgreSQL commits in
         # several threads): their stamps say which is newer.
         self.core.presence_counted(table_id, await self.core.commits.run(table_id, count, lambda _: None))
+        if self.core.repo.is_postgres:
+            # After the commit, with the publisher's next batch (a NOTIFY in the commit would
+            # make the batch's moves wait on every other notifying commit): the other
+            # processes read the count again.  A note lost with this process is made good
+            # by the sweep, which withdraws a dead process's counts and tells everyone.
+            self.core.publisher.publish([f"{server_id}:{table_id}:p"])

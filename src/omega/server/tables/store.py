@@ -212,9 +212,9 @@ class Writer:
     def count_sockets(self, seat: int, server_id: str, delta: int) -> PresenceCount:
         """Count a socket of ``server_id`` opening (+1) or closing (-1) for a seat (a large
         negative ``delta`` clears its count); returns the open sockets per seat over all
-        processes.  Other processes are told when the transaction commits."""
+        processes.  The caller tells the other processes once it is committed
+        (``Presence``, with the publisher's next batch)."""
         _presence_add(self.conn, self.table_id, seat, server_id, delta)
-        self.notify(f"{server_id}:{self.table_id}:p")
         return _presence_count(self.conn, self.table_id)  # the writer holds the table's row
 
     def presence(self) -> PresenceCount:
