@@ -58,11 +58,20 @@ class Commits:
         self.batches = 0
         self.writes = 0
 
-    async def run(self, table_id: str, run: Callable[[Writer | None], T], then: Callable[[T], None]) -> T:
+    async def run(self, table_id: str, run: Callable[[Writer | None], T], then: Callable[[T], None], *,
+                  grouped: bool = True) -> T:
         """``run`` inside a write transaction, ``then`` once it is committed; returns
-        ``run``'s result (or raises its exception) after the commit."""
+        ``run``'s result (or raises its exception) after the commit.
+
+        ``grouped=False``: on PostgreSQL in a transaction of its own, at once, beside the
+        batches: for a write whose statements each need their own trip to the database (a
+        presence count), which in a batch would hold the batch's turns behind them."""
         write = Write(table_id, run, then)
         waiting = _Waiting(write)
+        if not grouped and self.repo.is_postgres:
+            await self._commit([waiting], TRIES)
+            alone: T = await waiting.answer
+            return alone
         self._queue.append(waiting)
         if not self._draining:
             self._draining = True

@@ -41,15 +41,19 @@ class Presence:
             await self._change(table_id, seat, server_id, _ALL)
 
     async def _change(self, table_id: str, seat: int, server_id: str, delta: int) -> None:
-        # Through the action path's commits: when hundreds of sockets open at once (a
-        # restart, a start of a tournament) their counts share transactions with each other
+        # Through the action path's commits.  SQLite: when hundreds of sockets open at once
+        # (a restart, a start of a tournament) their counts share transactions with each other
         # and with the moves, instead of each paying a commit of its own ahead of the moves.
+        # PostgreSQL: each in a transaction of its own beside the batches, since a count's
+        # statements each take a trip to the database, which in a batch would hold the
+        # moves behind them (with the database a millisecond away, seconds at a restart).
         def count(w: Writer | None) -> PresenceCount:
             return PresenceCount(0, {}) if w is None else w.count_sockets(seat, server_id, delta)
 
         # Two counts of one table may come back in either order (PostgreSQL commits in
         # several threads): their stamps say which is newer.
-        self.core.presence_counted(table_id, await self.core.commits.run(table_id, count, lambda _: None))
+        counted = await self.core.commits.run(table_id, count, lambda _: None, grouped=False)
+        self.core.presence_counted(table_id, counted)
         if self.core.repo.is_postgres:
             # After the commit, with the publisher's next batch (a NOTIFY in the commit would
             # make the batch's moves wait on every other notifying commit): the other

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections.abc import Callable, Sequence
@@ -25,9 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import DateTime, bindparam, delete, func, insert, select, text, update
+from sqlalchemy import DateTime, bindparam, delete, event, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.pool import PoolProxiedConnection
 
 from omega.server.infra.db import utc
@@ -92,6 +93,15 @@ class StoredTable:
 
 #: Where a connection keeps its cursor for the driver's statements (``Connection.info``).
 _CURSOR = "omega.driver_cursor"
+#: PostgreSQL: the statements a batch of writes holds back to send together, in one trip
+#: (``Connection.info``), and how many statements have run on the connection.
+_HELD = "omega.held_back"
+_RAN = "omega.statements"
+
+
+class _Redo(Exception):
+    """A batch's writes must be done again, a savepoint each: a write that failed had already
+    sent statements (only a savepoint undoes it alone), or a held-back statement failed."""
 
 
 class _DriverSql:
@@ -125,6 +135,8 @@ class _DriverSql:
         self.next_savepoint = together("RELEASE SAVEPOINT one_write", "SAVEPOINT one_write")
         self.undo_savepoint = together("ROLLBACK TO SAVEPOINT one_write", "RELEASE SAVEPOINT one_write")
         self._appends: dict[int, str] = {}
+        #: PostgreSQL: the rows of a batch's tables locked at once, in the order of their ids.
+        self.lock_all = "SELECT id, version FROM tables WHERE id = ANY(%s) ORDER BY id FOR UPDATE"
 
     def append(self, events: int) -> str:
         """PostgreSQL: one statement that stores ``events`` events and moves the table row on
@@ -142,23 +154,67 @@ class _DriverSql:
             self.run(conn, sql)
 
     def run(self, conn: Connection, sql: str, params: Sequence[Any] = (), *, many: bool = False) -> Any:
-        """Run ``sql`` in ``conn``'s transaction; the cursor, to fetch from (until the next
-        statement: each connection keeps one cursor for these statements)."""
-        cursor = conn.info.get(_CURSOR)  # dropped with its connection, if that is ever replaced
-        if cursor is None:
-            cursor = conn.info[_CURSOR] = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        """Run ``sql`` in ``conn``'s transaction (after what is held back); the cursor, to
+        fetch from (until the next statement: each connection keeps one cursor for these)."""
+        send_held(conn)
+        conn.info[_RAN] = conn.info.get(_RAN, 0) + 1
+        cursor = _cursor(conn)
         try:
             if many:
                 cursor.executemany(sql, params)
             else:
                 cursor.execute(sql, params)
         except self.error as e:
-            gone = self.dialect.is_disconnect(e, conn.connection, cursor)
-            if gone:
-                conn.invalidate(e)
-            raise DBAPIError.instance(sql, params, e, self.error, connection_invalidated=gone,
-                                      dialect=self.dialect) from e
+            raise self.failed(conn, cursor, sql, params, e) from e
         return cursor
+
+    def hold(self, conn: Connection, sql: str, params: Sequence[Any]) -> None:
+        """Run ``sql`` with the statements held back if a batch holds them, else now."""
+        held = conn.info.get(_HELD)
+        if held is None:
+            self.run(conn, sql, params)
+        else:
+            held.append((sql, params))
+
+    def failed(self, conn: Connection, cursor: Any, sql: str, params: Any, error: Exception) -> StatementError:
+        """The driver's ``error`` as SQLAlchemy's (its connection dropped if it is gone)."""
+        gone = self.dialect.is_disconnect(error, conn.connection, cursor)
+        if gone:
+            conn.invalidate(error)
+        return DBAPIError.instance(sql, params, error, self.error, connection_invalidated=gone, dialect=self.dialect)
+
+
+def _cursor(conn: Connection) -> Any:
+    cursor = conn.info.get(_CURSOR)  # dropped with its connection, if that is ever replaced
+    if cursor is None:
+        cursor = conn.info[_CURSOR] = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+    return cursor
+
+
+def send_held(conn: Connection) -> None:
+    """Send the statements a batch holds back on ``conn``, all in one trip (psycopg's
+    pipeline); done before any other statement runs on it, so that they run in order."""
+    held = conn.info.get(_HELD)
+    if not held:
+        return
+    sql = _driver_sql(conn)
+    cursor = _cursor(conn)
+    sending = list(held)
+    held.clear()
+    conn.info[_RAN] = conn.info.get(_RAN, 0) + len(sending)
+    try:
+        with conn.connection.driver_connection.pipeline():  # type: ignore[union-attr]
+            for statement, params in sending:
+                cursor.execute(statement, params)
+    except sql.error as e:
+        raise sql.failed(conn, cursor, "(held back statements)", None, e) from e
+
+
+def _before_statement(conn: Connection, *_: Any) -> None:
+    """SQLAlchemy's ``before_cursor_execute`` on a PostgreSQL engine: what a batch held back
+    goes first, and the statement is counted."""
+    send_held(conn)
+    conn.info[_RAN] = conn.info.get(_RAN, 0) + 1
 
 
 _DRIVER_SQL: dict[str, _DriverSql] = {}
@@ -205,8 +261,8 @@ class Writer:
             rows.append((self.table_id, e.version, e.kind, json.dumps(e.data), e.seat, e.request_id, e.fingerprint,
                          sql.stamp(at)))
         move_on = (self.version, status, to_move_seat, rows[-1][-1], self.table_id)
-        if sql.postgres:  # one trip: the events and the row in one statement
-            sql.run(self.conn, sql.append(len(rows)), [*itertools.chain.from_iterable(rows), *move_on])
+        if sql.postgres:  # the events and the row in one statement, held back with the batch's
+            sql.hold(self.conn, sql.append(len(rows)), [*itertools.chain.from_iterable(rows), *move_on])
         else:
             sql.run(self.conn, sql.insert_event, rows, many=True)
             sql.run(self.conn, sql.move_on, move_on)
@@ -336,6 +392,8 @@ class Repository(DueQueue):
 
     def __init__(self, engine: Engine) -> None:
         super().__init__(engine)
+        if self.is_postgres and not event.contains(engine, "before_cursor_execute", _before_statement):
+            event.listen(engine, "before_cursor_execute", _before_statement)
         #: The connection that publishes notes (made at the first batch: see :meth:`publish`).
         self._notifier: PoolProxiedConnection | None = None
 
@@ -459,12 +517,60 @@ class Repository(DueQueue):
     def write_many(self, work: Sequence[Write[Any]]) -> list[Any]:
         """Several tables' writes in one transaction: one commit (one fsync) for all.
 
-        Each runs in a savepoint of its own, so one that raises is undone alone and gets its
-        exception back in the result list (in ``work``'s order); the others are stored.
-        After the commit, each successful write's ``then`` runs with its result, in this
-        thread and in order, before anyone is answered.  If the commit itself fails, every
-        write fails with that exception (raised from here).
+        One that raises is undone alone and gets its exception back in the result list (in
+        ``work``'s order); the others are stored.  After the commit, each successful write's
+        ``then`` runs with its result, in this thread and in order, before anyone is
+        answered.  If the commit itself fails, every write fails with that exception (raised
+        from here); a lone write's own exception is raised too.
         """
+        results: list[Any] | None = None
+        if self.is_postgres and len(work) > 1:  # (alone, one by one is as quick)
+            with contextlib.suppress(_Redo):
+                results = self._write_held_back(work)
+        if results is None:
+            results = self._write_one_by_one(work)
+        for item, result in zip(work, results, strict=True):
+            if not isinstance(result, Exception):
+                item.then(result)
+        return results
+
+    def _write_held_back(self, work: Sequence[Write[Any]]) -> list[Any]:
+        """PostgreSQL, in a few trips whatever the batch's size: every table's row locked at
+        once, then the writes, whose events go with the others' in one trip at the end
+        (held back, unless some other statement must run first).  A write that fails before
+        it sent anything is simply left out; otherwise :class:`_Redo`."""
+        results: list[Any] = []
+        with self.writing() as conn:
+            sql = _driver_sql(conn)
+            rows = sql.run(conn, sql.lock_all, (sorted({item.table_id for item in work}),)).fetchall()
+            versions = {row[0]: int(row[1]) for row in rows}
+            held: list[tuple[str, Any]] = []
+            conn.info[_HELD] = held
+            try:
+                for item in work:
+                    ran, mark = conn.info.get(_RAN, 0), len(held)
+                    version = versions.get(item.table_id)
+                    w = None if version is None else Writer(conn, item.table_id, version, True)
+                    try:
+                        results.append(item.run(w))
+                    except Exception as e:  # refused or failed: the others go on
+                        if conn.info.get(_RAN, 0) != ran:
+                            raise _Redo from e
+                        del held[mark:]
+                        results.append(e)
+                    else:
+                        if w is not None:
+                            versions[item.table_id] = w.version
+                try:
+                    send_held(conn)
+                except StatementError as e:  # which write's? One by one tells
+                    raise _Redo from e
+            finally:
+                conn.info.pop(_HELD, None)
+        return results
+
+    def _write_one_by_one(self, work: Sequence[Write[Any]]) -> list[Any]:
+        """The writes in one transaction, a savepoint each."""
         results: list[Any] = []
         with self.writing() as conn:
             sql = _driver_sql(conn)
@@ -486,9 +592,6 @@ class Repository(DueQueue):
                 else:
                     kept = not alone
                     results.append(result)
-        for item, result in zip(work, results, strict=True):
-            if not isinstance(result, Exception):
-                item.then(result)
         return results
 
     # -- servers, presence and computer turns ---------------------------------------------
