@@ -151,3 +151,23 @@ def test_a_write_refused_before_it_sent_anything_is_left_out_of_the_batch(db_url
     assert ran == ["kept", "left"]  # each once: nothing to undo but what the batch held back
     assert [len(t.events) for t in map(repo.load, ["kept", "left"]) if t is not None] == [1, 0]
     repo.engine.dispose()
+
+
+def test_due_work_kept_and_dropped_in_a_batch_is_stored_with_its_turns(db_url: str) -> None:
+    # A timed game's turn moves its flag's due row in the same commit: on PostgreSQL held
+    # back with the batch's turns and sent in the same trip, in order.
+    repo, now = new_repository(db_url)
+    _tables(repo, ["dueA", "dueB"])
+    repo.keep_due("timeout", "dueB", 0, now)
+    ran: list[str] = []
+
+    def due_work(w: Writer) -> None:
+        if w.table_id == "dueA":
+            w.keep_due("timeout", 1, now)
+        else:
+            w.drop_due("timeout")
+
+    repo.write_many([Write(name, _rename(now, ran, due_work), lambda _: None) for name in ["dueA", "dueB"]])
+    assert ran == ["dueA", "dueB"]  # once each: nothing had to be done again
+    assert (repo.due_version("timeout", "dueA"), repo.due_version("timeout", "dueB")) == (1, None)
+    repo.engine.dispose()

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     DateTime,
@@ -49,12 +50,13 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.sql.dml import Delete
 from sqlalchemy.sql.elements import ColumnElement
 
 from omega.server.infra.db import Base, utc
 from omega.server.infra.servers import ServerRow, Servers
 
-__all__ = ["DueRow", "Due", "DueQueue", "keep_due_row", "drop_due_row"]
+__all__ = ["DueRow", "Due", "DueQueue", "keep_due_row", "drop_due_row", "keep_due_statement", "drop_due_statement"]
 
 
 class DueRow(Base):
@@ -93,22 +95,33 @@ def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_a
     caller's transaction: a row already there for the same version keeps its time and
     claim; another version replaces it, unclaimed.  ``owner``: whose work it is (a value,
     or a scalar subquery that reads it in the same statement)."""
+    conn.execute(keep_due_statement(conn.dialect.name, kind, table_id, version, due_at, owner))
+
+
+def keep_due_statement(dialect: str, kind: Any, table_id: Any, version: Any, due_at: Any, owner: Any = None) -> Any:
+    """:func:`keep_due_row`'s statement for the database ``dialect`` names (each value may
+    be a ``bindparam``, for a statement compiled once and run many times)."""
     # One statement, an upsert: two processes starting at once both make the site-wide
     # rows, and a row may be finished (deleted) by its claimant while this runs.  An insert
     # that found the row, then an update of it, lost new work in between on PostgreSQL: the
     # claimant deleted the row after the insert saw it, the update found nothing, and a
     # tournament whose last game ended just then waited forever for its next round.
-    dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+    dialect_insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
     new = dialect_insert(DueRow).values(kind=kind, table_id=table_id, version=version, due_at=due_at, owner=owner)
-    conn.execute(new.on_conflict_do_update(
+    return new.on_conflict_do_update(
         index_elements=["kind", "table_id"],
         set_={"version": new.excluded.version, "due_at": new.excluded.due_at, "claimed_by": None, "claim_expires": None},
-        where=DueRow.version != new.excluded.version))
+        where=DueRow.version != new.excluded.version)
 
 
 def drop_due_row(conn: Connection, kind: str, table_id: str) -> None:
     """``table_id`` has no ``kind`` work due any more (inside the caller's transaction)."""
-    conn.execute(delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id))
+    conn.execute(drop_due_statement(kind, table_id))
+
+
+def drop_due_statement(kind: Any, table_id: Any) -> Delete:
+    """:func:`drop_due_row`'s statement (each value may be a ``bindparam``)."""
+    return delete(DueRow).where(DueRow.kind == kind, DueRow.table_id == table_id)
 
 
 class DueQueue(Servers):

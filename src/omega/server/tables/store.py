@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -32,7 +32,13 @@ from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.pool import PoolProxiedConnection
 
 from omega.server.infra.db import utc
-from omega.server.infra.due import DueQueue, drop_due_row, keep_due_row
+from omega.server.infra.due import (
+    DueQueue,
+    drop_due_row,
+    drop_due_statement,
+    keep_due_row,
+    keep_due_statement,
+)
 from omega.server.infra.pubsub import Delivery
 from omega.server.infra.servers import forget_server_row
 from omega.server.tables.events import Event, payload_from
@@ -137,6 +143,14 @@ class _DriverSql:
         self._appends: dict[int, str] = {}
         #: PostgreSQL: the rows of a batch's tables locked at once, in the order of their ids.
         self.lock_all = "SELECT id, version FROM tables WHERE id = ANY(%s) ORDER BY id FOR UPDATE"
+        #: A table's due work made and dropped (``infra.due``'s statements, compiled once:
+        #: held back with a batch's turns on PostgreSQL, where a timed game changes it at
+        #: every turn).
+        owner = select(TableRow.owner).where(TableRow.id == bindparam("owner_of")).scalar_subquery()
+        self.keep_due = keep_due_statement(dialect.name, bindparam("kind"), bindparam("table_id"), bindparam("version"),
+                                           bindparam("due_at", type_=DateTime(timezone=True)), owner).compile(dialect=dialect)
+        self.drop_due = drop_due_statement(bindparam("kind"), bindparam("table_id")).compile(dialect=dialect)
+        self.keep_due_sql, self.drop_due_sql = str(self.keep_due), str(self.drop_due)
 
     def append(self, events: int) -> str:
         """PostgreSQL: one statement that stores ``events`` events and moves the table row on
@@ -153,7 +167,8 @@ class _DriverSql:
         for sql in sqls:
             self.run(conn, sql)
 
-    def run(self, conn: Connection, sql: str, params: Sequence[Any] = (), *, many: bool = False) -> Any:
+    def run(self, conn: Connection, sql: str, params: Sequence[Any] | Mapping[str, Any] = (), *,
+            many: bool = False) -> Any:
         """Run ``sql`` in ``conn``'s transaction (after what is held back); the cursor, to
         fetch from (until the next statement: each connection keeps one cursor for these)."""
         send_held(conn)
@@ -168,7 +183,7 @@ class _DriverSql:
             raise self.failed(conn, cursor, sql, params, e) from e
         return cursor
 
-    def hold(self, conn: Connection, sql: str, params: Sequence[Any]) -> None:
+    def hold(self, conn: Connection, sql: str, params: Sequence[Any] | Mapping[str, Any]) -> None:
         """Run ``sql`` with the statements held back if a batch holds them, else now."""
         held = conn.info.get(_HELD)
         if held is None:
@@ -273,12 +288,22 @@ class Writer:
         there for the same version keeps its time and claim (the work is already known);
         another version replaces it, unclaimed.  The row carries the table's owner, read in
         the same statement (computer turns are claimed owners in turn)."""
-        owner = select(TableRow.owner).where(TableRow.id == self.table_id).scalar_subquery()
-        keep_due_row(self.conn, kind, self.table_id, version, due_at, owner)
+        sql = _driver_sql(self.conn)
+        if sql.postgres:
+            sql.hold(self.conn, sql.keep_due_sql, sql.keep_due.construct_params(
+                {"kind": kind, "table_id": self.table_id, "version": version, "due_at": due_at,
+                 "owner_of": self.table_id}))
+        else:
+            owner = select(TableRow.owner).where(TableRow.id == self.table_id).scalar_subquery()
+            keep_due_row(self.conn, kind, self.table_id, version, due_at, owner)
 
     def drop_due(self, kind: str) -> None:
         """This table has no ``kind`` work due any more."""
-        drop_due_row(self.conn, kind, self.table_id)
+        sql = _driver_sql(self.conn)
+        if sql.postgres:
+            sql.hold(self.conn, sql.drop_due_sql, sql.drop_due.construct_params({"kind": kind, "table_id": self.table_id}))
+        else:
+            drop_due_row(self.conn, kind, self.table_id)
 
     def keys(self) -> TableKeys:
         """The table's key digests as this transaction sees them."""
