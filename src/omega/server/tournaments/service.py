@@ -268,7 +268,9 @@ class Tournaments:
         """``TableCore.on_stored``: when a tournament's game ends, store each seat's place,
         count a game missed (lost on time without a move), and make the tournament's work due
         now, all in the transaction that stores the end."""
-        if not after.over or before.over:
+        if not after.over or before.over or not after.config.watchable:
+            # Only a watchable table can be a tournament's (this service makes every one of its
+            # tables watchable): the others' ends cost no statement inside their batch.
             return
         game = w.conn.execute(select(TournamentGameRow).where(TournamentGameRow.table_id == w.table_id)).one_or_none()
         if game is None:
@@ -398,7 +400,7 @@ class Tournaments:
         for users in tables:
             config = TableConfig(new_table_id(), t.players, t.size, bool(t.pie_rule) and t.players == 2, stamp(now),
                                  tuple(SeatConfig("human") for _ in users), control, rated=bool(t.rated),
-                                 pausable=bool(t.vacation), watchable=True)
+                                 pausable=bool(t.vacation), watchable=True)  # (which stored() relies on)
             seat_accounts(conn, config, users, [names[u] for u in users], "tournament", now,
                           postgres=conn.dialect.name == "postgresql")
             store.insert_game(conn, t.id, number, config.id, users, now)
