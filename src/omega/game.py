@@ -112,6 +112,10 @@ Action = Turn | str
 _EMPTY = -1
 
 
+#: Every colour, in turn order (a game's colours are the first of them: ``Game.colors``).
+_IN_TURN_ORDER = tuple(sorted(Color))
+
+
 class Game:
     """A game of Omega for 2 to 4 players on a hex-hex board of side 2 to 13.
 
@@ -175,7 +179,7 @@ class Game:
         >>> Game(players=3).colors
         (<Color.WHITE: 0>, <Color.BLACK: 1>, <Color.RED: 2>)
         """
-        return tuple(Color(i) for i in range(self.players))
+        return _IN_TURN_ORDER[: self.players]
 
     @property
     def to_move(self) -> Color | None:
