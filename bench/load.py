@@ -20,10 +20,14 @@ moving after a few turns of its own (2 to 8): its clock runs out, and the server
 notice.  Besides the move round trips it prints how late each timeout reached the stalled
 player's socket after its flag fell (``timeout_lateness_ms``: the page's view of lateness,
 the commit and the push included; client and server share this machine's clock).  Give
-``--seconds`` enough for the flags to fall (the base time and a minute more).
+``--seconds`` enough for the flags to fall (the base time and a minute more).  With
+``--everyone-plays`` as well, nobody walks away: every timed game is played to its end, to
+measure what the clocks cost a turn (each turn moves its table's flag, stored as due work
+in the turn's commit).
 
     .venv/bin/python bench/load.py --tables 200 --seconds 120
     .venv/bin/python bench/load.py --tables 200 --clock 3+2 --think 1 --seconds 330
+    .venv/bin/python bench/load.py --tables 200 --clock 3+2 --everyone-plays
 """
 
 from __future__ import annotations
@@ -188,7 +192,8 @@ def _clients(base_ws: str, tables: list[Table], args: argparse.Namespace, seed: 
         connected: list[int] = []
         deadline = time.monotonic() + args.seconds + 60
         # With clocks, one player per table walks away after a few turns of its own.
-        stalls = {t.id: (rng.randrange(2), rng.randint(2, 8)) for t in tables} if args.clock else {}
+        stalls = {t.id: (rng.randrange(2), rng.randint(2, 8)) for t in tables} \
+            if args.clock and not args.everyone_plays else {}
         opening = time.monotonic()
         tasks = [asyncio.create_task(_player(base_ws, t, seat, args.turns, deadline, stats,
                                              random.Random(rng.random()), start, connected, args.think,
@@ -328,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clock", default=None, metavar="CONTROL",
                         help="time control of every table (3+2, ...); one player per table stops moving")
+    parser.add_argument("--everyone-plays", action="store_true",
+                        help="with --clock: no player stops moving (every timed game played to its end)")
     parser.add_argument("--sqlite-synchronous", choices=("FULL", "NORMAL"), default="FULL",
                         help="SQLite durability: FULL (the server's default) or NORMAL (to measure FULL's cost)")
     parser.add_argument("--clients", type=int, default=2,

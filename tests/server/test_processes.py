@@ -212,6 +212,18 @@ def test_load_bench_small_run() -> None:
     assert result["latency_ms"]["p50"] > 0 and result["client_failures"] == []
 
 
+def test_load_bench_plays_timed_games_to_their_end_when_asked() -> None:
+    """``--clock`` with ``--everyone-plays``: no player walks away, so no flag falls."""
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, str(root / "bench" / "load.py"), "--tables", "4", "--clock", "3+2",
+                        "--everyone-plays", "--seconds", "60", "--json"],
+                       capture_output=True, text=True, timeout=120, cwd=root)
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert (result["games_over"], result["turns"], result["timeouts"]) == (4, 4 * 30, 0)
+    assert result["lost_turns"] == 0 and result["duplicated_turns"] == 0
+
+
 def test_default_database_is_sqlite_under_data_in_wal_mode(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "OMEGA_DATABASE_URL"}
     src = str(Path(__file__).resolve().parents[2] / "src")
