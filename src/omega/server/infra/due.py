@@ -50,7 +50,7 @@ from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, mapped_column
-from sqlalchemy.sql.dml import Delete
+from sqlalchemy.sql.dml import Delete, Insert
 from sqlalchemy.sql.elements import ColumnElement
 
 from omega.server.infra.db import Base, utc
@@ -98,7 +98,7 @@ def keep_due_row(conn: Connection, kind: str, table_id: str, version: int, due_a
     conn.execute(keep_due_statement(conn.dialect.name, kind, table_id, version, due_at, owner))
 
 
-def keep_due_statement(dialect: str, kind: Any, table_id: Any, version: Any, due_at: Any, owner: Any = None) -> Any:
+def keep_due_statement(dialect: str, kind: Any, table_id: Any, version: Any, due_at: Any, owner: Any = None) -> Insert:
     """:func:`keep_due_row`'s statement for the database ``dialect`` names (each value may
     be a ``bindparam``, for a statement compiled once and run many times)."""
     # One statement, an upsert: two processes starting at once both make the site-wide

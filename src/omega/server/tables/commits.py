@@ -6,9 +6,9 @@ Committing costs the same whether it holds one table's events or fifty: with SQL
 one flush of the log, one trip to a database thread and one connection taken from the pool.
 So while one batch is being committed, the writes that come in wait together and go in the
 next batch: under load a commit carries many turns, alone a write goes at once (nobody waits
-for a batch to fill).  Each write keeps its own savepoint (a refused one is undone alone)
-and its caller is answered only after the batch's commit: "acknowledged means stored" holds
-as it did.
+for a batch to fill).  A refused write is undone alone (a savepoint each, or on PostgreSQL
+left out of what the batch sends: ``Repository.write_many``) and every caller is answered
+only after the batch's commit: "acknowledged means stored" holds as it did.
 
 On PostgreSQL a batch holds its tables' rows locked until its commit, and other processes
 write too (a worker plays a computer's turn; nginx sends a table to one process, but a

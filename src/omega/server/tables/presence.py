@@ -56,7 +56,7 @@ class Presence:
         self.core.presence_counted(table_id, counted)
         if self.core.repo.is_postgres:
             # After the commit, with the publisher's next batch (a NOTIFY in the commit would
-            # make the batch's moves wait on every other notifying commit): the other
-            # processes read the count again.  A note lost with this process is made good
-            # by the sweep, which withdraws a dead process's counts and tells everyone.
+            # make it wait on every other notifying commit): the other processes read the
+            # count again.  A note lost with this process is made good by the sweep, which
+            # withdraws a dead process's counts and tells everyone.
             self.core.publisher.publish([f"{server_id}:{table_id}:p"])

@@ -171,8 +171,7 @@ class _DriverSql:
             many: bool = False) -> Any:
         """Run ``sql`` in ``conn``'s transaction (after what is held back); the cursor, to
         fetch from (until the next statement: each connection keeps one cursor for these)."""
-        send_held(conn)
-        conn.info[_RAN] = conn.info.get(_RAN, 0) + 1
+        _before_statement(conn)
         cursor = _cursor(conn)
         try:
             if many:
@@ -226,8 +225,9 @@ def send_held(conn: Connection) -> None:
 
 
 def _before_statement(conn: Connection, *_: Any) -> None:
-    """SQLAlchemy's ``before_cursor_execute`` on a PostgreSQL engine: what a batch held back
-    goes first, and the statement is counted."""
+    """Before any statement on ``conn`` (the driver's, and SQLAlchemy's through its
+    ``before_cursor_execute`` on a PostgreSQL engine): what a batch held back goes first, and
+    the statement is counted."""
     send_held(conn)
     conn.info[_RAN] = conn.info.get(_RAN, 0) + 1
 
