@@ -1,5 +1,6 @@
 """The MCTS bot's machinery: the first version kept as it was, the selection value, root
-values per colour, two trees, the tree kept between turns, recycled pools and early stops."""
+values per colour, two trees, the tree kept between turns, recycled pools, early stops and
+the simulations that learn where stones pay."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import pytest
 from omega import Color, Game
 from omega.ai import make_bot
 from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult
-from omega.ai.tree import rave_value, shuffle_edges
+from omega.ai.tree import MAST_SIZE, Mast, mast_add, mast_fill, rave_value, shuffle_edges
 from omega.game import SWAP, Action
-from omega.kernel import KernelState, seed_state
+from omega.kernel import KernelState, fill_sequence, seed_state
 
 # Whole games of the first MCTS bot against itself (seats seeded 7, 8, ...), recorded with
 # the bot as it was before root parallelism, tree reuse and time management: ``mcts-v1``
@@ -263,3 +264,89 @@ def test_without_the_margin_a_simulation_is_worth_a_win_or_nothing() -> None:
     wins = [v * result.iterations for v in result.values]
     assert sum(wins) == pytest.approx(result.iterations)
     assert wins == pytest.approx([round(w) for w in wins], abs=1e-6)
+
+
+def _filled(players: int, size: int, turns: int, seed: int) -> tuple[KernelState, np.ndarray]:
+    """A position ``turns`` random turns into a game, and its empty cells."""
+    game = Game(players=players, size=size)
+    rng = random.Random(seed)
+    for _ in range(turns):
+        empty = list(game.empty_cells())
+        game.apply(tuple(rng.sample(empty, players)))
+    state = KernelState.from_game(game)
+    return state, state.empties()
+
+
+@pytest.mark.parametrize(("players", "size", "turn", "step"), [(2, 4, 0, 0), (3, 5, 1, 2), (4, 5, 3, 1)])
+def test_learning_simulations_place_the_colours_the_rules_still_owe(players: int, size: int, turn: int,
+                                                                     step: int) -> None:
+    # Whatever the tables say, a simulation ends with the stones of every colour that the
+    # turn order still owes (the uniform fill's sequence) and the cells the end leaves empty.
+    state, empties = _filled(players, size, 1, seed=players)
+    owed = np.empty(len(empties) + players * players, dtype=np.int8)
+    length = fill_sequence(players, turn, step, len(empties), owed)
+    mast = Mast.of(len(state.board), 4)
+    mast.w[:] = np.random.default_rng(1).random(mast.w.shape)
+    mast.n[:] = 1.0
+    rng = seed_state(2)
+    for _ in range(20):
+        board, cells = state.board.copy(), empties.copy()
+        mast_fill(board, cells, len(empties), players, turn, step, mast, rng)
+        added = board[state.board < 0]
+        assert (added >= 0).sum() == length
+        assert np.bincount(added[added >= 0], minlength=players).tolist() == \
+            np.bincount(owed[:length], minlength=players).tolist()
+        assert (board[state.board >= 0] == state.board[state.board >= 0]).all()
+
+
+def test_learning_simulations_favour_the_cells_that_paid_their_mover() -> None:
+    # Black's turn, one stone left (White's) and then the end: four cells empty. One of
+    # them paid Black's player well when it ended White and nothing else paid anybody, so
+    # the stone goes there whenever it is among the 4 cells drawn: 1 - (3/4)^4 = 0.68 of
+    # the time, against 1/4 for a uniform fill.
+    board = np.array([0, 1] * 9 + [0], dtype=np.int8)
+    empties = np.array([2, 7, 11, 16], dtype=np.int32)
+    board[empties] = -1
+    target = 11
+    mast = Mast.of(19, 4)
+    mast.n[:] = 10.0
+    mast.w[1, 0, target] = 9.0  # Black's player, a White stone, on the target: mean 0.9
+    mast.w[0, 0, :] = 9.0  # White's player's view does not count for Black's stone
+    mast.w[0, 0, target] = 0.0
+    rng = seed_state(4)
+    hits = 0
+    for _ in range(4000):
+        filled, cells = board.copy(), empties.copy()
+        mast_fill(filled, cells, 4, 2, 1, 1, mast, rng)
+        assert (filled < 0).sum() == 3 and (filled[empties] == 0).sum() == 1
+        hits += filled[target] == 0
+    # 2,734 expected, standard deviation about 29.
+    assert 2600 < hits < 2870
+
+
+def test_the_tables_add_each_simulations_final_board_and_rewards() -> None:
+    mast = Mast.of(7, 4)
+    board = np.array([0, 1, 1, -1, 2, 0, 2], dtype=np.int8)
+    reward = np.array([0.25, 0.5, 1.0, 0.0])
+    mast_add(mast, board, reward, 3)
+    assert mast.n[:3].tolist() == [[1, 0, 0, 0, 0, 1, 0], [0, 1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 1]]
+    assert mast.w[1, 2].tolist() == [0, 0, 0, 0, 0.5, 0, 0.5]  # Black's player, Red's stones
+    assert mast.w[2, 0].tolist() == [1.0, 0, 0, 0, 0, 1.0, 0]
+    assert not mast.n[3].any() and not mast.w[3].any()
+
+
+def test_learning_simulations_are_the_default_and_the_kept_bots_keep_uniform_ones() -> None:
+    for spec, mast in (("mcts", MAST_SIZE), ("mcts:mast=0", 0), ("mcts:mast=2", 2), ("mcts-v2", 0),
+                       ("mcts-v1", 0), ("mcts:level=16", 0), ("mcts:level=16,mast=3", 3)):
+        bot = make_bot(spec)
+        assert isinstance(bot, MctsBot) and bot.mast == mast, spec
+    with pytest.raises(ValueError, match="mast must be from 0 to 16"):
+        make_bot("mcts:mast=17")
+
+
+def test_a_seeded_search_with_learning_simulations_is_reproducible_and_differs_from_uniform() -> None:
+    state = KernelState.from_game(Game(players=3, size=4))
+    one, two = (MctsBot(iterations=3_000, seed=5, threads=1).search(state) for _ in range(2))
+    assert (one.cells, one.values) == (two.cells, two.values)
+    uniform = MctsBot(iterations=3_000, seed=5, threads=1, mast=0).search(state)
+    assert uniform.values != one.values

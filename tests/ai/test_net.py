@@ -125,7 +125,8 @@ def test_the_bot_with_the_network_plays_legal_turns(players: int, size: int) -> 
 def test_the_network_changes_the_search_and_mcts_v2_is_todays_bot() -> None:
     game = Game(players=2, size=4)
     chosen = {}
-    for spec in ("mcts:iterations=800,seed=4", "mcts-v2:iterations=800,seed=4", "mcts:iterations=800,seed=4,net=1"):
+    for spec in ("mcts:iterations=800,seed=4,mast=0", "mcts-v2:iterations=800,seed=4",
+                 "mcts:iterations=800,seed=4,mast=0,net=1"):
         bot = make_bot(spec)
         bot.choose(game)
         chosen[spec.split(":")[0] + ("+net" if "net" in spec else "")] = bot.last.plies  # type: ignore[attr-defined]
@@ -133,14 +134,15 @@ def test_the_network_changes_the_search_and_mcts_v2_is_todays_bot() -> None:
     assert chosen["mcts+net"] != chosen["mcts"]
     with pytest.raises(ValueError, match="net"):
         make_bot("mcts-v2:net=1")
-    # With three players mcts-v2 keeps the margin's old share (mcts now gives it 0.2).
+    # With three players mcts-v2 keeps the margin's old share (mcts now gives it 0.2), and
+    # with any number its uniform simulations (mcts now learns where stones pay).
     three = Game(players=3, size=4)
     plies = {}
-    for spec in ("mcts-v2:iterations=800,seed=4", "mcts:iterations=800,seed=4,margin=0.05"):
+    for spec in ("mcts-v2:iterations=800,seed=4", "mcts:iterations=800,seed=4,margin=0.05,mast=0"):
         bot = make_bot(spec)
         bot.choose(three)
         plies[spec] = bot.last.plies  # type: ignore[attr-defined]
-    assert plies["mcts-v2:iterations=800,seed=4"] == plies["mcts:iterations=800,seed=4,margin=0.05"]
+    assert plies["mcts-v2:iterations=800,seed=4"] == plies["mcts:iterations=800,seed=4,margin=0.05,mast=0"]
 
 
 def test_the_network_is_asked_only_in_games_of_the_player_counts_it_learnt() -> None:

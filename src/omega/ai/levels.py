@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from omega.i18n import N_, Message
 from omega.i18n import translatable as _
 
-__all__ = ["LEVELS", "MAX_LEVEL", "MIN_LEVEL", "find_level", "RENUMBERED", "RENUMBERED_TWELVE", "STAND_IN_LEVEL", "Level", "level", "computer_name",
+__all__ = ["LEVELS", "MAST", "MAX_LEVEL", "MIN_LEVEL", "find_level", "RENUMBERED", "RENUMBERED_TWELVE", "STAND_IN_LEVEL", "Level", "level", "computer_name",
            "level_rating", "nearest_level"]
 
 
@@ -58,6 +58,13 @@ class Level:
     rating_low: int = 0
     rating_high: int = 0
 
+
+#: How a level's simulations choose their cells (``mast`` of :class:`omega.ai.mcts.MctsBot`):
+#: 0, uniformly at random, as the ladder measured every level.  The search's default learns
+#: where stones pay (``MAST_SIZE`` of :mod:`omega.ai.tree`) and is stronger at the same
+#: budget, so the levels keep the ratings they were measured with until the ladder is run
+#: again with it.
+MAST = 0
 
 #: Every level, weakest first, numbered from 1 without gaps.
 LEVELS: tuple[Level, ...] = (

@@ -85,7 +85,10 @@ from omega.ai.greedy import greedy_cells
 from omega.ai.net import load_net, trained_players
 from omega.ai.tree import (
     MARGIN_WEIGHT,
+    MAST_SIZE,
+    MAX_MAST,
     RECYCLE_AT,
+    Mast,
     Prior,
     Tree,
     compact,
@@ -219,7 +222,10 @@ class MctsBot:
     ``rave`` (RAVE bias constant; negative turns RAVE off), ``expand`` (visits before an
     edge becomes a node), ``prior`` (virtual simulations of the pattern prior; 0 turns it
     off), ``prior_scale`` (their value per unit of pattern weight), ``margin`` (the share of a
-    simulation's reward given by its score margin; None: :func:`~omega.ai.tree.margin_weight`) and
+    simulation's reward given by its score margin; None: :func:`~omega.ai.tree.margin_weight`),
+    ``mast`` (how many random cells a stone of a simulation picks the best of by what the
+    search's simulations learnt, :func:`~omega.ai.tree.mast_fill`; 0 or 1: uniformly random
+    simulations; None: :data:`~omega.ai.tree.MAST_SIZE`, or :data:`omega.ai.levels.MAST` for a level) and
     ``paranoid`` (how far the other players are taken to play against this one rather than
     for themselves, 0 to 1) are for tuning (``docs/measured/2026-12-06-multiplayer-search.md``).
     ``first_version`` searches with the first version's arithmetic and loops, and no
@@ -253,6 +259,7 @@ class MctsBot:
     prior_scale: float = PRIOR_SCALE
     paranoid: float = 0.0
     margin: float | None = None
+    mast: int | None = None
     blunder: float | None = None
     net: bool = False
     net_at: int = NET_AT
@@ -280,6 +287,12 @@ class MctsBot:
         self.threads = 1 if small else max(1, self.threads)
         if self.first_version:
             self.prior = 0.0
+            self.mast = 0
+        elif self.mast is None:
+            # A level plays as the ladder measured it (levels.MAST), whatever the search gains since.
+            self.mast = levels.MAST if level is not None else MAST_SIZE
+        if not 0 <= self.mast <= MAX_MAST:
+            raise ValueError(f"mast must be from 0 to {MAX_MAST}, got {self.mast!r}")
         if self.parallel not in PARALLEL:
             raise ValueError(f"parallel must be one of {', '.join(PARALLEL)}, got {self.parallel!r}")
         parts = [f"level={level}"] if level is not None else []
@@ -434,6 +447,9 @@ class MctsBot:
         work = [(trees[t // share], stretches[t // share][t % share]) for t in range(threads)]
         root_w = [np.zeros(MAX_COLORS, dtype=np.float64) for _ in range(threads)]
         rngs = [seed_state(int(self._rng.integers(0, 2**62))) for _ in range(threads)]
+        # Each thread's simulations learn on their own (nothing shared, nothing raced), afresh
+        # every search: where stones pay depends on the position.
+        mast = [Mast.of(len(state.board), self.mast or 0) for _ in range(threads)]
         vloss = 1.0 if share > 1 else 0.0
         start = _time.perf_counter()
         seconds = None
@@ -466,7 +482,7 @@ class MctsBot:
             tree, alloc = work[i]
             run_iterations(tree, alloc, root_w[i], state.board, empties, len(empties), state.turn, state.players, a.back,
                     a.logt, rngs[i], n, self.c, self.rave, float(self.expand), vloss, self.first_version, prior,
-                    self.paranoid, margin)
+                    self.paranoid, margin, mast[i])
 
         pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         try:

@@ -1,7 +1,7 @@
 """The search bot's names and their options: a spec's text (``mcts:level=3,seed=2``) to an
 :class:`~omega.ai.mcts.MctsBot`.  ``mcts`` is the current bot (``net=1`` adds the learnt
 network), ``mcts-v1`` the first version with its own five levels, ``mcts-v2`` the bot as
-it was before the network and the three-player margin, kept to measure against.
+it was before the network, the three-player margin and the learning simulations (``mast``), kept to measure against.
 Importing this module registers the three names (``omega.ai.make_bot`` does, on first use).
 
 >>> bot = _options("mcts", {"level": "3", "seed": "2"}); bot.name, bot.iterations
@@ -26,7 +26,7 @@ from omega.ai.mcts import (
     V1_LEVELS,
     MctsBot,
 )
-from omega.ai.tree import MARGIN_WEIGHT
+from omega.ai.tree import MARGIN_WEIGHT, MAX_MAST
 
 __all__: list[str] = []  # the names are registered, not imported
 
@@ -52,6 +52,8 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
     paranoid = 0.0 if v1 else float_option(options, "paranoid", 0.0, 0.0, 1.0)
     # mcts-v2 keeps the margin's share it had with every player count (MARGIN_WEIGHT).
     margin = None if v1 else float_option(options, "margin", MARGIN_WEIGHT if name == "mcts-v2" else None, 0.0, 1.0)
+    # mcts-v2 keeps the uniform simulations it had.
+    mast = None if v1 else int_option(options, "mast", 0 if name == "mcts-v2" else None, 0, MAX_MAST)
     blunder = None if v1 else float_option(options, "blunder", None, 0.0, 1.0)
     parallel = "tree" if v1 else options.pop("parallel", PARALLEL[0])
     if parallel not in PARALLEL:
@@ -63,7 +65,7 @@ def _options(name: str, options: dict[str, str]) -> MctsBot:
         bot = MctsBot(iterations=iterations, time=seconds, level=level, seed=seed, c=c, rave=rave, expand=expand,
                       threads=threads, reuse=reuse, manage=manage, recycle=recycle, keep=keep, parallel=parallel,
                       prior=prior, prior_scale=prior_scale, paranoid=paranoid or 0.0, margin=margin,
-                      blunder=blunder, name=name)
+                      mast=mast, blunder=blunder, name=name)
         return _with_net(bot, net)
     if level is not None:
         iterations = V1_LEVELS[level][0] if iterations is None else iterations
@@ -114,9 +116,10 @@ def _make_mcts_v1(options: dict[str, str]) -> MctsBot:
 
 @register("mcts-v2")
 def _make_mcts_v2(options: dict[str, str]) -> MctsBot:
-    """The bot ``mcts`` as it was before the learnt network and the three-player margin
-    (:func:`omega.ai.tree.margin_weight`), kept to measure the new versions against: the
-    same as ``mcts`` without ``net=1`` with two or four players, and ``margin=0.05`` with
+    """The bot ``mcts`` as it was before the learnt network, the three-player margin
+    (:func:`omega.ai.tree.margin_weight`) and the learning simulations
+    (:func:`omega.ai.tree.mast_fill`), kept to measure the new versions against: the same as
+    ``mcts:mast=0`` without ``net=1`` with two or four players, and with ``margin=0.05`` with
     three."""
     return _options("mcts-v2", options)
 
