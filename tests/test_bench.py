@@ -20,6 +20,8 @@ def test_bench_json_has_the_documented_figures(capsys: pytest.CaptureFixture[str
     assert result["mcts_iterations_per_s"] > 0 and result["mcts_v1_iterations_per_s"] > 0
     assert result["mcts_ratio_to_v1"] == pytest.approx(
         result["mcts_iterations_per_s"] / result["mcts_v1_iterations_per_s"], abs=0.001)
+    assert result["mast_ratio"] == pytest.approx(
+        result["mcts_iterations_per_s"] / result["mcts_uniform_iterations_per_s"], abs=0.001)
 
 
 def test_bench_text_output(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,9 @@ after a warm-up (Numba compiles, or loads its cache, outside the timing):
   the game and fully scored (log-scores, exact products when close), in one thread;
 * ``mcts_iterations_per_s``: iterations of the MCTS bot's search from the empty board, in
   one thread, and ``mcts_v1_iterations_per_s`` the same for the first version's kernel
-  (``mcts-v1``, the search's yardstick), with ``mcts_ratio_to_v1``;
+  (``mcts-v1``, the search's yardstick), with ``mcts_ratio_to_v1``; and
+  ``mcts_uniform_iterations_per_s``, the bot with uniform simulations (``mast=0``, as the
+  levels play), with ``mast_ratio``, what the learning simulations cost an iteration;
 * ``c_playouts_per_s``: the reference C loop (``playout.c``, compiled here with
   ``cc -O2``), when a C compiler and the source are found, and ``ratio_to_c``.
 
@@ -104,6 +106,9 @@ def measure(size: int, players: int, seconds: float, reference: bool = True) -> 
     result["mcts_iterations_per_s"] = round(measure_mcts(size, players, seconds))
     result["mcts_v1_iterations_per_s"] = round(measure_mcts(size, players, seconds, "mcts-v1:seed=1"))
     result["mcts_ratio_to_v1"] = round(result["mcts_iterations_per_s"] / max(1, result["mcts_v1_iterations_per_s"]), 3)
+    uniform = round(measure_mcts(size, players, seconds, "mcts:threads=1,manage=0,seed=1,mast=0"))
+    result["mcts_uniform_iterations_per_s"] = uniform
+    result["mast_ratio"] = round(result["mcts_iterations_per_s"] / max(1, uniform), 3)
     if reference:
         source = find_reference()
         c_rate = measure_c(size, players, seconds, source) if source is not None else None
@@ -124,6 +129,8 @@ def bench_main(args: argparse.Namespace) -> int:
     print(f"  random playouts   {result['playouts_per_s']:>12,} /s")
     print(f"  MCTS iterations   {result['mcts_iterations_per_s']:>12,} /s")
     print(f"  mcts-v1 kernel    {result['mcts_v1_iterations_per_s']:>12,} /s   (ratio {result['mcts_ratio_to_v1']:.2f})")
+    print(f"  uniform fill      {result['mcts_uniform_iterations_per_s']:>12,} /s   "
+          f"(the bot's with mast: {result['mast_ratio']:.2f})")
     if "c_playouts_per_s" in result:
         print(f"  C yardstick       {result['c_playouts_per_s']:>12,} /s   (ratio {result['ratio_to_c']:.2f})")
     else:
