@@ -43,6 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from omega.ai import levels
 from omega.ai.mcts import MctsBot
 from omega.costs import Account, account, margins, score_curve
 from omega.game import SWAP, Action, Color, Game
@@ -206,7 +207,9 @@ def search_position(game: Game, iterations: int = DEFAULT_ITERATIONS, seconds: f
     if game.is_over:
         winner = game.winner
         return PositionValue(tuple(1.0 if c == winner else 0.0 for c in game.colors), None)
-    bot = MctsBot(iterations=iterations, time=seconds, seed=seed)
+    # Uniform simulations, as the levels play: the review's figures, the analysis board's
+    # "level-4 strength" and the puzzles' promised margins were all measured with them.
+    bot = MctsBot(iterations=iterations, time=seconds, seed=seed, mast=levels.MAST)
     state = KernelState.from_game(game)
     result = bot.search(state, balanced=game.pie_rule and game.turns_played == 0)
     values = tuple(result.values)
