@@ -12,7 +12,8 @@ import pytest
 from omega import Color, Game
 from omega.ai import make_bot
 from omega.ai.mcts import MIN_SPLIT, V1_LEVELS, MctsBot, SearchResult
-from omega.ai.tree import MAST_SIZE, Mast, mast_add, mast_fill, rave_value, shuffle_edges
+from omega.ai.simulation import MAST_SIZE, Mast, mast_add, mast_fill
+from omega.ai.tree import rave_value, shuffle_edges
 from omega.game import SWAP, Action
 from omega.kernel import KernelState, fill_sequence, seed_state
 

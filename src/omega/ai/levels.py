@@ -61,7 +61,7 @@ class Level:
 
 #: How a level's simulations choose their cells (``mast`` of :class:`omega.ai.mcts.MctsBot`):
 #: 0, uniformly at random, as the ladder measured every level.  The search's default learns
-#: where stones pay (``MAST_SIZE`` of :mod:`omega.ai.tree`) and is stronger at the same
+#: where stones pay (``MAST_SIZE`` of :mod:`omega.ai.simulation`) and is stronger at the same
 #: budget, so the levels keep the ratings they were measured with until the ladder is run
 #: again with it.
 MAST = 0

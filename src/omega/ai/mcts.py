@@ -83,12 +83,10 @@ import numpy as np
 from omega.ai import levels
 from omega.ai.greedy import greedy_cells
 from omega.ai.net import load_net, trained_players
+from omega.ai.simulation import MAST_SIZE, MAX_MAST, Mast
 from omega.ai.tree import (
     MARGIN_WEIGHT,
-    MAST_SIZE,
-    MAX_MAST,
     RECYCLE_AT,
-    Mast,
     Prior,
     Tree,
     compact,
@@ -224,8 +222,8 @@ class MctsBot:
     off), ``prior_scale`` (their value per unit of pattern weight), ``margin`` (the share of a
     simulation's reward given by its score margin; None: :func:`~omega.ai.tree.margin_weight`),
     ``mast`` (how many random cells a stone of a simulation picks the best of by what the
-    search's simulations learnt, :func:`~omega.ai.tree.mast_fill`; 0 or 1: uniformly random
-    simulations; None: :data:`~omega.ai.tree.MAST_SIZE`, or :data:`omega.ai.levels.MAST` for a level) and
+    search's simulations learnt, :func:`~omega.ai.simulation.mast_fill`; 0 or 1: uniformly random
+    simulations; None: :data:`~omega.ai.simulation.MAST_SIZE`, or :data:`omega.ai.levels.MAST` for a level) and
     ``paranoid`` (how far the other players are taken to play against this one rather than
     for themselves, 0 to 1) are for tuning (``docs/measured/2026-12-06-multiplayer-search.md``).
     ``first_version`` searches with the first version's arithmetic and loops, and no

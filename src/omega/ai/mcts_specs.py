@@ -26,7 +26,8 @@ from omega.ai.mcts import (
     V1_LEVELS,
     MctsBot,
 )
-from omega.ai.tree import MARGIN_WEIGHT, MAX_MAST
+from omega.ai.simulation import MAX_MAST
+from omega.ai.tree import MARGIN_WEIGHT
 
 __all__: list[str] = []  # the names are registered, not imported
 
@@ -118,7 +119,7 @@ def _make_mcts_v1(options: dict[str, str]) -> MctsBot:
 def _make_mcts_v2(options: dict[str, str]) -> MctsBot:
     """The bot ``mcts`` as it was before the learnt network, the three-player margin
     (:func:`omega.ai.tree.margin_weight`) and the learning simulations
-    (:func:`omega.ai.tree.mast_fill`), kept to measure the new versions against: the same as
+    (:func:`omega.ai.simulation.mast_fill`), kept to measure the new versions against: the same as
     ``mcts:mast=0`` without ``net=1`` with two or four players, and with ``margin=0.05`` with
     three."""
     return _options("mcts-v2", options)
