@@ -147,6 +147,9 @@ export function socketMessage(e) {
   }
 }
 
+/** How many messages wait for a socket that is not open yet (the oldest go first). */
+const OUTBOX_MAX = 16;
+
 const FATAL_CLOSE = new Set([1008, 4001, 4003, 4004, 4401, 4403, 4404]);
 
 /**
@@ -184,6 +187,8 @@ export class LiveFeed {
     /** @type {ReturnType<typeof setInterval> | undefined} */
     this.pinger = undefined;
     this.stopped = false;
+    /** @type {ClientMessage[]} messages sent while the socket was not open, sent once it is */
+    this.outbox = [];
     this.wake = () => {
       if (!this.stopped && (!this.ws || this.ws.readyState > 1)) this.connectNow();
     };
@@ -227,6 +232,9 @@ export class LiveFeed {
       this.pinger = keepAlive(ws);
       this.pingAt = Date.now();
       this.send({ type: "ping" });
+      // What the player said while the socket was opening (a rematch, a chat line) goes now,
+      // in order: a page loaded over HTTP shows its buttons before its socket is open.
+      for (const message of this.outbox.splice(0)) this.send(message);
     };
     ws.onmessage = (e) => {
       /** @type {ServerMessage | undefined} */
@@ -255,10 +263,12 @@ export class LiveFeed {
   }
 
   /**
-   * Send a message if the socket is open (dropped otherwise).
+   * Send a message now if the socket is open, else as soon as it opens (the last
+   * `OUTBOX_MAX` wait; none once the feed is stopped).
    * @param {ClientMessage} message
    */
   send(message) {
     if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(message));
+    else if (!this.stopped && message.type !== "ping") this.outbox = [...this.outbox, message].slice(-OUTBOX_MAX);
   }
 }
