@@ -33,6 +33,10 @@ from numpy.typing import NDArray
 
 from omega.board import MAX_SIZE, Board, cell_count
 from omega.game import MAX_PLAYERS, Color, Game
+from omega.jitcache import forget_stale
+
+# Before any kernel loads its machine code: a cache built from other sources is dropped.
+forget_stale()
 
 __all__ = [
     "EMPTY", "EPS", "MAX_COLORS", "BoardArrays", "KernelState", "board_arrays", "compare_exact", "fill_sequence",
