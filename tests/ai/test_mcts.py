@@ -287,8 +287,7 @@ def test_learning_simulations_place_the_colours_the_rules_still_owe(players: int
     owed = np.empty(len(empties) + players * players, dtype=np.int8)
     length = fill_sequence(players, turn, step, len(empties), owed)
     mast = Mast.of(len(state.board), 4)
-    mast.w[:] = np.random.default_rng(1).random(mast.w.shape)
-    mast.n[:] = 1.0
+    mast.v[:] = np.random.default_rng(1).random(mast.v.shape)
     rng = seed_state(2)
     for _ in range(20):
         board, cells = state.board.copy(), empties.copy()
@@ -310,10 +309,9 @@ def test_learning_simulations_favour_the_cells_that_paid_their_mover() -> None:
     board[empties] = -1
     target = 11
     mast = Mast.of(19, 4)
-    mast.n[:] = 10.0
-    mast.w[1, 0, target] = 9.0  # Black's player, a White stone, on the target: mean 0.9
-    mast.w[0, 0, :] = 9.0  # White's player's view does not count for Black's stone
-    mast.w[0, 0, target] = 0.0
+    mast.v[1, 0, target] = 0.9  # Black's player, a White stone, on the target
+    mast.v[0, 0, :] = 0.9  # White's player's view does not count for Black's stone
+    mast.v[0, 0, target] = 0.0
     rng = seed_state(4)
     hits = 0
     for _ in range(4000):
@@ -325,15 +323,44 @@ def test_learning_simulations_favour_the_cells_that_paid_their_mover() -> None:
     assert 2600 < hits < 2870
 
 
-def test_the_tables_add_each_simulations_final_board_and_rewards() -> None:
+def test_learning_simulations_follow_the_turn_order_stone_by_stone() -> None:
+    # Three players, Black's turn with one stone placed: Black's player still places Red and
+    # White, then Red's player Red, White and Black (its own colour first); 13 cells empty,
+    # so the game ends before White's next turn (8 < 9). Each stone's mover likes a cell of
+    # its own for it, but Red's player likes cell 8 for Red and for White alike: Red, placed
+    # first, takes it. White's player, who places nothing here, likes cell 11 for Red. With
+    # 16 draws a stone finds its cell 1 - (12/13)^16 = 0.72 of the time.
+    board = np.full(19, -1, dtype=np.int8)
+    board[:6] = [0, 1, 2, 0, 1, 2]
+    empties = np.arange(6, 19, dtype=np.int32)
+    liked = {(1, 2): 6, (1, 0): 7, (2, 2): 8, (2, 0): 8, (2, 1): 10, (0, 2): 11}
+    mast = Mast.of(19, 16)
+    for (mover, colour), cell in liked.items():
+        mast.v[mover, colour, cell] = 1.0
+    rng = seed_state(6)
+    got = dict.fromkeys(liked, 0)
+    for _ in range(2000):
+        filled, cells = board.copy(), empties.copy()
+        mast_fill(filled, cells, 13, 3, 1, 1, mast, rng)
+        assert np.bincount(filled[empties][filled[empties] >= 0], minlength=3).tolist() == [2, 1, 2]
+        for (mover, colour), cell in liked.items():
+            got[(mover, colour)] += filled[cell] == colour
+    for pair in [(1, 2), (1, 0), (2, 2), (2, 1)]:
+        assert got[pair] > 0.65 * 2000, (pair, got)
+    # White gets cell 8 when Red's stone did not find it and White's did: 0.28 * 0.72.
+    assert got[(2, 0)] < 0.3 * 2000, got
+    assert got[(0, 2)] < 0.25 * 2000, got  # Red there by chance alone
+
+
+def test_the_tables_keep_each_players_mean_reward_where_each_colour_ended() -> None:
     mast = Mast.of(7, 4)
-    board = np.array([0, 1, 1, -1, 2, 0, 2], dtype=np.int8)
-    reward = np.array([0.25, 0.5, 1.0, 0.0])
-    mast_add(mast, board, reward, 3)
-    assert mast.n[:3].tolist() == [[1, 0, 0, 0, 0, 1, 0], [0, 1, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 1]]
-    assert mast.w[1, 2].tolist() == [0, 0, 0, 0, 0.5, 0, 0.5]  # Black's player, Red's stones
-    assert mast.w[2, 0].tolist() == [1.0, 0, 0, 0, 0, 1.0, 0]
-    assert not mast.n[3].any() and not mast.w[3].any()
+    mast_add(mast, np.array([0, 1, 1, -1, 2, 0, 2], dtype=np.int8), np.array([0.25, 0.5, 1.0, 0.0]), 3)
+    mast_add(mast, np.array([0, 0, 1, -1, 2, 2, 2], dtype=np.int8), np.array([1.0, 0.0, 0.2, 0.0]), 3)
+    assert mast.n[:3].tolist() == [[2, 1, 0, 0, 0, 1, 0], [0, 1, 2, 0, 0, 0, 0], [0, 0, 0, 0, 2, 1, 2]]
+    assert mast.v[0, 0].tolist() == [0.625, 1.0, 0.5, 0.5, 0.5, 0.25, 0.5]  # White's player, White's stones
+    assert mast.v[2, 2].tolist() == pytest.approx([0.5, 0.5, 0.5, 0.5, 0.6, 0.2, 0.6])  # ½ where none ended
+    assert mast.v[1, 1].tolist() == [0.5, 0.5, 0.25, 0.5, 0.5, 0.5, 0.5]
+    assert not mast.n[3].any() and (mast.v[3] == 0.5).all()
 
 
 def test_learning_simulations_are_the_default_and_the_kept_bots_keep_uniform_ones() -> None:
