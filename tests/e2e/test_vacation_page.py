@@ -63,7 +63,9 @@ def test_vacation_from_the_account_panel_marks_the_seat_at_the_table(server: Ser
     assert severe_violations(page) == []  # the section as it is before a vacation, too
     expect(table.panel("White").locator(".tag.paused")).to_have_count(0)
     expect(table.panel("White").locator(".clock")).to_have_class(re.compile(r"\brunning\b"))
-    section.get_by_role("checkbox").uncheck()
+    # The setting is the server's once it answers (a reload before then may cancel the request).
+    with page.expect_response(lambda r: r.url.endswith("/api/account/vacation/settings") and r.ok):
+        section.get_by_role("checkbox").uncheck()
     page.reload()
     open_vacation(page)
     expect(page.get_by_role("region", name="Vacation").get_by_role("checkbox")).not_to_be_checked()
