@@ -258,10 +258,15 @@ def next_stone(players: int, turn: int, placed: int, n_empty: int) -> tuple[int,
     >>> next_stone(3, 1, 1, 50), next_stone(2, 1, 2, 50), next_stone(2, 1, 2, 3)
     ((1, 1, 2, False), (0, 0, 0, False), (0, 0, 0, True))
     """
+    # Wrapped by comparison, not by ``%``: a division a stone was a fifth of a simulated
+    # stone's cost, and ``turn + placed`` is below twice ``players``.
     if placed == players:
-        turn = (turn + 1) % players
+        turn = turn + 1 if turn + 1 < players else 0
         placed = 0
-    return turn, placed, (turn + placed) % players, placed == 0 and turn == 0 and n_empty < players * players
+    color = turn + placed
+    if color >= players:
+        color -= players
+    return turn, placed, color, placed == 0 and turn == 0 and n_empty < players * players
 
 
 @njit(cache=True, nogil=True)

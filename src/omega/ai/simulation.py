@@ -83,14 +83,11 @@ def mast_fill(board: Int8Array, cells: Int32Array, n_empty: int, players: int, t
     table reads a stone, no look at the groups.  The loop is the search's dearest after the
     tree's, so it is written for the processor: four cells from each random number (16 bits
     each, multiply-shift), the best kept without a branch (a comparison of two random
-    cells' values is a coin the branch predictor cannot learn), and the turn order followed
-    by counting instead of :func:`omega.kernel.next_stone`'s two divisions a stone (the
-    same order: the mover's own colour first, the game over only before White's turn).
+    cells' values is a coin the branch predictor cannot learn).
     """
     v, size = mast.v, mast.size[0]
     e = n_empty
     t, s, k, over = next_stone(players, turn, step, e)
-    last_round = players * players
     while not over:
         row = v[t, k]
         bits = np.uint64(e)
@@ -112,14 +109,7 @@ def mast_fill(board: Int8Array, cells: Int32Array, n_empty: int, players: int, t
         cells[j] = cells[e]
         cells[e] = cell
         board[cell] = k
-        # The next stone: the next colour of the turn, or the next turn's mover.
-        s += 1
-        k = k + 1 if k + 1 < players else 0
-        if s == players:
-            s = 0
-            t = t + 1 if t + 1 < players else 0
-            k = t
-            over = t == 0 and e < last_round
+        t, s, k, over = next_stone(players, t, s + 1, e)
 
 
 @njit(cache=True, nogil=True)

@@ -269,6 +269,9 @@ export class LiveFeed {
    */
   send(message) {
     if (this.ws && this.ws.readyState === 1) this.ws.send(JSON.stringify(message));
-    else if (!this.stopped && message.type !== "ping") this.outbox = [...this.outbox, message].slice(-OUTBOX_MAX);
+    else if (!this.stopped) {
+      this.outbox.push(message);
+      if (this.outbox.length > OUTBOX_MAX) this.outbox.shift();
+    }
   }
 }
