@@ -222,9 +222,12 @@ class Reviews:
         if waiting >= self.queue:
             raise ApiError("busy", _("the computer is busy reviewing {waiting} games; try again in a minute", waiting=waiting))
         await self.core.db(repo.keep_due, REVIEW, table_id, cached.state.version, self.core.clock.now())
+        # "queued" is told before any maker hears of the work: a worker that heard first
+        # could tell "running" before it, and a page would end on "queued" (NOTIFYs reach
+        # every listener in the order they were sent).
+        await self._tell(table_id, "queued")
         self.core.on_due()
         await self.core.note(table_id, WORK_TAG)  # a worker elsewhere may be the one to make it
-        await self._tell(table_id, "queued")
         return {"status": "queued"}
 
     async def run(self, due: Due) -> None:
