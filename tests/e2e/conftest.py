@@ -62,6 +62,18 @@ def browser(playwright_instance: Playwright, request: pytest.FixtureRequest) -> 
     b.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    # A failed test's pages are kept and their logs added to its report, before the
+    # fixtures close them.
+    report: pytest.TestReport = yield
+    if report.when == "call" and report.failed:
+        contexts = getattr(item, "funcargs", {}).get("contexts")
+        if isinstance(contexts, Contexts):
+            report.sections.append(("browser pages", contexts.report_failure(item.nodeid)))
+    return report
+
+
 @pytest.fixture
 def contexts(browser: Browser) -> Iterator[Contexts]:
     c = Contexts(browser)

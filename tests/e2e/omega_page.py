@@ -28,6 +28,10 @@ from server.server_helpers import ServeProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
+#: Where a failed browser test leaves each of its pages: a screenshot and the page's HTML.
+FAILURES = ROOT / "test-artifacts" / "failures"
+#: The last console lines and failed requests a page keeps for a failure's report.
+EVIDENCE_LINES = 40
 # Debian's headless build of Chromium (package chromium-headless-shell): the same engine
 # without the desktop browser's window machinery, it took about 30% less CPU than
 # /usr/bin/chromium --headless over the same browser tests. The full browser (CHROMIUM_FULL)
@@ -136,7 +140,38 @@ class Contexts:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(f"{e}\n{e.stack}"))
         page.js_errors = errors  # type: ignore[attr-defined]
+        # What a failure's report shows of the page: its console and the requests and
+        # sockets that failed (a flaky run under load is seldom seen twice).
+        seen: list[str] = []
+
+        def note(line: str) -> None:
+            seen.append(line)
+            del seen[:-EVIDENCE_LINES]
+
+        page.on("console", lambda m: note(f"console.{m.type}: {m.text}"))
+        page.on("requestfailed", lambda r: note(f"request failed: {r.method} {r.url} ({r.failure})"))
+        page.on("response", lambda r: note(f"{r.status} {r.request.method} {r.url}") if r.status >= 400 else None)
+        page.on("websocket", lambda ws: (note(f"socket opened: {ws.url}"),
+                                         ws.on("framereceived", lambda f: note(f"socket got: {str(f)[:160]}")),
+                                         ws.on("close", lambda w: note(f"socket closed: {w.url}"))))
+        page.evidence = seen  # type: ignore[attr-defined]
         return page
+
+    def report_failure(self, test: str) -> str:
+        """Keep every open page of a failed test (a screenshot and its HTML under
+        test-artifacts/failures/) and return what each page logged, for the test's report."""
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", test)[-120:]
+        lines = []
+        for n, page in enumerate(p for ctx in self.opened for p in ctx.pages):
+            lines.append(f"page {n}: {page.url}")
+            lines += [f"  {line}" for line in page.evidence]  # type: ignore[attr-defined]
+            try:
+                page.screenshot(path=str(FAILURES / f"{stem}-{n}.png"), full_page=True, timeout=5_000)
+                (FAILURES / f"{stem}-{n}.html").write_text(page.content(), encoding="utf-8")
+            except Exception as err:  # a page that hung or crashed is reported as such
+                lines.append(f"  (not saved: {err})")
+        return "\n".join(lines)
 
     def phone(self) -> Page:
         return self.page(PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
