@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 #: Where a failed browser test leaves each of its pages: a screenshot and the page's HTML.
 FAILURES = ROOT / "test-artifacts" / "failures"
-#: The last console lines and failed requests a page keeps for a failure's report.
+#: How many of its last lines (console, failed or refused requests, socket frames) a page
+#: keeps for a failure's report.
 EVIDENCE_LINES = 40
 # Debian's headless build of Chromium (package chromium-headless-shell): the same engine
 # without the desktop browser's window machinery, it took about 30% less CPU than
@@ -140,8 +141,8 @@ class Contexts:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(f"{e}\n{e.stack}"))
         page.js_errors = errors  # type: ignore[attr-defined]
-        # What a failure's report shows of the page: its console and the requests and
-        # sockets that failed (a flaky run under load is seldom seen twice).
+        # What a failure's report shows of the page: its console, the requests that failed
+        # or were refused, and its sockets (a flaky run under load is seldom seen twice).
         seen: list[str] = []
 
         def note(line: str) -> None:
