@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 import urllib.request
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -143,12 +144,8 @@ class Contexts:
         page.js_errors = errors  # type: ignore[attr-defined]
         # What a failure's report shows of the page: its console, the requests that failed
         # or were refused, and its sockets (a flaky run under load is seldom seen twice).
-        seen: list[str] = []
-
-        def note(line: str) -> None:
-            seen.append(line)
-            del seen[:-EVIDENCE_LINES]
-
+        seen: deque[str] = deque(maxlen=EVIDENCE_LINES)
+        note = seen.append
         page.on("console", lambda m: note(f"console.{m.type}: {m.text}"))
         page.on("requestfailed", lambda r: note(f"request failed: {r.method} {r.url} ({r.failure})"))
         page.on("response", lambda r: note(f"{r.status} {r.request.method} {r.url}") if r.status >= 400 else None)
